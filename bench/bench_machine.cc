@@ -1,0 +1,64 @@
+// Whole-machine benchmarks: simulated I/Os per wall-second with the full path (job
+// threads, CPU model, blk-mq none path, null_blk). The scenario figures in README come
+// from `blksim run` on scenarios/bench/*.json; these track the same path in isolation.
+#include <benchmark/benchmark.h>
+
+#include "models/topology/machine.h"
+
+using namespace blksim;
+using namespace blksim::sim::literals;
+
+static topology::MachineConfig nullblk_machine(uint32_t numjobs, uint32_t iodepth, sim::Duration runtime) {
+    topology::MachineConfig m;
+    m.seed = 1;
+    m.host.nr_cpus = 8;
+    auto& c = m.host.costs;
+    c.syscall = 100_ns; c.io_prep = 60_ns; c.bio_submit = 150_ns; c.rq_alloc = 80_ns;
+    c.plug = 40_ns; c.queue_rq = 120_ns; c.irq = 300_ns; c.softirq = 200_ns;
+    c.complete_rq = 150_ns; c.io_complete = 80_ns; c.reap = 50_ns; c.context_switch = 1500_ns;
+    dev::DeviceConfig d;
+    d.name = "nullb0";
+    d.null_blk.irqmode = dev::NullBlkConfig::IrqMode::NONE;
+    d.null_blk.completion_nsec = 0_ns;
+    m.devices.push_back(d);
+    blkmq::QueueConfig q;
+    q.device = "nullb0";
+    m.queues.push_back(q);
+    workload::JobConfig j;
+    j.name = "w";
+    j.device = "nullb0";
+    j.ioengine = workload::IoEngine::IO_URING;
+    j.rw = workload::RwPattern::RANDWRITE;
+    j.iodepth = iodepth;
+    j.numjobs = numjobs;
+    j.runtime = runtime;
+    j.time_based = true;
+    m.jobs.push_back(j);
+    return m;
+}
+
+// nullblk-32x32: 32 jobs × QD 32, io_uring 4 KiB random writes, none, irqmode=0.
+static void BM_nullblk_32x32(benchmark::State& state) {
+    const auto cfg = nullblk_machine(32, 32, sim::Duration::ns(state.range(0) * 1'000'000));
+    uint64_t ios = 0;
+    for (auto _ : state) {
+        topology::Machine m(cfg);
+        m.run();
+        ios += m.ios_completed();
+    }
+    state.SetItemsProcessed(static_cast<int64_t>(ios));
+}
+BENCHMARK(BM_nullblk_32x32)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond);
+
+// Cost per I/O as outstanding I/Os grow: QD 1 → 1024 per job, 8 jobs.
+static void BM_nullblk_depth(benchmark::State& state) {
+    const auto cfg = nullblk_machine(8, static_cast<uint32_t>(state.range(0)), 20_ms);
+    uint64_t ios = 0;
+    for (auto _ : state) {
+        topology::Machine m(cfg);
+        m.run();
+        ios += m.ios_completed();
+    }
+    state.SetItemsProcessed(static_cast<int64_t>(ios));
+}
+BENCHMARK(BM_nullblk_depth)->Arg(1)->Arg(32)->Arg(1024)->Unit(benchmark::kMillisecond);

@@ -1,0 +1,43 @@
+// struct blk_mq_hw_ctx: one hardware dispatch queue with its driver tags.
+#pragma once
+
+#include <cstdint>
+
+#include "models/blkmq/request.h"
+#include "models/blkmq/tags.h"
+
+namespace blksim::blkmq {
+
+class HwQueue {
+public:
+    HwQueue(uint32_t queue_num, uint32_t depth) : tags(depth), queue_num_(queue_num) {}
+    HwQueue(const HwQueue&) = delete;
+    HwQueue& operator=(const HwQueue&) = delete;
+
+    uint32_t queue_num() const { return queue_num_; }
+    bool busy() const { return dispatch_busy != 0; }
+    bool has_pending() const { return !dispatch.empty() || !sw_pending.empty(); }
+
+    // blk_mq_update_dispatch_busy(): EWMA with weight 8 and a busy sample of 16,
+    // integer arithmetic as in the kernel; any non-zero value counts as busy.
+    void update_dispatch_busy(bool busy) {
+        dispatch_busy = (dispatch_busy * 7 + (busy ? 16u : 0u)) / 8;
+    }
+
+    BlkMqTags tags;              // hctx->tags (driver tags)
+    RequestList dispatch;        // hctx->dispatch: requeued / bypass requests, served first
+    // The software queues (blk_mq_ctx) of the CPUs mapped here, folded into one FIFO:
+    // with no elevator the kernel splices all pending ctx lists in one go when the hctx is
+    // not busy, which is arrival order per CPU; the round-robin over ctxs used when busy is
+    // not modelled (docs/model.md).
+    RequestList sw_pending;
+    uint32_t dispatch_busy = 0;
+    bool sched_restart = false;  // BLK_MQ_S_SCHED_RESTART
+    bool run_pending = false;    // an async run (kblockd work) is queued
+    uint32_t nr_active = 0;      // requests the driver holds
+
+private:
+    uint32_t queue_num_;
+};
+
+}  // namespace blksim::blkmq

@@ -1,0 +1,105 @@
+// struct request: the unit the driver sees. Preallocated in the tag space's static_rqs
+// array and addressed by tag, as the kernel does: no allocation per I/O.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/time.h"
+
+namespace blksim::blkmq {
+
+enum class ReqOp : uint8_t { READ = 0, WRITE = 1 };
+
+class HwQueue;
+class RequestQueue;
+struct Request;
+
+// Who gets told that a request ended (the submitting job thread): the bio's bi_end_io.
+class EndIo {
+public:
+    virtual void end_io(Request* rq, sim::Time now) = 0;
+
+protected:
+    ~EndIo() = default;
+};
+
+struct Request {
+    // What to do.
+    uint64_t sector = 0;      // 512-byte units
+    uint32_t nr_sectors = 0;
+    ReqOp op = ReqOp::READ;
+
+    // Where it lives.
+    uint16_t tag = 0;
+    uint32_t mq_ctx_cpu = 0;  // the submitting CPU (rq->mq_ctx->cpu)
+    HwQueue* mq_hctx = nullptr;
+    RequestQueue* q = nullptr;
+    bool in_flight = false;   // between allocation and free: the invariant checker's view
+
+    // Life-cycle instants, for btt-style stage latencies (Q2G, G2I, I2D, D2C).
+    sim::Time t_queue, t_get, t_insert, t_issue;
+
+    // The owner (bio end_io) and its cookie (the fio io_u index).
+    EndIo* end_io = nullptr;
+    uint32_t cookie = 0;
+
+    // Intrusive list link: plug list, software queue, hctx->dispatch.
+    Request* next = nullptr;
+
+    uint64_t bytes() const { return static_cast<uint64_t>(nr_sectors) << 9; }
+};
+
+// A singly linked FIFO of requests through Request::next (list_head in the kernel).
+class RequestList {
+public:
+    bool empty() const { return head_ == nullptr; }
+    uint32_t size() const { return n_; }
+    Request* front() const { return head_; }
+    void push_back(Request* rq) {
+        rq->next = nullptr;
+        if (tail_)
+            tail_->next = rq;
+        else
+            head_ = rq;
+        tail_ = rq;
+        ++n_;
+    }
+    void push_front(Request* rq) {
+        rq->next = head_;
+        head_ = rq;
+        if (!tail_)
+            tail_ = rq;
+        ++n_;
+    }
+    Request* pop_front() {
+        Request* rq = head_;
+        if (rq) {
+            head_ = rq->next;
+            if (!head_)
+                tail_ = nullptr;
+            rq->next = nullptr;
+            --n_;
+        }
+        return rq;
+    }
+    // Move all of `o` to our tail (list_splice_tail_init).
+    void splice_tail(RequestList& o) {
+        if (o.empty())
+            return;
+        if (tail_)
+            tail_->next = o.head_;
+        else
+            head_ = o.head_;
+        tail_ = o.tail_;
+        n_ += o.n_;
+        o.head_ = o.tail_ = nullptr;
+        o.n_ = 0;
+    }
+
+private:
+    Request* head_ = nullptr;
+    Request* tail_ = nullptr;
+    uint32_t n_ = 0;
+};
+
+}  // namespace blksim::blkmq

@@ -1,0 +1,228 @@
+#include "models/blkmq/request_queue.h"
+
+#include <algorithm>
+
+namespace blksim::blkmq {
+
+using sim::Duration;
+using sim::Time;
+
+// BLK_MQ_RESOURCE_DELAY: a hctx whose driver said BLK_STS_RESOURCE is rerun after 3 ms.
+static constexpr Duration BLK_MQ_RESOURCE_DELAY = Duration::ns(3'000'000);
+
+RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg,
+                           dev::Device& dev, std::span<const std::unique_ptr<cpu::Cpu>> cpus,
+                           const cpu::CpuCosts& costs)
+    : name_(std::move(name)), eq_(eq), cfg_(cfg), dev_(dev), cpus_(cpus), costs_(costs) {
+    const auto nr_cpus = static_cast<uint32_t>(cpus.size());
+    // nr_hw_queues is capped at the number of CPUs when there is a single map.
+    const uint32_t nr_hw = std::max(1u, std::min(dev.nr_hw_queues(), nr_cpus));
+    for (uint32_t i = 0; i < nr_hw; ++i) {
+        hctxs_.push_back(std::make_unique<HwQueue>(i, dev.queue_depth()));
+        HwQueue& h = *hctxs_.back();
+        for (uint32_t t = 0; t < h.tags.depth(); ++t) {
+            h.tags.rq(t).q = this;
+            h.tags.rq(t).mq_hctx = &h;
+        }
+    }
+    mq_map_.resize(nr_cpus);
+    for (uint32_t c = 0; c < nr_cpus; ++c)
+        mq_map_[c] = static_cast<uint32_t>(static_cast<uint64_t>(c) * nr_hw / nr_cpus);
+}
+
+Request* RequestQueue::alloc_request(uint32_t cpu, Time now) {
+    HwQueue& h = map_queue(cpu);
+    const uint32_t tag = h.tags.get(now);
+    if (tag == BlkMqTags::NO_TAG)
+        return nullptr;
+    Request* rq = &h.tags.rq(tag);
+    rq->mq_ctx_cpu = cpu;
+    rq->in_flight = true;
+    rq->t_get = now;
+    rq->t_insert = now;
+    rq->next = nullptr;
+    ++allocated_;
+    return rq;
+}
+
+void RequestQueue::start_request(Request* rq, Time now) {
+    rq->t_issue = now;
+    ++rq->mq_hctx->nr_active;
+    if (in_flight_++ == 0)
+        busy_since_ = now;
+}
+
+bool RequestQueue::issue_directly(HwQueue& h, Request* rq, bool last, Time now, uint32_t cpu) {
+    const dev::BlkStatus st = dev_.queue_rq(rq, last, now, cpu);
+    if (st == dev::BlkStatus::OK) {
+        ++stats_.direct_issues;
+        h.update_dispatch_busy(false);
+        return true;
+    }
+    // Resource error: the request goes to hctx->dispatch (bypass insert) and the hctx
+    // is run (blk_mq_request_bypass_insert + blk_mq_run_hw_queue).
+    ++stats_.resource_requeues;
+    h.update_dispatch_busy(true);
+    h.dispatch.push_back(rq);
+    h.sched_restart = true;
+    if (st == dev::BlkStatus::RESOURCE)
+        delay_run_hw_queue(h, now + BLK_MQ_RESOURCE_DELAY);
+    return false;
+}
+
+void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu) {
+    // Each ->queue_rq costs the submitting CPU; the D of request i is stamped when its
+    // ->queue_rq starts.
+    Time t = now;
+    bool inserted = false;
+    HwQueue* last_h = nullptr;
+    while (Request* rq = plug.pop_front()) {
+        HwQueue& h = *rq->mq_hctx;
+        if (!h.busy() && h.dispatch.empty() && h.sw_pending.empty()) {
+            // ->queue_rqs / blk_mq_issue_direct: no I, straight to D.
+            const Time start = t;
+            t = cpus_[cpu]->irq(t, costs_.queue_rq);
+            if (issue_directly(h, rq, plug.empty(), start, cpu))
+                continue;
+        } else {
+            rq->t_insert = t;
+            h.sw_pending.push_back(rq);
+            ++stats_.inserts;
+            inserted = true;
+            last_h = &h;
+        }
+    }
+    if (inserted)
+        run_hw_queue(*last_h, t, cpu);
+}
+
+void RequestQueue::run_hw_queue(HwQueue& h, Time now, uint32_t cpu) {
+    ++stats_.hw_queue_runs;
+    if (!h.dispatch.empty()) {
+        // Requeued / bypassed requests go first; if not all of them went out, stop here.
+        RequestList list;
+        list.splice_tail(h.dispatch);
+        dispatch_rq_list(h, list, now, cpu);
+        if (!h.dispatch.empty())
+            return;
+    }
+    if (!h.sw_pending.empty()) {
+        RequestList list;
+        list.splice_tail(h.sw_pending);
+        dispatch_rq_list(h, list, now, cpu);
+    }
+}
+
+// blk_mq_dispatch_rq_list(): ->queue_rq each request until the driver refuses; leftovers go
+// to the tail of hctx->dispatch and a restart is arranged.
+void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uint32_t cpu) {
+    Time t = now;
+    dev::BlkStatus st = dev::BlkStatus::OK;
+    while (Request* rq = list.pop_front()) {
+        const Time start = t;
+        t = cpus_[cpu]->irq(t, costs_.queue_rq);
+        st = dev_.queue_rq(rq, list.empty(), start, cpu);
+        if (st != dev::BlkStatus::OK) {
+            ++stats_.resource_requeues;
+            list.push_front(rq);
+            break;
+        }
+    }
+    const bool busy = !list.empty();
+    h.update_dispatch_busy(busy);
+    if (!busy)
+        return;
+    h.dispatch.splice_tail(list);
+    h.sched_restart = true;
+    if (st == dev::BlkStatus::RESOURCE)
+        delay_run_hw_queue(h, now + BLK_MQ_RESOURCE_DELAY);
+    // DEV_RESOURCE: the next completion of this device restarts the hctx.
+}
+
+void RequestQueue::delay_run_hw_queue(HwQueue& h, Time when) {
+    if (h.run_pending)
+        return;
+    h.run_pending = true;
+    eq_.at<&RequestQueue::run_work>(when, this, h.queue_num());
+}
+
+// hctx->run_work on kblockd: runs on the first CPU mapped to the hctx.
+void RequestQueue::run_work(uint64_t index) {
+    HwQueue& h = *hctxs_[index];
+    h.run_pending = false;
+    uint32_t cpu = 0;
+    while (cpu + 1 < mq_map_.size() && mq_map_[cpu] != index)
+        ++cpu;
+    run_hw_queue(h, eq_.now(), cpu);
+}
+
+void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, CompletionPath path) {
+    // blk_mq_complete_request_remote(): with rq_affinity=2 the completion is sent to the
+    // submitting CPU (IPI + softirq there). rq_affinity=1 does the same only when the two
+    // CPUs do not share a last-level cache; the model's hosts are one LLC domain, so
+    // rq_affinity=1 completes on the interrupted CPU (docs/model.md).
+    uint32_t ccpu = irq_cpu;
+    Duration cost = costs_.complete_rq;
+    switch (path) {
+    case CompletionPath::INLINE:
+        break;
+    case CompletionPath::SOFTIRQ:
+        cost += costs_.softirq;
+        break;
+    case CompletionPath::TIMER_IRQ:
+        cost += costs_.irq;
+        break;
+    case CompletionPath::DEVICE_IRQ:
+        cpus_[irq_cpu]->irq(now, costs_.irq);
+        now = now + costs_.irq;
+        if (cfg_.rq_affinity == 2 && irq_cpu != rq->mq_ctx_cpu)
+            ccpu = rq->mq_ctx_cpu;  // IPI to the submitter, BLOCK_SOFTIRQ there
+        if (ccpu != irq_cpu || hctxs_.size() == 1)
+            cost += costs_.softirq;
+        break;
+    }
+    const Time tc = cpus_[ccpu]->irq(now, cost);
+
+    // blk_update_request → trace C; diskstats; btt stage times.
+    const unsigned dir = rq->op == ReqOp::WRITE ? 1u : 0u;
+    ++stats_.ios[dir];
+    stats_.sectors[dir] += rq->nr_sectors;
+    stats_.ticks_ns[dir] += (tc - rq->t_get).count();
+    stats_.q2g.add(static_cast<double>((rq->t_get - rq->t_queue).count()));
+    stats_.g2i.add(static_cast<double>((rq->t_insert - rq->t_get).count()));
+    stats_.i2d.add(static_cast<double>((rq->t_issue - rq->t_insert).count()));
+    stats_.d2c.add(static_cast<double>((tc - rq->t_issue).count()));
+    stats_.q2c.add(static_cast<double>((tc - rq->t_queue).count()));
+
+    HwQueue& h = *rq->mq_hctx;
+    --h.nr_active;
+    if (--in_flight_ == 0)
+        stats_.busy += tc - busy_since_;
+
+    // The bio's end_io runs before the request is freed (blk_mq_end_request order).
+    if (rq->end_io)
+        rq->end_io->end_io(rq, tc);
+    free_request(rq, now);
+
+    // blk_mq_sched_restart(): a completion reruns a hctx that had to leave requests behind.
+    if (h.sched_restart) {
+        h.sched_restart = false;
+        if (!h.run_pending) {
+            h.run_pending = true;
+            eq_.at<&RequestQueue::run_work>(now, this, h.queue_num());
+        }
+    }
+}
+
+void RequestQueue::free_request(Request* rq, Time now) {
+    rq->in_flight = false;
+    rq->end_io = nullptr;
+    ++freed_;
+    rq->mq_hctx->tags.put(rq->tag, now);
+}
+
+Duration RequestQueue::busy_time(Time now) const {
+    return in_flight_ > 0 ? stats_.busy + (now - busy_since_) : stats_.busy;
+}
+
+}  // namespace blksim::blkmq

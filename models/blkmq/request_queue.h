@@ -1,0 +1,107 @@
+// struct request_queue for one disk with no elevator ("none"): request allocation from
+// driver tags, the plug flush with direct issue, the software-queue insert and hardware
+// queue run when the hctx is busy, and completion (blk-mq.c). Elevators come with the
+// scheduler work and plug in at insert / dispatch.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "models/blkmq/hw_queue.h"
+#include "models/blkmq/queue_config.h"
+#include "models/blkmq/request.h"
+#include "models/cpu/cpu.h"
+#include "models/cpu/cpu_config.h"
+#include "models/device/device.h"
+#include "sim/event_queue.h"
+#include "sim/stats.h"
+
+namespace blksim::blkmq {
+
+// What the queue measured: /proc/diskstats (fio's "Disk stats") and btt's stage latencies.
+struct QueueStats {
+    std::array<uint64_t, 2> ios{};       // completed requests per direction
+    std::array<uint64_t, 2> sectors{};
+    std::array<uint64_t, 2> merges{};
+    std::array<int64_t, 2> ticks_ns{};   // sum of request lifetimes (G..C)
+    sim::Duration busy;                  // time with at least one request at the driver
+    uint64_t direct_issues = 0;          // issued straight from the plug (no I)
+    uint64_t inserts = 0;                // went through the software queue (I)
+    uint64_t resource_requeues = 0;      // ->queue_rq said BLK_STS_*RESOURCE
+    uint64_t hw_queue_runs = 0;
+    sim::RunningStat q2g, g2i, i2d, d2c, q2c;  // ns
+};
+
+class RequestQueue {
+public:
+    RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg, dev::Device& dev,
+                 std::span<const std::unique_ptr<cpu::Cpu>> cpus, const cpu::CpuCosts& costs);
+    RequestQueue(const RequestQueue&) = delete;
+    RequestQueue& operator=(const RequestQueue&) = delete;
+
+    const std::string& name() const { return name_; }
+    dev::Device& device() { return dev_; }
+    uint32_t nr_hw_queues() const { return static_cast<uint32_t>(hctxs_.size()); }
+    HwQueue& hctx(uint32_t i) { return *hctxs_[i]; }
+    // blk_mq_map_queue(): the hctx of the submitting CPU (blk_mq_map_queues' contiguous
+    // groups: CPU c → hctx c * nr_hw_queues / nr_cpus).
+    HwQueue& map_queue(uint32_t cpu) { return *hctxs_[mq_map_[cpu]]; }
+    uint64_t capacity_sectors() const { return dev_.capacity_sectors(); }
+
+    // __blk_mq_alloc_requests(): a request with a driver tag from the submitting CPU's
+    // hctx, or nullptr when the tags are exhausted (the caller then sleeps, see wait_for_tag).
+    Request* alloc_request(uint32_t cpu, sim::Time now);
+    void wait_for_tag(uint32_t cpu, TagWaiter* w) { map_queue(cpu).tags.prepare_to_wait(w); }
+
+    // blk_mq_flush_plug_list() for a queue without elevator, from CPU `cpu` at `now`:
+    // direct issue (->queue_rqs / blk_mq_issue_direct) unless the hctx is busy, in which
+    // case the requests go to the software queue (trace I) and the hctx is run.
+    void flush_plug(RequestList& plug, sim::Time now, uint32_t cpu);
+
+    // Drivers call this from ->queue_rq once they accept a request (blk_mq_start_request):
+    // trace D, the request now counts as in flight at the driver.
+    void start_request(Request* rq, sim::Time now);
+
+    // How the driver ends a request; decides which CPU pays for what (§1.10).
+    enum class CompletionPath : uint8_t {
+        INLINE,      // ended inside ->queue_rq (null_blk irqmode=0)
+        SOFTIRQ,     // blk_mq_complete_request() from process context (null_blk irqmode=1)
+        TIMER_IRQ,   // ended straight from an hrtimer interrupt (null_blk irqmode=2)
+        DEVICE_IRQ,  // a device interrupt → blk_mq_complete_request(): IPI/softirq rules
+    };
+    // Called by the device at `now` on `irq_cpu`: picks the completing CPU, charges the
+    // completion work there, ends the request (trace C, bio end_io) and frees it.
+    void complete_request(Request* rq, sim::Time now, uint32_t irq_cpu, CompletionPath path);
+
+    const QueueStats& stats() const { return stats_; }
+    sim::Duration busy_time(sim::Time now) const;
+    uint32_t in_flight() const { return in_flight_; }
+    uint64_t allocated() const { return allocated_; }
+    uint64_t freed() const { return freed_; }
+
+private:
+    bool issue_directly(HwQueue& h, Request* rq, bool last, sim::Time now, uint32_t cpu);
+    void run_hw_queue(HwQueue& h, sim::Time now, uint32_t cpu);
+    void run_work(uint64_t hctx_index);
+    void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
+    void free_request(Request* rq, sim::Time now);
+    void delay_run_hw_queue(HwQueue& h, sim::Time when);
+
+    std::string name_;
+    sim::EventQueue& eq_;
+    QueueConfig cfg_;
+    dev::Device& dev_;
+    std::span<const std::unique_ptr<cpu::Cpu>> cpus_;
+    const cpu::CpuCosts& costs_;
+    std::vector<std::unique_ptr<HwQueue>> hctxs_;
+    std::vector<uint32_t> mq_map_;
+    QueueStats stats_;
+    uint32_t in_flight_ = 0;   // at the driver
+    sim::Time busy_since_;
+    uint64_t allocated_ = 0, freed_ = 0;
+};
+
+}  // namespace blksim::blkmq

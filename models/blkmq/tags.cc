@@ -1,0 +1,71 @@
+#include "models/blkmq/tags.h"
+
+#include <algorithm>
+
+namespace blksim::blkmq {
+
+BlkMqTags::BlkMqTags(uint32_t depth)
+    : depth_(depth),
+      wake_batch_(std::clamp<uint32_t>(depth / 8, 1, SBQ_WAKE_BATCH)),
+      wait_cnt_(wake_batch_),
+      static_rqs_(depth) {
+    free_.reserve(depth);
+    // Hand out low tags first, like sbitmap starting at word 0.
+    for (uint32_t t = depth; t-- > 0;)
+        free_.push_back(t);
+    for (uint32_t t = 0; t < depth; ++t)
+        static_rqs_[t].tag = static_cast<uint16_t>(t);
+}
+
+void BlkMqTags::account(sim::Time now) {
+    busy_integral_ += static_cast<double>(in_use()) * static_cast<double>((now - last_change_).count());
+    last_change_ = now;
+}
+
+double BlkMqTags::mean_in_use(sim::Time now) const {
+    const double total = busy_integral_ + static_cast<double>(in_use()) *
+                                              static_cast<double>((now - last_change_).count());
+    return now.ns() > 0 ? total / static_cast<double>(now.ns()) : 0.0;
+}
+
+void BlkMqTags::put(uint32_t tag, sim::Time now) {
+    account(now);
+    free_.push_back(tag);
+    if (nr_waiters_ == 0) {
+        wait_cnt_ = wake_batch_;
+        return;
+    }
+    // sbitmap_queue_clear → sbq_wake_up: every wake_batch frees wake wake_batch sleepers.
+    if (--wait_cnt_ == 0) {
+        wait_cnt_ = wake_batch_;
+        wake_up_nr(wake_batch_, now);
+    }
+}
+
+void BlkMqTags::prepare_to_wait(TagWaiter* w) {
+    if (w->waiting_)
+        return;
+    w->waiting_ = true;
+    w->wait_next_ = nullptr;
+    if (wait_tail_)
+        wait_tail_->wait_next_ = w;
+    else
+        wait_head_ = w;
+    wait_tail_ = w;
+    ++nr_waiters_;
+    ++nr_sleeps_;
+}
+
+void BlkMqTags::wake_up_nr(uint32_t nr, sim::Time now) {
+    while (nr-- > 0 && wait_head_) {
+        TagWaiter* w = wait_head_;
+        wait_head_ = w->wait_next_;
+        if (!wait_head_)
+            wait_tail_ = nullptr;
+        w->waiting_ = false;
+        --nr_waiters_;
+        w->tag_wakeup(now);
+    }
+}
+
+}  // namespace blksim::blkmq

@@ -1,0 +1,89 @@
+// struct blk_mq_tags: one tag space (driver tags of one hctx, or scheduler tags) with its
+// static request array and the sbitmap_queue wait machinery.
+//
+// Which free tag is handed out carries no meaning (sbitmap's per-CPU hints make it
+// arbitrary), so free tags are a LIFO stack: O(1) and cache friendly.
+//
+// Waiting follows sbitmap_queue: a task that finds no tag sleeps; freed tags are counted
+// and sleepers are woken in groups of wake_batch = clamp(depth / 8, 1, SBQ_WAKE_BATCH = 8)
+// (sbq_calc_wake_batch). The kernel spreads sleepers over SBQ_WAIT_QUEUES = 8 wait queues
+// served round-robin; one FIFO gives the same order for the model and is what we keep.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/blkmq/request.h"
+#include "sim/time.h"
+
+namespace blksim::blkmq {
+
+// A task sleeping for a tag (the sbq_wait entry of a sleeping submitter).
+class TagWaiter {
+public:
+    virtual void tag_wakeup(sim::Time now) = 0;
+
+protected:
+    ~TagWaiter() = default;
+
+private:
+    friend class BlkMqTags;
+    TagWaiter* wait_next_ = nullptr;
+    bool waiting_ = false;
+};
+
+class BlkMqTags {
+public:
+    static constexpr uint32_t NO_TAG = ~0u;
+    static constexpr uint32_t SBQ_WAKE_BATCH = 8;
+
+    explicit BlkMqTags(uint32_t depth);
+    BlkMqTags(const BlkMqTags&) = delete;
+    BlkMqTags& operator=(const BlkMqTags&) = delete;
+
+    uint32_t depth() const { return depth_; }
+    uint32_t in_use() const { return depth_ - static_cast<uint32_t>(free_.size()); }
+    uint32_t wake_batch() const { return wake_batch_; }
+    uint32_t nr_waiters() const { return nr_waiters_; }
+    uint64_t nr_sleeps() const { return nr_sleeps_; }
+
+    // Allocate a tag, or NO_TAG when the space is exhausted.
+    uint32_t get(sim::Time now) {
+        if (free_.empty())
+            return NO_TAG;
+        account(now);
+        uint32_t tag = free_.back();
+        free_.pop_back();
+        return tag;
+    }
+    // Put a tag back and wake sleepers when a wake batch has been freed.
+    void put(uint32_t tag, sim::Time now);
+
+    // Sleep `w` until woken by put(). The caller has just failed get() in the same event,
+    // so no tag can have been freed in between (the kernel needs a second try for that).
+    void prepare_to_wait(TagWaiter* w);
+
+    Request& rq(uint32_t tag) { return static_rqs_[tag]; }
+
+    // Time-weighted occupancy, for the report.
+    double mean_in_use(sim::Time now) const;
+
+private:
+    void account(sim::Time now);
+    void wake_up_nr(uint32_t nr, sim::Time now);
+
+    uint32_t depth_;
+    uint32_t wake_batch_;
+    uint32_t wait_cnt_;  // frees left until the next batched wake-up
+    std::vector<uint32_t> free_;
+    std::vector<Request> static_rqs_;
+    TagWaiter* wait_head_ = nullptr;
+    TagWaiter* wait_tail_ = nullptr;
+    uint32_t nr_waiters_ = 0;
+    uint64_t nr_sleeps_ = 0;
+    // occupancy integral
+    sim::Time last_change_;
+    double busy_integral_ = 0.0;
+};
+
+}  // namespace blksim::blkmq

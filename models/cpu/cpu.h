@@ -1,0 +1,83 @@
+// A CPU core as a timeline (DESIGN.md, "CPUs and spinlocks are best modelled as timelines").
+//
+// A core knows the instant it becomes free. Two kinds of work use it:
+//  - task steps (a job thread running a piece of syscall / block-layer path): they start
+//    only when the core is free; tasks that want the core while it is busy wait in a FIFO
+//    run queue and get it in turn, one step each, which shares the core between threads
+//    at step granularity (a step is a few microseconds, far below a CFS time slice);
+//  - interrupt work (hard IRQ, softirq, completions): it preempts, i.e. starts at once and
+//    pushes the end of the current step back by its cost.
+// Simplification (docs/model.md): a preempted step's own effects are not delayed, only the
+// next step on that core starts later.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/event_queue.h"
+#include "sim/time.h"
+
+namespace blksim::cpu {
+
+class Cpu;
+
+// Something that runs on a core in steps: a job thread. run_step() is called at the
+// instant the core is granted; it must book its step with Cpu::book().
+class Task {
+public:
+    virtual void run_step(sim::Time now) = 0;
+
+protected:
+    ~Task() = default;
+
+private:
+    friend class Cpu;
+    Task* rq_next_ = nullptr;
+};
+
+class Cpu {
+public:
+    Cpu(sim::EventQueue& q, uint32_t id) : q_(q), id_(id) {}
+    Cpu(const Cpu&) = delete;
+    Cpu& operator=(const Cpu&) = delete;
+
+    uint32_t id() const { return id_; }
+    sim::Time free_at() const { return free_at_; }
+    sim::Duration busy() const { return busy_; }
+    sim::Duration irq_busy() const { return irq_busy_; }
+
+    // Ask for the core at `now`: runs t->run_step(now) at once if the core is free and
+    // nobody is waiting, else queues t and grants it later. A task that ran the last step
+    // on this core and finds nobody waiting simply goes on: if interrupt work pushed the
+    // core back meanwhile, its next step starts when that work ends (it was preempted).
+    void wake(Task* t, sim::Time now);
+
+    // Book a task step of `cost` starting at `now` (the core must be free); returns its end.
+    sim::Time book(sim::Time now, sim::Duration cost) {
+        free_at_ = now + cost;
+        busy_ += cost;
+        return free_at_;
+    }
+    // Interrupt work: starts at `now` whatever runs, delays the core by `cost`; returns end.
+    sim::Time irq(sim::Time now, sim::Duration cost) {
+        free_at_ = sim::max(free_at_, now) + cost;
+        busy_ += cost;
+        irq_busy_ += cost;
+        return now + cost;
+    }
+
+private:
+    void dispatch(uint64_t);
+    void kick(sim::Time when);
+
+    sim::EventQueue& q_;
+    uint32_t id_;
+    sim::Time free_at_;
+    sim::Duration busy_;
+    sim::Duration irq_busy_;
+    Task* current_ = nullptr;  // the task that ran the last step here
+    Task* rq_head_ = nullptr;
+    Task* rq_tail_ = nullptr;
+    bool dispatch_pending_ = false;
+};
+
+}  // namespace blksim::cpu

@@ -1,0 +1,35 @@
+// Typed configuration of the host CPUs. Filled by the scenario loader from a CPU cost
+// profile (scenarios/cpu/*.json); models never see JSON.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/time.h"
+
+namespace blksim::cpu {
+
+// What each kernel/user path step costs on the CPU that runs it. The names follow the
+// kernel function (or fio step) whose work they stand for.
+struct CpuCosts {
+    sim::Duration syscall;          // syscall entry + exit (pread, io_submit, io_uring_enter)
+    sim::Duration io_prep;          // fio: pick offset, prepare one io_u (user space)
+    sim::Duration bio_submit;       // bio alloc + submit_bio + blk_mq_submit_bio bookkeeping
+    sim::Duration rq_alloc;         // __blk_mq_alloc_requests incl. one tag allocation
+    sim::Duration plug;             // blk_add_rq_to_plug + the share of blk_mq_flush_plug_list
+    sim::Duration queue_rq;         // blk_mq_start_request + driver ->queue_rq
+    sim::Duration irq;              // hard IRQ entry/exit for one completion interrupt
+    sim::Duration softirq;          // raising + running BLOCK_SOFTIRQ (or the IPI to get there)
+    sim::Duration complete_rq;      // blk_mq_end_request: bio endio, stats, tag free
+    sim::Duration io_complete;      // engine side of one completion (aio ring / CQE / pread return)
+    sim::Duration reap;             // io_getevents / CQ peek per reap call (besides syscall)
+    sim::Duration context_switch;   // a blocked task woken and switched back in
+};
+
+struct HostConfig {
+    uint32_t nr_cpus = 1;
+    std::string cost_profile;  // profile name, for the report
+    CpuCosts costs;
+};
+
+}  // namespace blksim::cpu

@@ -1,0 +1,36 @@
+// The device interface (DESIGN.md "Interfaces that users extend"): a device accepts a
+// command when it has a free slot and completes it later by calling
+// RequestQueue::complete_request(). Composite devices (RAID) will own other devices.
+#pragma once
+
+#include <cstdint>
+
+#include "models/blkmq/request.h"
+#include "sim/time.h"
+
+namespace blksim::dev {
+
+// blk_status_t results of ->queue_rq that the block layer distinguishes.
+enum class BlkStatus : uint8_t {
+    OK,            // BLK_STS_OK: the device owns the request now
+    RESOURCE,      // BLK_STS_RESOURCE: out of a resource, possibly global: rerun in 3 ms
+    DEV_RESOURCE,  // BLK_STS_DEV_RESOURCE: a completion of this device will free it
+};
+
+class Device {
+public:
+    virtual ~Device() = default;
+
+    // ->queue_rq(hctx, {rq, last}) at `now`, from CPU `cpu`. The driver emits D itself in
+    // the kernel (blk_mq_start_request); here the request queue does it on OK.
+    virtual BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) = 0;
+
+    virtual uint32_t nr_hw_queues() const = 0;
+    virtual uint32_t queue_depth() const = 0;        // tag set queue_depth per hctx
+    virtual uint64_t capacity_sectors() const = 0;
+    virtual uint32_t logical_block_size() const = 0;
+    // True when ->queue_rq completes the request before returning (null_blk irqmode=0).
+    virtual bool completes_inline() const { return false; }
+};
+
+}  // namespace blksim::dev

@@ -1,0 +1,37 @@
+// null_blk (drivers/block/null_blk/main.c): a device with no media. ->queue_rq starts the
+// request and ends it according to irqmode:
+//   0 (none)    inside ->queue_rq;
+//   1 (softirq) through blk_mq_complete_request() from the submitting CPU;
+//   2 (timer)   from an hrtimer that fires completion_nsec later on the issuing CPU.
+// Unlimited internal parallelism: the only limit on requests in flight is the tag set
+// (hw_queue_depth per hctx), so any latency beyond completion_nsec is block layer and CPU.
+#pragma once
+
+#include "models/blkmq/request_queue.h"
+#include "models/device/device.h"
+#include "models/device/device_config.h"
+#include "sim/event_queue.h"
+
+namespace blksim::dev {
+
+class NullBlk final : public Device {
+public:
+    NullBlk(sim::EventQueue& eq, const NullBlkConfig& cfg) : eq_(eq), cfg_(cfg) {}
+    void attach(blkmq::RequestQueue* q) { q_ = q; }
+
+    BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
+    uint32_t nr_hw_queues() const override { return cfg_.submit_queues; }
+    uint32_t queue_depth() const override { return cfg_.hw_queue_depth; }
+    uint64_t capacity_sectors() const override { return cfg_.size_bytes >> 9; }
+    uint32_t logical_block_size() const override { return cfg_.blocksize; }
+    bool completes_inline() const override { return cfg_.irqmode == NullBlkConfig::IrqMode::NONE; }
+
+private:
+    void timer_expired(uint64_t rq_addr);
+
+    sim::EventQueue& eq_;
+    NullBlkConfig cfg_;
+    blkmq::RequestQueue* q_ = nullptr;
+};
+
+}  // namespace blksim::dev

@@ -1,0 +1,52 @@
+#include "models/registry.h"
+
+namespace blksim::registry {
+
+namespace {
+
+constexpr Param null_blk_params[] = {
+    {"submit_queues", "1", "hardware queues (hctx), capped at the number of CPUs"},
+    {"hw_queue_depth", "64", "driver tags per hardware queue (tag set queue_depth)"},
+    {"irqmode", "1", "0 = complete inside ->queue_rq, 1 = softirq, 2 = hrtimer after completion_nsec"},
+    {"completion_nsec", "10000", "service time with irqmode=2, in ns"},
+    {"blocksize", "512", "logical block size in bytes"},
+    {"gb", "250", "capacity in 10^9 bytes"},
+};
+
+constexpr Entry device_table[] = {
+    {"null_blk", "drivers/block/null_blk: no media, completes per irqmode; the calibration device",
+     null_blk_params},
+};
+
+constexpr Param async_params[] = {
+    {"iodepth", "1", "io_us in flight"},
+    {"iodepth_batch_submit", "1", "io_us per submit call"},
+    {"iodepth_batch_complete_min", "1", "completions to wait for when the queue is full"},
+    {"iodepth_batch_complete_max", "= iodepth_batch_complete_min", "completions reaped per call"},
+};
+
+constexpr Entry engine_table[] = {
+    {"psync", "pread/pwrite: one I/O in flight, the thread sleeps until it completes (aliases sync, pvsync)", {}},
+    {"libaio", "Linux native AIO: io_submit / io_getevents with a user-space completion ring", async_params},
+    {"io_uring", "io_uring: SQ/CQ rings, io_uring_enter to submit and to wait", async_params},
+};
+
+constexpr Param none_params[] = {
+    {"nr_requests", "hw_queue_depth", "request slots (no elevator: the driver tag depth)"},
+    {"max_sectors_kb", "1280", "largest request, KiB"},
+    {"nomerges", "0", "0 all merges, 1 one-hit cache only, 2 none"},
+    {"rq_affinity", "1", "1 complete in the submitter's LLC group, 2 force the submitting CPU"},
+};
+
+constexpr Entry scheduler_table[] = {
+    {"none", "no elevator: direct issue to the driver when the hctx is idle, else the software queues",
+     none_params},
+};
+
+}  // namespace
+
+std::span<const Entry> device_models() { return device_table; }
+std::span<const Entry> io_engines() { return engine_table; }
+std::span<const Entry> schedulers() { return scheduler_table; }
+
+}  // namespace blksim::registry

@@ -1,0 +1,121 @@
+// Number formatting and derived statistics shared by fio's text (fio_normal.cc) and JSON
+// (fio_json.cc) reports. Each function is named after the fio 3.33 routine (stat.c,
+// lib/num2str.c, io_u.c) whose rules it reproduces, so the printed digits match fio's.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/report/job_result.h"
+#include "models/workload/job_config.h"
+#include "sim/stats.h"
+#include "sim/time.h"
+
+namespace blksim::report::fio {
+
+// lib/num2str.h: the unit appended after the prefix.
+enum class N2S { NONE, PERSEC, BYTE, BIT, BYTEPERSEC, BITPERSEC };
+
+// fio's defaults: 4 significant figures (sig_figs), kb_base 1024, unit_base bytes.
+inline constexpr int SIG_FIGS = 4;
+
+// lib/num2str.c: `num` (in units of `base`) with at most `maxlen` digits (a '.' counts),
+// dividing by 1000 or 1024 (pow2) and adding a k/M/G (Ki/Mi/Gi) prefix until it fits.
+// Rounds the way fio does (carry only when no decimals are left), e.g.
+// num2str(352509825, 4, 1, true, BYTEPERSEC) == "336MiB/s".
+std::string num2str(uint64_t num, int maxlen, int base, bool pow2, N2S units);
+
+// A latency stat as fio's calc_lat() hands it to the printers (ns).
+struct LatStat {
+    uint64_t min = 0, max = 0;
+    double mean = 0.0, dev = 0.0;
+    uint64_t samples = 0;
+};
+LatStat calc_lat(const sim::RunningStat& s);
+
+// stat.c display_lat(): "    <name> (nsec|usec|msec): min=..., max=..., avg=..., stdev=...\n",
+// the unit chosen by nsec_to_msec()/nsec_to_usec() from min, max and stddev.
+std::string display_lat(std::string_view name, const LatStat& s);
+
+// stat.c show_clat_percentiles(): the "    clat percentiles (usec):" block, unit chosen
+// from the smallest and largest percentile, values rounded up when scaled.
+std::string show_clat_percentiles(const sim::LatencyHistogram& h, std::string_view pre,
+                                  std::span<const double> plist =
+                                      sim::LatencyHistogram::default_percentiles(),
+                                  unsigned precision = 2);
+
+// The job's completion-latency distribution (fio's io_u_lat_n/u/m) over both directions:
+// a direction's exact clat_dist when the model filled it, else its clat_hist with every bin
+// counted at its midpoint (idx_to_val) — exact below 128 ns, and above that only a bin
+// straddling a bucket edge (width <= 1/64 of the value) can land on the wrong side.
+LatDist lat_dist(const JobResult& j);
+LatDist lat_dist_from_hist(const sim::LatencyHistogram& h);
+// The bucket labels fio prints ("750=0.01%"); the nsec and usec buckets use the first ten.
+inline constexpr std::array<std::string_view, 12> LAT_RANGES = {
+    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000"};
+
+// stat.c stat_calc_lat(): percent of `total` I/Os, nonzero counts shown as at least 0.01.
+template <std::size_t N>
+std::array<double, N> stat_calc_lat(const std::array<uint64_t, N>& counts, uint64_t total) {
+    std::array<double, N> out{};
+    for (std::size_t i = 0; i < N; ++i) {
+        if (total == 0)
+            continue;
+        out[i] = static_cast<double>(counts[i]) / static_cast<double>(total) * 100.0;
+        if (out[i] < 0.01 && counts[i])
+            out[i] = 0.01;
+    }
+    return out;
+}
+
+// stat.c stat_calc_dist(): the IO depths/submit/complete percentages, floor 0.1 if nonzero.
+std::array<double, 7> stat_calc_dist(const std::array<uint64_t, 7>& map, uint64_t total);
+
+// The per-direction runtime fio keeps (backend.c update_runtime): usec rounded up to msec.
+uint64_t runtime_msec(sim::Duration d);
+// ts->runtime[ddir]: 0 for a direction that moved no data, so it is not reported.
+uint64_t ddir_runtime_msec(const JobResult& j, Ddir d);
+
+// The cpu line's usr%/sys% (of fio's total_run_time).
+struct CpuUsage {
+    double usr = 0.0, sys = 0.0;
+};
+CpuUsage cpu_usage(const JobResult& j);
+
+// bw/iops summaries in the units fio prints them: KiB/s and I/Os per second, whole-number
+// min/max as fio's integer samples give.
+struct SampleStat {
+    uint64_t min = 0, max = 0;
+    double mean = 0.0, dev = 0.0;
+    uint64_t samples = 0;
+};
+SampleStat bw_kib(const DirResult& d);
+SampleStat iops(const DirResult& d);
+
+// fio's group_run_stats: one per groupid, over the (possibly merged) job results.
+struct GroupRunStats {
+    uint32_t groupid = 0;
+    std::array<uint64_t, DDIR_RWDIR_CNT> min_run{}, max_run{}, min_bw{}, max_bw{}, iobytes{}, agg{};
+};
+
+// The jobs as fio reports them: one entry per job, or with group_reporting one merged entry
+// per groupid (ordered by the group's first job).
+std::vector<JobResult> thread_stats(const RunResult& r, bool group_reporting);
+// Group stats for every groupid present, ascending.
+std::vector<GroupRunStats> group_run_stats(std::span<const JobResult> ts);
+const GroupRunStats& group_of(std::span<const GroupRunStats> groups, uint32_t groupid);
+
+// stat.c convert_agg_kbytes_percent(): a job's mean bandwidth (KiB/s, truncated to int as
+// fio passes it) as a percent of its group's aggregate bandwidth, capped at 100.
+double convert_agg_kbytes_percent(const GroupRunStats& rs, Ddir d, double mean_kib);
+
+// Names fio prints for options and directions.
+std::string_view ddir_name(Ddir d);  // "read", "write"
+std::string_view rw_name(workload::RwPattern rw);
+std::string_view ioengine_name(workload::IoEngine e);
+
+}  // namespace blksim::report::fio

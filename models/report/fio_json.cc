@@ -1,0 +1,309 @@
+// fio's --output-format=json report, with fio 3.33's keys, nesting and number formats
+// (integers as integers, doubles as printf "%f"), printed with fio's json.c layout. What fio
+// takes from the wall clock (timestamps, date, elapsed) is fixed or derived from simulated
+// time so that output is deterministic.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "models/report/fio_format.h"
+#include "models/report/job_result.h"
+
+namespace blksim::report {
+
+namespace {
+
+using fio::N2S;
+
+// A streaming writer reproducing fio's json_print_object(): "{" then one "key" : value pair
+// per line, indented two spaces per level, ",\n" between items, and the closing bracket on
+// its own line at the container's level. An empty container prints as "{}" / "[]".
+class FioJsonWriter {
+public:
+    void open_object(std::string_view key) { begin_item(key); open('{'); }
+    void open_object() { begin_item({}); open('{'); }
+    void close_object() { close('}'); }
+    void open_array(std::string_view key) { begin_item(key); open('['); }
+    void close_array() { close(']'); }
+
+    void add_int(std::string_view key, uint64_t v) {
+        begin_item(key);
+        fmt::format_to(std::back_inserter(out_), "{}", v);
+    }
+    // fio prints doubles with "%f". A NaN or infinity would not be JSON; there is none in a
+    // sane result, but print 0 rather than break every parser if one appears.
+    void add_float(std::string_view key, double v) {
+        begin_item(key);
+        fmt::format_to(std::back_inserter(out_), "{:f}", std::isfinite(v) ? v : 0.0);
+    }
+    void add_string(std::string_view key, std::string_view v) {
+        begin_item(key);
+        out_ += '"';
+        out_ += escape(v);
+        out_ += '"';
+    }
+
+    std::string take() { return std::move(out_); }
+
+private:
+    // fio escapes '\' and '"'; control characters are escaped too so the output stays JSON.
+    static std::string escape(std::string_view s) {
+        std::string e;
+        for (const char c : s) {
+            if (c == '\\' || c == '"') {
+                e += '\\';
+                e += c;
+            } else if (static_cast<unsigned char>(c) < 0x20) {
+                fmt::format_to(std::back_inserter(e), "\\u{:04x}", static_cast<unsigned>(c));
+            } else {
+                e += c;
+            }
+        }
+        return e;
+    }
+
+    void indent(std::size_t level) { out_.append(2 * level, ' '); }
+
+    // Separator and indentation before an item of the innermost container; `key` is empty
+    // for array elements and the root.
+    void begin_item(std::string_view key) {
+        if (first_.empty())
+            return;  // the root object
+        out_ += first_.back() ? "\n" : ",\n";
+        first_.back() = false;
+        indent(first_.size());
+        if (!key.empty()) {
+            out_ += '"';
+            out_ += escape(key);
+            out_ += "\" : ";
+        }
+    }
+    void open(char bracket) {
+        out_ += bracket;
+        first_.push_back(true);
+    }
+    void close(char bracket) {
+        const bool empty = first_.back();
+        first_.pop_back();
+        if (!empty) {
+            out_ += '\n';
+            indent(first_.size());
+        }
+        out_ += bracket;
+    }
+
+    std::string out_;
+    std::vector<bool> first_;  // per open container: nothing written into it yet
+};
+
+// fio's option strings for sizes are what the job file said; blksim writes them in fio's
+// short form ("4k", "1m"), and "r,w" when the directions differ.
+std::string bs_option(const workload::JobConfig& c) {
+    auto one = [](uint64_t v) {
+        if (v && v % (1024 * 1024) == 0)
+            return fmt::format("{}m", v / (1024 * 1024));
+        if (v && v % 1024 == 0)
+            return fmt::format("{}k", v / 1024);
+        return fmt::format("{}", v);
+    };
+    if (c.bs_read == c.bs_write)
+        return one(c.bs_read);
+    return one(c.bs_read) + "," + one(c.bs_write);
+}
+
+// The job options blksim models (fio lists only those the job file set).
+void json_add_job_opts(FioJsonWriter& w, const workload::JobConfig& c) {
+    w.open_object("job options");
+    w.add_string("rw", fio::rw_name(c.rw));
+    w.add_string("bs", bs_option(c));
+    w.add_string("ioengine", fio::ioengine_name(c.ioengine));
+    w.add_string("iodepth", fmt::format("{}", c.iodepth));
+    w.add_string("numjobs", fmt::format("{}", c.numjobs));
+    w.close_object();
+}
+
+// stat.c add_ddir_lat_json(): min/max/mean/stddev/N, plus the percentiles when asked for
+// and there are samples.
+void add_ddir_lat_json(FioJsonWriter& w, std::string_view key, const sim::RunningStat& stat,
+                       const sim::LatencyHistogram* hist) {
+    const fio::LatStat s = fio::calc_lat(stat);
+    w.open_object(key);
+    w.add_int("min", s.min);
+    w.add_int("max", s.max);
+    w.add_float("mean", s.mean);
+    w.add_float("stddev", s.dev);
+    w.add_int("N", s.samples);
+    if (hist && s.samples) {
+        const auto plist = sim::LatencyHistogram::default_percentiles();
+        const std::vector<uint64_t> ovals = hist->percentiles(plist);
+        w.open_object("percentile");
+        for (std::size_t i = 0; i < plist.size(); ++i)
+            w.add_int(fmt::format("{:f}", plist[i]), ovals[i]);
+        w.close_object();
+    }
+    w.close_object();
+}
+
+// stat.c add_ddir_status_json() for read/write/trim. `runt` is 0 for a direction without
+// data, which zeroes the rates as fio does.
+void add_ddir_status_json(FioJsonWriter& w, std::string_view name, const DirResult& dr,
+                          uint64_t runt, const fio::GroupRunStats* rs, Ddir d) {
+    uint64_t bw_bytes = 0, bw = 0;
+    double iops = 0.0;
+    if (runt) {
+        bw_bytes = 1000 * dr.io_bytes / runt;
+        bw = bw_bytes / 1024;
+        iops = 1000.0 * static_cast<double>(dr.total_ios) / static_cast<double>(runt);
+    }
+    w.open_object(name);
+    w.add_int("io_bytes", dr.io_bytes);
+    w.add_int("io_kbytes", dr.io_bytes >> 10);
+    w.add_int("bw_bytes", bw_bytes);
+    w.add_int("bw", bw);
+    w.add_float("iops", iops);
+    w.add_int("runtime", runt);
+    w.add_int("total_ios", dr.total_ios);
+    w.add_int("short_ios", 0);
+    w.add_int("drop_ios", 0);
+    // fio's defaults: percentiles for clat only (clat_percentiles=1, slat/lat off).
+    add_ddir_lat_json(w, "slat_ns", dr.slat, nullptr);
+    add_ddir_lat_json(w, "clat_ns", dr.clat, &dr.clat_hist);
+    add_ddir_lat_json(w, "lat_ns", dr.lat, nullptr);
+
+    const fio::SampleStat bws = fio::bw_kib(dr);
+    const double p_of_agg =
+        bws.samples && rs ? fio::convert_agg_kbytes_percent(*rs, d, bws.mean) : 0.0;
+    w.add_int("bw_min", bws.min);
+    w.add_int("bw_max", bws.max);
+    w.add_float("bw_agg", p_of_agg);
+    w.add_float("bw_mean", bws.mean);
+    w.add_float("bw_dev", bws.dev);
+    w.add_int("bw_samples", bws.samples);
+
+    const fio::SampleStat io = fio::iops(dr);
+    w.add_int("iops_min", io.min);
+    w.add_int("iops_max", io.max);
+    w.add_float("iops_mean", io.mean);
+    w.add_float("iops_stddev", io.dev);
+    w.add_int("iops_samples", io.samples);
+    w.close_object();
+}
+
+// The "sync" block: blksim issues no fsync, so it is fio's empty one.
+void add_sync_status_json(FioJsonWriter& w) {
+    w.open_object("sync");
+    w.add_int("total_ios", 0);
+    add_ddir_lat_json(w, "lat_ns", sim::RunningStat{}, nullptr);
+    w.close_object();
+}
+
+template <std::size_t N>
+void add_pct_object(FioJsonWriter& w, std::string_view key, const std::array<double, N>& pct,
+                    std::span<const std::string_view> labels) {
+    w.open_object(key);
+    for (std::size_t i = 0; i < N; ++i)
+        w.add_float(labels[i], pct[i]);
+    w.close_object();
+}
+
+// stat.c show_thread_status_json(): one job (or merged group) object.
+void show_thread_status_json(FioJsonWriter& w, const JobResult& t, const fio::GroupRunStats& rs,
+                             uint64_t elapsed_sec) {
+    w.open_object();
+    w.add_string("jobname", t.name);
+    w.add_int("groupid", t.groupid);
+    w.add_int("error", static_cast<uint64_t>(std::max(t.error, 0)));
+    w.add_int("eta", 0);
+    w.add_int("elapsed", elapsed_sec);
+    json_add_job_opts(w, t.config);
+
+    add_ddir_status_json(w, "read", t.dir[DDIR_READ], fio::ddir_runtime_msec(t, DDIR_READ), &rs,
+                         DDIR_READ);
+    add_ddir_status_json(w, "write", t.dir[DDIR_WRITE], fio::ddir_runtime_msec(t, DDIR_WRITE), &rs,
+                         DDIR_WRITE);
+    add_ddir_status_json(w, "trim", DirResult{}, 0, nullptr, DDIR_READ);
+    add_sync_status_json(w);
+
+    const fio::CpuUsage cpu = fio::cpu_usage(t);
+    w.add_int("job_runtime", fio::runtime_msec(t.total_run_time()));
+    w.add_float("usr_cpu", cpu.usr);
+    w.add_float("sys_cpu", cpu.sys);
+    w.add_int("ctx", t.ctx);
+    w.add_int("majf", 0);
+    w.add_int("minf", 0);
+
+    const uint64_t total = t.dir[DDIR_READ].total_ios + t.dir[DDIR_WRITE].total_ios;
+    static constexpr std::array<std::string_view, 7> level_keys = {"1", "2", "4", "8", "16", "32", ">=64"};
+    static constexpr std::array<std::string_view, 7> batch_keys = {"0", "4", "8", "16", "32", "64", ">=64"};
+    add_pct_object(w, "iodepth_level", fio::stat_calc_dist(t.depth.level, total), level_keys);
+    add_pct_object(w, "iodepth_submit", fio::stat_calc_dist(t.depth.submit, t.depth.submit_calls),
+                   batch_keys);
+    add_pct_object(w, "iodepth_complete",
+                   fio::stat_calc_dist(t.depth.complete, t.depth.complete_calls), batch_keys);
+
+    // Completion-latency distribution, as in the normal report's "lat (usec)" lines.
+    const LatDist b = fio::lat_dist(t);
+    add_pct_object(w, "latency_ns", fio::stat_calc_lat(b.n, total), fio::LAT_RANGES);
+    add_pct_object(w, "latency_us", fio::stat_calc_lat(b.u, total), fio::LAT_RANGES);
+    add_pct_object(w, "latency_ms", fio::stat_calc_lat(b.m, total), fio::LAT_RANGES);
+
+    // No latency_target in blksim: fio reports the job's depth, target/window 0, 100%.
+    if (t.config.iodepth) {
+        w.add_int("latency_depth", t.config.iodepth);
+        w.add_int("latency_target", 0);
+        w.add_float("latency_percentile", 100.0);
+        w.add_int("latency_window", 0);
+    }
+    w.close_object();
+}
+
+// stat.c json_array_add_disk_util() (fio 3.33 fields).
+void json_add_disk_utils(FioJsonWriter& w, const std::vector<DiskUtil>& disks) {
+    if (disks.empty())
+        return;  // fio omits "disk_util" when it tracked no disk
+    w.open_array("disk_util");
+    for (const DiskUtil& du : disks) {
+        w.open_object();
+        w.add_string("name", du.name);
+        w.add_int("read_ios", du.ios[0]);
+        w.add_int("write_ios", du.ios[1]);
+        w.add_int("read_merges", du.merges[0]);
+        w.add_int("write_merges", du.merges[1]);
+        w.add_int("read_ticks", du.ticks[0]);
+        w.add_int("write_ticks", du.ticks[1]);
+        w.add_int("in_queue", du.in_queue);
+        w.add_float("util", std::min(du.util, 100.0));
+        w.close_object();
+    }
+    w.close_array();
+}
+
+}  // namespace
+
+std::string format_json(const RunResult& r, bool group_reporting) {
+    const std::vector<JobResult> ts = fio::thread_stats(r, group_reporting);
+    const std::vector<fio::GroupRunStats> groups = fio::group_run_stats(ts);
+    // fio's "elapsed" is whole seconds since start, rounded up; here, of simulated time.
+    const uint64_t elapsed_sec = (fio::runtime_msec(r.sim_time) + 999) / 1000;
+
+    FioJsonWriter w;
+    w.open_object();
+    w.add_string("fio version", "blksim-0.1");
+    w.add_int("timestamp", 0);
+    w.add_int("timestamp_ms", 0);
+    w.add_string("time", "Thu Jan  1 00:00:00 1970");  // ctime() of timestamp 0 (UTC)
+    w.open_object("global options");
+    w.close_object();
+    w.open_array("jobs");
+    for (const JobResult& t : ts)
+        show_thread_status_json(w, t, fio::group_of(groups, t.groupid), elapsed_sec);
+    w.close_array();
+    json_add_disk_utils(w, r.disks);
+    w.close_object();
+    return w.take() + "\n";
+}
+
+}  // namespace blksim::report

@@ -1,0 +1,242 @@
+// fio's default (--output-format=normal) report, laid out as fio 3.33's stat.c prints it:
+// the job description lines fio prints at start-up, one status block per job (or per group
+// with group_reporting), the "Run status group" summaries and the disk statistics. The
+// wall-clock date fio puts on each job's header line is left out to keep output deterministic.
+#include <algorithm>
+#include <string>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "models/report/fio_format.h"
+#include "models/report/job_result.h"
+
+namespace blksim::report {
+
+namespace {
+
+using fio::N2S;
+
+// init.c add_job(): "name: (g=0): rw=..., bs=(R) 4096B-4096B, ..., ioengine=..., iodepth=N".
+// blksim has one block size per direction, so each range is that size twice; trims use the
+// write size, as fio's bs=r,w gives trims the last value.
+std::string job_description(const JobResult& j) {
+    const workload::JobConfig& c = j.config;
+    auto bs = [](uint64_t v) { return fio::num2str(v, fio::SIG_FIGS, 1, true, N2S::BYTE); };
+    const std::string r = bs(c.bs_read), w = bs(c.bs_write);
+    return fmt::format("{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}\n",
+                       j.name, j.groupid, fio::rw_name(c.rw), r, r, w, w, w, w,
+                       fio::ioengine_name(c.ioengine), c.iodepth);
+}
+
+// The start-up lines: one description per job, "..." once for its numjobs clones, then the
+// version line (blksim's instead of "fio-3.33") and the process count.
+std::string show_job_descriptions(const RunResult& r) {
+    std::string out;
+    std::size_t clone_run = 0;  // position within a run of same-named numjobs clones
+    for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+        const JobResult& j = r.jobs[i];
+        const uint32_t numjobs = std::max<uint32_t>(1, j.config.numjobs);
+        const bool clone = i > 0 && numjobs > 1 && r.jobs[i - 1].name == j.name;
+        clone_run = clone ? clone_run + 1 : 0;
+        const std::size_t job_add_num = clone_run % numjobs;
+        if (job_add_num == 0)
+            out += job_description(j);
+        else if (job_add_num == 1)
+            out += "...\n";
+    }
+    out += "blksim\n";
+    const std::size_t n = r.jobs.size();
+    out += fmt::format("Starting {} process{}\n", n, n > 1 ? "es" : "");
+    return out;
+}
+
+// stat.c show_ddir_status(): the "read:"/"write:" line, the slat/clat/lat lines, the clat
+// percentiles and the bw/iops sample lines of one direction.
+std::string show_ddir_status(const fio::GroupRunStats& rs, const JobResult& t, Ddir d) {
+    const DirResult& dr = t.dir[d];
+    const uint64_t runt = fio::ddir_runtime_msec(t, d);
+    if (!runt)
+        return {};
+
+    const uint64_t bw = 1000 * dr.io_bytes / runt;
+    const uint64_t iops = 1000 * dr.total_ios / runt;
+    std::string out = fmt::format(
+        "  {}: IOPS={}, BW={} ({})({}/{}msec)\n", fio::ddir_name(d),
+        fio::num2str(iops, fio::SIG_FIGS, 1, false, N2S::NONE),
+        fio::num2str(bw, fio::SIG_FIGS, 1, true, N2S::BYTEPERSEC),
+        fio::num2str(bw, fio::SIG_FIGS, 1, false, N2S::BYTEPERSEC),
+        fio::num2str(dr.io_bytes, fio::SIG_FIGS, 1, true, N2S::BYTE), runt);
+
+    if (dr.slat.count())
+        out += fio::display_lat("slat", fio::calc_lat(dr.slat));
+    if (dr.clat.count())
+        out += fio::display_lat("clat", fio::calc_lat(dr.clat));
+    if (dr.lat.count())
+        out += fio::display_lat(" lat", fio::calc_lat(dr.lat));
+    if (dr.clat.count())
+        out += fio::show_clat_percentiles(dr.clat_hist, "clat");
+
+    const fio::SampleStat bws = fio::bw_kib(dr);
+    if (bws.samples) {
+        const double p_of_agg = fio::convert_agg_kbytes_percent(rs, d, bws.mean);
+        // Past 1 GiB/s average fio switches the line to MiB/s.
+        std::string_view bw_str = "KiB";
+        uint64_t min = bws.min, max = bws.max;
+        double mean = bws.mean, dev = bws.dev;
+        if (mean > 1024.0 * 1024.0) {
+            min = static_cast<uint64_t>(static_cast<double>(min) / 1024.0);
+            max = static_cast<uint64_t>(static_cast<double>(max) / 1024.0);
+            mean /= 1024.0;
+            dev /= 1024.0;
+            bw_str = "MiB";
+        }
+        out += fmt::format(
+            "   bw ({:>5}/s): min={:5}, max={:5}, per={:3.2f}%, avg={:5.2f}, stdev={:5.2f}, samples={}\n",
+            bw_str, min, max, p_of_agg, mean, dev, bws.samples);
+    }
+    const fio::SampleStat io = fio::iops(dr);
+    if (io.samples)
+        out += fmt::format("   iops        : min={:5}, max={:5}, avg={:5.2f}, stdev={:5.2f}, samples={}\n",
+                           io.min, io.max, io.mean, io.dev, io.samples);
+    return out;
+}
+
+// stat.c show_lat(): up to five "label=percent%" entries per "  lat (unit)   : " line,
+// nonzero buckets only.
+template <std::size_t N>
+std::string show_lat(const std::array<double, N>& pct, std::string_view unit) {
+    std::string out;
+    int on_line = 0;
+    bool new_line = true, shown = false;
+    for (std::size_t i = 0; i < N; ++i) {
+        if (pct[i] <= 0.0)
+            continue;
+        shown = true;
+        if (new_line) {
+            if (on_line)
+                out += "\n";
+            out += fmt::format("  lat ({})   : ", unit);
+            new_line = false;
+            on_line = 0;
+        }
+        if (on_line)
+            out += ", ";
+        out += fmt::format("{}={:3.2f}%", fio::LAT_RANGES[i], pct[i]);
+        if (++on_line == 5)
+            new_line = true;
+    }
+    if (shown)
+        out += "\n";
+    return out;
+}
+
+// stat.c show_latencies(): the completion-latency distribution, as percent of all I/Os.
+std::string show_latencies(const JobResult& t) {
+    const LatDist b = fio::lat_dist(t);
+    const uint64_t total = t.dir[DDIR_READ].total_ios + t.dir[DDIR_WRITE].total_ios;
+    return show_lat(fio::stat_calc_lat(b.n, total), "nsec") +
+           show_lat(fio::stat_calc_lat(b.u, total), "usec") +
+           show_lat(fio::stat_calc_lat(b.m, total), "msec");
+}
+
+std::string show_depths(const JobResult& t) {
+    const uint64_t total = t.dir[DDIR_READ].total_ios + t.dir[DDIR_WRITE].total_ios;
+    const auto lvl = fio::stat_calc_dist(t.depth.level, total);
+    const auto sub = fio::stat_calc_dist(t.depth.submit, t.depth.submit_calls);
+    const auto cpl = fio::stat_calc_dist(t.depth.complete, t.depth.complete_calls);
+    std::string out = fmt::format(
+        "  IO depths    : 1={:3.1f}%, 2={:3.1f}%, 4={:3.1f}%, 8={:3.1f}%, 16={:3.1f}%, 32={:3.1f}%, >=64={:3.1f}%\n",
+        lvl[0], lvl[1], lvl[2], lvl[3], lvl[4], lvl[5], lvl[6]);
+    out += fmt::format(
+        "     submit    : 0={:3.1f}%, 4={:3.1f}%, 8={:3.1f}%, 16={:3.1f}%, 32={:3.1f}%, 64={:3.1f}%, >=64={:3.1f}%\n",
+        sub[0], sub[1], sub[2], sub[3], sub[4], sub[5], sub[6]);
+    out += fmt::format(
+        "     complete  : 0={:3.1f}%, 4={:3.1f}%, 8={:3.1f}%, 16={:3.1f}%, 32={:3.1f}%, 64={:3.1f}%, >=64={:3.1f}%\n",
+        cpl[0], cpl[1], cpl[2], cpl[3], cpl[4], cpl[5], cpl[6]);
+    return out;
+}
+
+// stat.c show_thread_status_normal(): one job's (or one merged group's) block.
+std::string show_thread_status_normal(const JobResult& t, const fio::GroupRunStats& rs) {
+    const DirResult& rd = t.dir[DDIR_READ];
+    const DirResult& wr = t.dir[DDIR_WRITE];
+    if (!rd.io_bytes && !wr.io_bytes && !rd.total_ios && !wr.total_ios)
+        return {};
+
+    std::string out;
+    if (!t.error)
+        out += fmt::format("{}: (groupid={}, jobs={}): err={:2}: pid={}\n", t.name, t.groupid,
+                           t.nr_jobs, t.error, t.pid);
+    else
+        out += fmt::format("{}: (groupid={}, jobs={}): err={:2} ({}): pid={}\n", t.name, t.groupid,
+                           t.nr_jobs, t.error, std::generic_category().message(t.error), t.pid);
+
+    for (unsigned d = 0; d < DDIR_RWDIR_CNT; ++d)
+        if (t.dir[d].io_bytes)
+            out += show_ddir_status(rs, t, static_cast<Ddir>(d));
+    out += show_latencies(t);
+
+    const fio::CpuUsage cpu = fio::cpu_usage(t);
+    out += fmt::format("  cpu          : usr={:3.2f}%, sys={:3.2f}%, ctx={}, majf=0, minf=0\n",
+                       cpu.usr, cpu.sys, t.ctx);
+    out += show_depths(t);
+    out += fmt::format("     issued rwts: total={},{},0,0 short=0,0,0,0 dropped=0,0,0,0\n",
+                       rd.total_ios, wr.total_ios);
+    // No latency_target in blksim: fio 3.33 then prints target/window 0 and the job's depth.
+    if (t.config.iodepth)
+        out += fmt::format("     latency   : target=0, window=0, percentile=100.00%, depth={}\n",
+                           t.config.iodepth);
+    return out;
+}
+
+// stat.c show_group_stats(): aggregate bandwidth, per-job min-max, total io, runtimes.
+std::string show_group_stats(const fio::GroupRunStats& rs) {
+    static constexpr std::string_view str[] = {"   READ", "  WRITE"};
+    std::string out = fmt::format("\nRun status group {} (all jobs):\n", rs.groupid);
+    for (unsigned d = 0; d < DDIR_RWDIR_CNT; ++d) {
+        if (!rs.max_run[d])
+            continue;
+        auto rate = [](uint64_t v, bool pow2) {
+            return fio::num2str(v, fio::SIG_FIGS, 1, pow2, N2S::BYTEPERSEC);
+        };
+        auto bytes = [](uint64_t v, bool pow2) {
+            return fio::num2str(v, fio::SIG_FIGS, 1, pow2, N2S::BYTE);
+        };
+        out += fmt::format("{}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec\n", str[d],
+                           rate(rs.agg[d], true), rate(rs.agg[d], false), rate(rs.min_bw[d], true),
+                           rate(rs.max_bw[d], true), rate(rs.min_bw[d], false),
+                           rate(rs.max_bw[d], false), bytes(rs.iobytes[d], true),
+                           bytes(rs.iobytes[d], false), rs.min_run[d], rs.max_run[d]);
+    }
+    return out;
+}
+
+// stat.c show_disk_util()/print_disk_util() (fio 3.33: no sectors= field).
+std::string show_disk_util(const std::vector<DiskUtil>& disks) {
+    if (disks.empty())
+        return {};
+    std::string out = "\nDisk stats (read/write):\n";
+    for (const DiskUtil& du : disks)
+        out += fmt::format("  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:3.2f}%\n",
+                           du.name, du.ios[0], du.ios[1], du.merges[0], du.merges[1], du.ticks[0],
+                           du.ticks[1], du.in_queue, std::min(du.util, 100.0));
+    return out;
+}
+
+}  // namespace
+
+std::string format_normal(const RunResult& r, bool group_reporting) {
+    std::string out = show_job_descriptions(r);
+    const std::vector<JobResult> ts = fio::thread_stats(r, group_reporting);
+    const std::vector<fio::GroupRunStats> groups = fio::group_run_stats(ts);
+    out += "\n";
+    for (const JobResult& t : ts)
+        out += show_thread_status_normal(t, fio::group_of(groups, t.groupid));
+    for (const fio::GroupRunStats& rs : groups)
+        out += show_group_stats(rs);
+    out += show_disk_util(r.disks);
+    return out;
+}
+
+}  // namespace blksim::report

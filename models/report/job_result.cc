@@ -1,0 +1,137 @@
+// Folding results together for group_reporting, the way fio's sum_thread_stats() does:
+// latency stats are pooled (the jobs' samples treated as one stream), byte and I/O counts
+// are added, and the bandwidth/IOPS stats are *summed* so the merged job shows the group's
+// total bandwidth.
+#include "models/report/job_result.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace blksim::report {
+
+void LatDist::add(uint64_t ns, uint64_t count) {
+    static constexpr std::array<uint64_t, 11> labels = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000};
+    // Index of the first label the value is below; past the last label is ">=2000".
+    auto bucket = [](uint64_t v, std::size_t nr_labels) {
+        std::size_t i = 0;
+        while (i < nr_labels && v >= labels[i])
+            ++i;
+        return i;
+    };
+    if (ns < 1000)
+        n[bucket(ns, 10)] += count;
+    else if (ns < 1000000)
+        u[bucket(ns / 1000, 10)] += count;
+    else
+        m[bucket(ns / 1000000, 11)] += count;
+}
+
+uint64_t LatDist::total() const {
+    uint64_t t = 0;
+    for (uint64_t c : n)
+        t += c;
+    for (uint64_t c : u)
+        t += c;
+    for (uint64_t c : m)
+        t += c;
+    return t;
+}
+
+void LatDist::merge(const LatDist& o) {
+    for (std::size_t i = 0; i < n.size(); ++i)
+        n[i] += o.n[i];
+    for (std::size_t i = 0; i < u.size(); ++i)
+        u[i] += o.u[i];
+    for (std::size_t i = 0; i < m.size(); ++i)
+        m[i] += o.m[i];
+}
+
+SummedStat SummedStat::of(const sim::RunningStat& s) {
+    SummedStat out;
+    out.samples = s.count();
+    out.min = s.min();
+    out.max = s.max();
+    out.mean = s.mean();
+    // RunningStat exposes only the sample stddev; S = stddev^2 * (n - 1) recovers fio's S.
+    if (out.samples > 1) {
+        const double sd = s.stddev();
+        out.S = sd * sd * static_cast<double>(out.samples - 1);
+    }
+    return out;
+}
+
+void SummedStat::add(const SummedStat& o) {
+    // fio's sum_stat(pure_sum = true): an empty side contributes nothing, and the first
+    // non-empty side is copied rather than added to zeros (its min would otherwise be lost).
+    if (o.samples == 0)
+        return;
+    if (samples == 0) {
+        *this = o;
+        return;
+    }
+    samples += o.samples;
+    min += o.min;
+    max += o.max;
+    mean += o.mean;
+    S += o.S;
+}
+
+double SummedStat::stddev() const {
+    return samples > 1 ? std::sqrt(S / static_cast<double>(samples - 1)) : 0.0;
+}
+
+SummedStat DirResult::bw_stat() const {
+    return bw_sum.samples ? bw_sum : SummedStat::of(bw_samples);
+}
+
+SummedStat DirResult::iops_stat() const {
+    return iops_sum.samples ? iops_sum : SummedStat::of(iops_samples);
+}
+
+void DirResult::merge(const DirResult& o) {
+    // Take the summed views before bw_samples/iops_samples are pooled below.
+    SummedStat bw = bw_stat(), iops = iops_stat();
+    bw.add(o.bw_stat());
+    iops.add(o.iops_stat());
+    bw_sum = bw;
+    iops_sum = iops;
+
+    io_bytes += o.io_bytes;
+    total_ios += o.total_ios;
+    slat.merge(o.slat);
+    clat.merge(o.clat);
+    lat.merge(o.lat);
+    clat_hist.merge(o.clat_hist);
+    clat_dist.merge(o.clat_dist);
+    bw_samples.merge(o.bw_samples);  // pooled per-window samples, kept for other consumers
+    iops_samples.merge(o.iops_samples);
+}
+
+void DepthDist::merge(const DepthDist& o) {
+    for (std::size_t i = 0; i < level.size(); ++i) {
+        level[i] += o.level[i];
+        submit[i] += o.submit[i];
+        complete[i] += o.complete[i];
+    }
+    submit_calls += o.submit_calls;
+    complete_calls += o.complete_calls;
+    level_samples += o.level_samples;
+}
+
+void JobResult::merge(const JobResult& o) {
+    // The merged job keeps the first member's name, groupid, pid and config, as fio's
+    // group_reporting block does; its error is the first member error seen.
+    summed_runtime = total_run_time() + o.total_run_time();
+    runtime = std::max(runtime, o.runtime);  // fio: per-direction runtime is the longest one
+    nr_jobs += o.nr_jobs;
+    if (error == 0)
+        error = o.error;
+    for (unsigned d = 0; d < DDIR_RWDIR_CNT; ++d)
+        dir[d].merge(o.dir[d]);
+    cpu_busy += o.cpu_busy;
+    cpu_sys += o.cpu_sys;
+    ctx += o.ctx;
+    depth.merge(o.depth);
+}
+
+}  // namespace blksim::report

@@ -1,0 +1,120 @@
+// What one run measured, in the shape fio reports it. Filled by the workload model during
+// the run; printed by fio_normal.cc / fio_json.cc. Latencies are nanoseconds.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/workload/job_config.h"
+#include "sim/stats.h"
+#include "sim/time.h"
+
+namespace blksim::report {
+
+enum Ddir : unsigned { DDIR_READ = 0, DDIR_WRITE = 1, DDIR_RWDIR_CNT = 2 };
+
+// fio's io_stat as group_reporting adds up bandwidth and IOPS (stat.c sum_stat() with
+// pure_sum): min, max, mean and S are summed member by member, so a merged job reports the
+// group's total bandwidth (and per= near 100%) instead of the per-job average.
+struct SummedStat {
+    uint64_t samples = 0;
+    double min = 0.0, max = 0.0, mean = 0.0;
+    double S = 0.0;  // sum of squared deviations, as fio keeps it
+    static SummedStat of(const sim::RunningStat& s);
+    void add(const SummedStat& o);
+    double stddev() const;
+};
+
+// fio's io_u_lat_n/u/m (io_u.c io_u_mark_latency()): completion latencies counted exactly in
+// the buckets of the "lat (nsec/usec/msec)" lines. Labels: nsec and usec 2 4 10 20 50 100
+// 250 500 750 1000, msec the same plus 2000 and >=2000; a bucket counts latencies below its
+// label and at or above the previous one, in its unit.
+struct LatDist {
+    std::array<uint64_t, 10> n{};
+    std::array<uint64_t, 10> u{};
+    std::array<uint64_t, 12> m{};
+    void add(uint64_t ns, uint64_t count = 1);
+    uint64_t total() const;
+    void merge(const LatDist& o);
+};
+
+struct DirResult {
+    uint64_t io_bytes = 0;
+    uint64_t total_ios = 0;
+    sim::RunningStat slat, clat, lat;   // ns; slat stays empty for sync engines, as in fio
+    sim::LatencyHistogram clat_hist;    // ns
+    // Exact bucket counts for the lat distribution lines. If left empty, the report derives
+    // them from clat_hist, where a bin straddling a bucket edge (e.g. 99328-100351 ns around
+    // 100 us) is counted whole on its midpoint's side.
+    LatDist clat_dist;
+    sim::RunningStat bw_samples;        // bytes/s per bwavgtime window
+    sim::RunningStat iops_samples;      // I/Os per second per iopsavgtime window
+    SummedStat bw_sum, iops_sum;        // set by merge() only; read them via bw_stat()/iops_stat()
+
+    // Record one completion latency everywhere fio does (clat stat, histogram, distribution).
+    void add_clat(uint64_t ns) {
+        clat.add(static_cast<double>(ns));
+        clat_hist.add(ns);
+        clat_dist.add(ns);
+    }
+    // What fio prints on the bw/iops lines: the group's sums once merged, else this job's samples.
+    SummedStat bw_stat() const;
+    SummedStat iops_stat() const;
+    void merge(const DirResult& o);
+};
+
+// fio's io depth / submit / complete distributions (io_u_map, io_u_submit, io_u_complete):
+// depth buckets 1 2 4 8 16 32 >=64; submit/complete buckets 0 4 8 16 32 64 >=64.
+struct DepthDist {
+    std::array<uint64_t, 7> level{};
+    std::array<uint64_t, 7> submit{};
+    std::array<uint64_t, 7> complete{};
+    uint64_t submit_calls = 0, complete_calls = 0, level_samples = 0;
+    void merge(const DepthDist& o);
+};
+
+struct JobResult {
+    std::string name;
+    uint32_t groupid = 0;
+    uint32_t nr_jobs = 1;            // threads folded into this result (group_reporting)
+    int error = 0;
+    uint32_t pid = 0;                // simulated thread id
+    workload::JobConfig config;      // for the header line: rw, bs, ioengine, iodepth
+    std::array<DirResult, DDIR_RWDIR_CNT> dir;
+    sim::Duration runtime;           // time the job ran (after ramp_time)
+    sim::Duration summed_runtime;    // set by merge() only: sum of the members' runtimes
+    sim::Duration cpu_busy;          // CPU time the job's thread used (user + kernel)
+    sim::Duration cpu_sys;           // of which kernel time
+    uint64_t ctx = 0;                // context switches
+    DepthDist depth;
+    // fio's total_run_time: the members' runtimes added up, the denominator of the cpu line
+    // (whose usr/sys times are added up too). `runtime` itself is the longest member's.
+    sim::Duration total_run_time() const {
+        return summed_runtime.count() ? summed_runtime : runtime;
+    }
+    void merge(const JobResult& o);
+};
+
+struct DiskUtil {
+    std::string name;
+    std::array<uint64_t, 2> ios{};     // completed requests
+    std::array<uint64_t, 2> merges{};
+    std::array<uint64_t, 2> ticks{};   // ms spent by requests in the queue
+    uint64_t in_queue = 0;             // ms (sum of ticks)
+    double util = 0.0;                 // percent of the run the device had requests in flight
+};
+
+struct RunResult {
+    std::vector<JobResult> jobs;       // one per thread (numjobs clones are separate)
+    std::vector<DiskUtil> disks;
+    sim::Duration sim_time;
+};
+
+// fio's text report. group_reporting folds the jobs of one group into one block.
+std::string format_normal(const RunResult& r, bool group_reporting);
+// fio's --output-format=json layout.
+std::string format_json(const RunResult& r, bool group_reporting);
+
+}  // namespace blksim::report

@@ -1,0 +1,129 @@
+#include "models/topology/machine.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "models/device/null_blk.h"
+
+namespace blksim::topology {
+
+Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
+    for (uint32_t c = 0; c < cfg.host.nr_cpus; ++c)
+        cpus_.push_back(std::make_unique<cpu::Cpu>(eq_, c));
+
+    std::vector<dev::NullBlk*> null_blks;
+    for (const auto& d : cfg.devices) {
+        switch (d.model) {
+        case dev::DeviceModel::NULL_BLK: {
+            auto nb = std::make_unique<dev::NullBlk>(eq_, d.null_blk);
+            null_blks.push_back(nb.get());
+            devices_.push_back(std::move(nb));
+            break;
+        }
+        }
+    }
+    for (const auto& qc : cfg.queues) {
+        std::size_t di = 0;
+        while (di < cfg.devices.size() && cfg.devices[di].name != qc.device)
+            ++di;
+        if (di == cfg.devices.size())
+            throw std::invalid_argument(fmt::format("queue names unknown device '{}'", qc.device));
+        queues_.push_back(std::make_unique<blkmq::RequestQueue>(qc.device, eq_, qc, *devices_[di],
+                                                                cpus_, cfg.host.costs));
+        if (cfg.devices[di].model == dev::DeviceModel::NULL_BLK)
+            static_cast<dev::NullBlk&>(*devices_[di]).attach(queues_.back().get());
+    }
+
+    // One thread per numjobs clone; fio numbers them in order. Without cpus_allowed the
+    // kernel scheduler spreads threads over the CPUs (thread k on CPU k mod nr_cpus).
+    uint32_t k = 0;
+    std::size_t total = 0;
+    for (const auto& j : cfg.jobs)
+        total += j.numjobs;
+    result_.jobs.resize(total);
+    for (const auto& j : cfg.jobs) {
+        blkmq::RequestQueue* q = nullptr;
+        for (auto& rq : queues_)
+            if (rq->name() == j.device)
+                q = rq.get();
+        if (q == nullptr)
+            throw std::invalid_argument(fmt::format("job '{}' names unknown device '{}'", j.name, j.device));
+        for (uint32_t clone = 0; clone < j.numjobs; ++clone, ++k) {
+            const uint32_t cpu = j.cpus_allowed.empty()
+                                     ? k % cfg.host.nr_cpus
+                                     : j.cpus_allowed[clone % j.cpus_allowed.size()];
+            report::JobResult& r = result_.jobs[k];
+            r.pid = 1000 + k;
+            threads_.push_back(std::make_unique<workload::JobThread>(
+                eq_, j, clone, cfg.seed, *cpus_[cpu], *q, cfg.host.costs, r, cfg.bw_avg_time));
+        }
+    }
+}
+
+Machine::~Machine() = default;
+
+uint64_t Machine::ios_completed() const {
+    uint64_t n = 0;
+    for (const auto& t : threads_)
+        n += t->completed();
+    return n;
+}
+
+report::RunResult Machine::run() {
+    live_threads_ = static_cast<uint32_t>(threads_.size());
+    for (auto& t : threads_)
+        t->start(sim::Time::zero(), &live_threads_);
+    while (live_threads_ > 0) {
+        if (!eq_.run_one())
+            throw std::logic_error(fmt::format(
+                "invariant violated: the run stalled at {} ns with {} job thread(s) still "
+                "waiting and nothing left to happen", eq_.now().ns(), live_threads_));
+    }
+    const sim::Time end = eq_.now();
+    check_invariants();
+
+    result_.sim_time = end - sim::Time::zero();
+    for (const auto& q : queues_) {
+        const auto& s = q->stats();
+        report::DiskUtil du;
+        du.name = q->name();
+        du.ios = s.ios;
+        du.merges = s.merges;
+        du.ticks = {static_cast<uint64_t>(s.ticks_ns[0] / 1'000'000),
+                    static_cast<uint64_t>(s.ticks_ns[1] / 1'000'000)};
+        du.in_queue = du.ticks[0] + du.ticks[1];
+        du.util = end.ns() > 0 ? 100.0 * static_cast<double>(q->busy_time(end).count()) /
+                                     static_cast<double>(end.ns())
+                               : 0.0;
+        result_.disks.push_back(du);
+    }
+    return result_;
+}
+
+void Machine::check_invariants() const {
+    for (std::size_t i = 0; i < threads_.size(); ++i) {
+        const auto& t = *threads_[i];
+        if (!t.exited() || t.in_kernel() != 0 || t.submitted() != t.completed())
+            throw std::logic_error(fmt::format(
+                "invariant violated: job thread {} ('{}') submitted {} I/Os and completed {} "
+                "({} still in the kernel)", i, result_.jobs[i].name, t.submitted(), t.completed(),
+                t.in_kernel()));
+    }
+    for (const auto& q : queues_) {
+        if (q->in_flight() != 0 || q->allocated() != q->freed())
+            throw std::logic_error(fmt::format(
+                "invariant violated: queue {}: {} requests allocated, {} freed, {} in flight",
+                q->name(), q->allocated(), q->freed(), q->in_flight()));
+        for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
+            auto& hctx = const_cast<blkmq::RequestQueue&>(*q).hctx(h);
+            if (hctx.tags.in_use() != 0 || hctx.nr_active != 0 || hctx.has_pending())
+                throw std::logic_error(fmt::format(
+                    "invariant violated: queue {} hctx {}: {} driver tags still in use, {} "
+                    "active, requests pending: {}", q->name(), h, hctx.tags.in_use(),
+                    hctx.nr_active, hctx.has_pending()));
+        }
+    }
+}
+
+}  // namespace blksim::topology

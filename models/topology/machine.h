@@ -1,0 +1,49 @@
+// Builds one simulated machine from its typed configuration — CPUs, devices, request
+// queues, job threads — runs it to the end and checks the run's invariants.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/blkmq/request_queue.h"
+#include "models/cpu/cpu.h"
+#include "models/device/device.h"
+#include "models/report/job_result.h"
+#include "models/topology/machine_config.h"
+#include "models/workload/job_thread.h"
+#include "sim/event_queue.h"
+
+namespace blksim::topology {
+
+class Machine {
+public:
+    // The config must outlive the machine (threads keep references to their JobConfig).
+    explicit Machine(const MachineConfig& cfg);
+    Machine(const Machine&) = delete;
+    Machine& operator=(const Machine&) = delete;
+    ~Machine();
+
+    // Run every job to its end. Throws std::logic_error naming the rule when an invariant
+    // is violated (an I/O completed twice or never, a tag leaked, the run stalled).
+    report::RunResult run();
+
+    uint64_t events_processed() const { return eq_.events_processed(); }
+    uint64_t ios_completed() const;
+    const std::vector<std::unique_ptr<blkmq::RequestQueue>>& queues() const { return queues_; }
+    const std::vector<std::unique_ptr<cpu::Cpu>>& cpus() const { return cpus_; }
+
+private:
+    void check_invariants() const;
+
+    const MachineConfig& cfg_;
+    sim::EventQueue eq_;
+    std::vector<std::unique_ptr<cpu::Cpu>> cpus_;
+    std::vector<std::unique_ptr<dev::Device>> devices_;
+    std::vector<std::unique_ptr<blkmq::RequestQueue>> queues_;
+    std::vector<std::unique_ptr<workload::JobThread>> threads_;
+    report::RunResult result_;
+    uint32_t live_threads_ = 0;
+};
+
+}  // namespace blksim::topology

@@ -1,0 +1,24 @@
+// Everything needed to build one simulated machine and its workload, as plain typed data.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/blkmq/queue_config.h"
+#include "models/cpu/cpu_config.h"
+#include "models/device/device_config.h"
+#include "models/workload/job_config.h"
+#include "sim/time.h"
+
+namespace blksim::topology {
+
+struct MachineConfig {
+    uint64_t seed = 0;
+    cpu::HostConfig host;
+    std::vector<dev::DeviceConfig> devices;
+    std::vector<blkmq::QueueConfig> queues;
+    std::vector<workload::JobConfig> jobs;
+    sim::Duration bw_avg_time = sim::Duration::ns(500'000'000);  // fio bwavgtime / iopsavgtime
+};
+
+}  // namespace blksim::topology

@@ -1,0 +1,27 @@
+// fio's io_u: one I/O unit of a job, reused for the job's whole life (iodepth of them).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/time.h"
+
+namespace blksim::workload {
+
+struct IoU {
+    enum class State : uint8_t {
+        FREE,      // on the free list
+        PREPPED,   // offset chosen, waiting to be handed to the kernel (in a submit batch)
+        INFLIGHT,  // the kernel owns it
+        DONE,      // the kernel ended it; not yet reaped by the job
+    };
+    uint64_t offset = 0;
+    uint32_t len = 0;
+    uint8_t ddir = 0;                 // 0 read, 1 write
+    State state = State::FREE;
+    sim::Time start_time;             // fio io_u->start_time: prep began
+    sim::Time issue_time;             // fio io_u->issue_time: the kernel has it
+    sim::Time kernel_done;            // bio end_io ran (the completion is posted)
+    uint32_t next_done = 0;           // completion ring link (index + 1, 0 = end)
+};
+
+}  // namespace blksim::workload

@@ -1,0 +1,42 @@
+// One fio job, as fio's options describe it (names kept from fio's HOWTO). numjobs > 1
+// clones the job, as fio does; each clone is one thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace blksim::workload {
+
+enum class IoEngine : uint8_t { PSYNC, LIBAIO, IO_URING };
+enum class RwPattern : uint8_t { READ, WRITE, RANDREAD, RANDWRITE, RW, RANDRW };
+
+struct JobConfig {
+    std::string name;
+    std::string device;                   // the queue (disk) the job targets
+    IoEngine ioengine = IoEngine::PSYNC;
+    RwPattern rw = RwPattern::READ;
+    uint32_t rwmixread = 50;              // percent reads for rw/randrw
+    uint64_t bs_read = 4096, bs_write = 4096;  // fio bs=r[,w]
+    uint64_t size = 0;                    // bytes of the region; 0 = device size - offset
+    uint64_t offset = 0;
+    uint32_t numjobs = 1;
+    uint32_t iodepth = 1;
+    uint32_t iodepth_batch_submit = 1;
+    uint32_t iodepth_batch_complete_min = 1;
+    uint32_t iodepth_batch_complete_max = 0;  // 0 = iodepth
+    sim::Duration runtime;                // 0 = until size is done
+    bool time_based = false;
+    sim::Duration ramp_time;
+    uint64_t number_ios = 0;              // 0 = unlimited
+    std::optional<uint64_t> randseed;     // default: derived from the scenario seed
+    bool direct = true;
+    uint32_t groupid = 0;
+    bool stonewall = false;               // fio stonewall: start after all earlier jobs have ended
+    std::vector<uint32_t> cpus_allowed;   // empty = spread over all CPUs
+};
+
+}  // namespace blksim::workload

@@ -1,0 +1,349 @@
+#include "models/workload/job_thread.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace blksim::workload {
+
+using sim::Duration;
+using sim::Time;
+
+// fio's io_u_mark_submit/io_u_mark_complete buckets: 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64.
+static unsigned batch_bucket(uint32_t nr) {
+    if (nr == 0) return 0;
+    if (nr <= 4) return 1;
+    if (nr <= 8) return 2;
+    if (nr <= 16) return 3;
+    if (nr <= 32) return 4;
+    if (nr <= 64) return 5;
+    return 6;
+}
+// fio's io_u_mark_depth buckets: 1, 2, 3-4, 5-8, 9-16, 17-32, >32 (printed 1 2 4 8 16 32 >=64).
+static unsigned depth_bucket(uint32_t depth) {
+    if (depth <= 1) return 0;
+    if (depth <= 2) return 1;
+    if (depth <= 4) return 2;
+    if (depth <= 8) return 3;
+    if (depth <= 16) return 4;
+    if (depth <= 32) return 5;
+    return 6;
+}
+
+static std::string stream_name(const JobConfig& cfg, uint32_t clone, const char* what) {
+    return fmt::format("job/{}/{}/{}", cfg.name, clone, what);
+}
+
+JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
+                     cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::CpuCosts& costs,
+                     report::JobResult& result, Duration bw_avg_time)
+    : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(costs), res_(result),
+      rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
+      rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
+      bw_avg_time_(bw_avg_time) {
+    const uint32_t depth = is_sync() ? 1 : std::max(1u, cfg.iodepth);
+    ious_.resize(depth);
+    free_ious_.reserve(depth);
+    for (uint32_t i = depth; i-- > 0;)
+        free_ious_.push_back(i);
+    batch_.reserve(depth);
+
+    const uint64_t capacity = q.capacity_sectors() << 9;
+    region_start_ = cfg.offset;
+    region_len_ = cfg.size ? cfg.size : capacity - std::min(capacity, cfg.offset);
+    switch (cfg.rw) {
+    case RwPattern::READ:
+    case RwPattern::RANDREAD: min_bs_ = cfg.bs_read; break;
+    case RwPattern::WRITE:
+    case RwPattern::RANDWRITE: min_bs_ = cfg.bs_write; break;
+    default: min_bs_ = std::min(cfg.bs_read, cfg.bs_write); break;
+    }
+    next_seq_offset_[0] = next_seq_offset_[1] = region_start_;
+
+    res_.name = cfg.name;
+    res_.groupid = cfg.groupid;
+    res_.config = cfg;
+}
+
+void JobThread::start(Time t, uint32_t* live) {
+    live_ = live;
+    start_ = t;
+    ramp_end_ = t + cfg_.ramp_time;
+    end_time_ = cfg_.runtime.count() > 0 ? ramp_end_ + cfg_.runtime : Time::never();
+    for (unsigned d = 0; d < 2; ++d) {
+        bw_[d] = sim::IntervalSampler(ramp_end_, bw_avg_time_);
+        iops_[d] = sim::IntervalSampler(ramp_end_, bw_avg_time_);
+    }
+    state_ = State::RUNNING;
+    eq_.at<&JobThread::wakeup_event>(t, this);
+}
+
+bool JobThread::done_issuing(Time now) const {
+    if (now >= end_time_)
+        return true;
+    if (!cfg_.time_based && issued_bytes_ >= region_len_)
+        return true;
+    return cfg_.number_ios != 0 && issued_ios_ >= cfg_.number_ios;
+}
+
+void JobThread::schedule_wakeup(Time when) {
+    woken_ = true;
+    state_ = State::RUNNING;
+    eq_.at<&JobThread::wakeup_event>(when, this);
+}
+
+void JobThread::wakeup_event(uint64_t) { cpu_.wake(this, eq_.now()); }
+
+// One pass of fio's do_io() loop on the CPU, starting at `start` (the core is ours).
+void JobThread::run_step(Time start) {
+    state_ = State::RUNNING;
+    Duration sys, usr;
+    if (woken_) {
+        // Back from a sleep: the scheduler switches us in; an async engine was inside
+        // io_getevents / io_uring_enter, which now returns.
+        woken_ = false;
+        sys += costs_.context_switch;
+        if (!is_sync() && !tag_wait_ && batch_pos_ >= batch_.size())
+            sys += costs_.syscall;
+        ++res_.ctx;
+    }
+
+    if (batch_pos_ < batch_.size()) {
+        // Still inside an io_submit that slept for a tag: go on with the same batch.
+    } else {
+        const bool finishing = done_issuing(start);
+        const bool full = free_ious_.empty();
+        // Reap: a sync engine's I/O is done when pread returns; async engines reap only
+        // when the queue is full or the job is winding down (fio's wait_for_completions).
+        if (nr_done_ > 0 && (is_sync() || full || finishing)) {
+            uint32_t max = is_sync() ? 1 : cfg_.iodepth_batch_complete_max;
+            if (max == 0)
+                max = std::max(1u, cfg_.iodepth_batch_complete_min);
+            if (finishing)
+                max = nr_done_;
+            usr += reap(start + sys, max);
+        } else if (!is_sync() && (full || finishing) && in_kernel_ > 0) {
+            wait_min_ = finishing ? 1 : std::clamp(cfg_.iodepth_batch_complete_min, 1u, in_kernel_);
+            if (nr_done_ < wait_min_) {
+                // io_getevents blocks: the syscall is charged when it returns.
+                const Duration c = sys + usr;
+                res_.cpu_busy += c;
+                res_.cpu_sys += sys;
+                cpu_.book(start, c);
+                state_ = State::SLEEP_IO;
+                return;
+            }
+        }
+        if (finishing && in_kernel_ == 0 && nr_done_ == 0) {
+            const Duration c = sys + usr;
+            res_.cpu_busy += c;
+            res_.cpu_sys += sys;
+            finish(cpu_.book(start, c));
+            return;
+        }
+        // Queue a new batch: fio commits when iodepth_batch_submit io_us are queued or
+        // the queue is full.
+        batch_.clear();
+        batch_pos_ = 0;
+        batch_syscall_charged_ = false;
+        if (!finishing && !free_ious_.empty()) {
+            const uint32_t want = is_sync() ? 1 : std::max(1u, cfg_.iodepth_batch_submit);
+            const auto k = std::min<uint32_t>(want, static_cast<uint32_t>(free_ious_.size()));
+            for (uint32_t i = 0; i < k && !done_issuing(start); ++i) {
+                batch_.push_back(prep_io_u(start + sys + usr));
+                usr += costs_.io_prep;
+            }
+            if (is_sync() && !batch_.empty())
+                ious_[batch_[0]].issue_time = start + sys + usr;
+        }
+    }
+
+    // Into the kernel: syscall, then bio → request → plug per io_u.
+    step_first_ = batch_pos_;
+    if (batch_pos_ < batch_.size()) {
+        if (!batch_syscall_charged_) {
+            sys += costs_.syscall;
+            batch_syscall_charged_ = true;
+        }
+        const Time t = start + sys + usr;
+        while (batch_pos_ < batch_.size()) {
+            if (!submit_one(batch_[batch_pos_], t)) {
+                // No tag: sleep in blk_mq_get_tag; the plug is flushed on the way (step_done).
+                tag_wait_ = true;
+                q_.wait_for_tag(cpu_.id(), this);
+                break;
+            }
+            sys += costs_.bio_submit + costs_.rq_alloc + costs_.plug;
+            ++batch_pos_;
+        }
+        const uint32_t nr = batch_pos_ - step_first_;
+        if (nr > 0) {
+            res_.depth.submit[batch_bucket(nr)] += 1;
+            ++res_.depth.submit_calls;
+            res_.depth.level[depth_bucket(in_kernel_)] += nr;
+            res_.depth.level_samples += nr;
+        }
+    }
+    const Duration c = sys + usr;
+    res_.cpu_busy += c;
+    res_.cpu_sys += sys;
+    eq_.at<&JobThread::step_done>(cpu_.book(start, c), this);
+}
+
+// The end of a step: blk_finish_plug() (or the flush on schedule() when we are about to
+// sleep for a tag) hands the plugged requests to the queue, then the loop goes on.
+void JobThread::step_done(uint64_t) {
+    const Time now = eq_.now();
+    if (!plug_.empty())
+        q_.flush_plug(plug_, now, cpu_.id());
+    if (!is_sync()) {
+        // io_submit returns: fio stamps issue_time (slat ends) for what it submitted.
+        const Time ret = sim::max(now, cpu_.free_at());
+        for (uint32_t i = step_first_; i < batch_pos_; ++i)
+            ious_[batch_[i]].issue_time = ret;
+    }
+    if (tag_wait_) {
+        state_ = State::SLEEP_TAG;  // tag_wakeup() ends it
+        return;
+    }
+    if (is_sync() && in_kernel_ > 0 && nr_done_ == 0) {
+        wait_min_ = 1;
+        state_ = State::SLEEP_IO;   // in pread until end_io()
+        return;
+    }
+    cpu_.wake(this, now);
+}
+
+uint32_t JobThread::prep_io_u(Time t) {
+    const uint32_t idx = free_ious_.back();
+    free_ious_.pop_back();
+    IoU& io = ious_[idx];
+    switch (cfg_.rw) {
+    case RwPattern::READ:
+    case RwPattern::RANDREAD: io.ddir = 0; break;
+    case RwPattern::WRITE:
+    case RwPattern::RANDWRITE: io.ddir = 1; break;
+    default: io.ddir = rng_ddir_.below(100) < cfg_.rwmixread ? 0 : 1; break;
+    }
+    io.len = static_cast<uint32_t>(io.ddir ? cfg_.bs_write : cfg_.bs_read);
+    const uint64_t region_end = region_start_ + region_len_;
+    const bool random = cfg_.rw == RwPattern::RANDREAD || cfg_.rw == RwPattern::RANDWRITE ||
+                        cfg_.rw == RwPattern::RANDRW;
+    if (random) {
+        // fio with norandommap: uniform over the region's min-bs-aligned blocks.
+        const uint64_t blocks = (region_len_ - io.len) / min_bs_ + 1;
+        io.offset = region_start_ + rng_offsets_.below(blocks) * min_bs_;
+    } else {
+        uint64_t& next = next_seq_offset_[io.ddir];
+        if (next + io.len > region_end)
+            next = region_start_;  // wrap around, as fio does for time_based / loops
+        io.offset = next;
+        next += io.len;
+    }
+    io.start_time = t;
+    io.state = IoU::State::PREPPED;
+    issued_bytes_ += io.len;
+    ++issued_ios_;
+    return idx;
+}
+
+bool JobThread::submit_one(uint32_t idx, Time now) {
+    blkmq::Request* rq = q_.alloc_request(cpu_.id(), now);
+    if (rq == nullptr)
+        return false;
+    IoU& io = ious_[idx];
+    rq->sector = io.offset >> 9;
+    rq->nr_sectors = io.len >> 9;
+    rq->op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
+    rq->t_queue = now;
+    rq->end_io = this;
+    rq->cookie = idx;
+    plug_.push_back(rq);
+    io.state = IoU::State::INFLIGHT;
+    ++in_kernel_;
+    ++submitted_;
+    return true;
+}
+
+void JobThread::end_io(blkmq::Request* rq, Time now) {
+    const uint32_t idx = rq->cookie;
+    if (idx >= ious_.size() || ious_[idx].state != IoU::State::INFLIGHT)
+        throw std::logic_error(fmt::format(
+            "invariant violated: job '{}' got a completion for io_u {} that is not in flight "
+            "(sector {}, tag {})", cfg_.name, idx, rq->sector, rq->tag));
+    IoU& io = ious_[idx];
+    io.state = IoU::State::DONE;
+    io.kernel_done = now;
+    io.next_done = 0;
+    if (done_tail_)
+        ious_[done_tail_ - 1].next_done = idx + 1;
+    else
+        done_head_ = idx + 1;
+    done_tail_ = idx + 1;
+    ++nr_done_;
+    --in_kernel_;
+    if (state_ == State::SLEEP_IO && nr_done_ >= wait_min_)
+        schedule_wakeup(now);
+}
+
+void JobThread::tag_wakeup(Time now) {
+    tag_wait_ = false;
+    if (state_ == State::SLEEP_TAG)
+        schedule_wakeup(now);
+}
+
+Duration JobThread::reap(Time t0, uint32_t max) {
+    const uint32_t n = std::min(nr_done_, max);
+    Duration cost = is_sync() ? Duration() : costs_.reap;
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t idx = done_head_ - 1;
+        IoU& io = ious_[idx];
+        done_head_ = io.next_done;
+        if (done_head_ == 0)
+            done_tail_ = 0;
+        cost += costs_.io_complete;
+        // The completion cannot be seen before the kernel posted it.
+        account_done(io, sim::max(t0 + cost, io.kernel_done));
+        io.state = IoU::State::FREE;
+        free_ious_.push_back(idx);
+    }
+    nr_done_ -= n;
+    res_.depth.complete[batch_bucket(n)] += 1;
+    ++res_.depth.complete_calls;
+    return cost;
+}
+
+void JobThread::account_done(IoU& io, Time done) {
+    ++completed_;
+    last_done_ = done;
+    if (done < ramp_end_)
+        return;
+    report::DirResult& d = res_.dir[io.ddir];
+    d.io_bytes += io.len;
+    ++d.total_ios;
+    d.add_clat(static_cast<uint64_t>((done - io.issue_time).count()));
+    d.lat.add(static_cast<double>((done - io.start_time).count()));
+    if (!is_sync())
+        d.slat.add(static_cast<double>((io.issue_time - io.start_time).count()));
+    bw_[io.ddir].add(done, io.len);
+    iops_[io.ddir].add(done, 1);
+}
+
+void JobThread::finish(Time now) {
+    state_ = State::EXITED;
+    if (live_)
+        --*live_;
+    res_.runtime = now > ramp_end_ ? now - ramp_end_ : Duration();
+    for (unsigned d = 0; d < 2; ++d) {
+        bw_[d].roll(now);
+        iops_[d].roll(now);
+        if (res_.dir[d].total_ios > 0) {
+            res_.dir[d].bw_samples = bw_[d].samples();
+            res_.dir[d].iops_samples = iops_[d].samples();
+        }
+    }
+}
+
+}  // namespace blksim::workload

@@ -1,0 +1,111 @@
+// One fio job thread (a numjobs clone) with its I/O engine, running on one CPU.
+//
+// The thread works in steps (cpu::Task): each step is the CPU time of one pass of fio's
+// main loop — reap what the kernel completed, prepare and submit the next batch — booked on
+// its core. What a step does to the block layer happens at the step's end, in step_done():
+// the plug is flushed there, so a request reaches the driver when the syscall path that
+// carries it has run. Between steps the thread may sleep: in pread / io_getevents for
+// completions, or in the block layer for a tag.
+//
+// Engines (fio's semantics):
+//   psync     one I/O per pread/pwrite; the thread sleeps until it completes (unless the
+//             driver completes it inline), then issues the next.
+//   libaio    up to iodepth io_us in flight; io_submit() per iodepth_batch_submit io_us;
+//   io_uring  when the queue is full, wait for iodepth_batch_complete_min completions and
+//             reap up to iodepth_batch_complete_max. Completions are read from the shared
+//             ring without a syscall when present (libaio's user_io_getevents, the CQ ring).
+// libaio and io_uring differ here only in their cost profile entries.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/blkmq/request.h"
+#include "models/blkmq/request_queue.h"
+#include "models/blkmq/tags.h"
+#include "models/cpu/cpu.h"
+#include "models/cpu/cpu_config.h"
+#include "models/report/job_result.h"
+#include "models/workload/io_u.h"
+#include "models/workload/job_config.h"
+#include "sim/event_queue.h"
+#include "sim/random.h"
+#include "sim/stats.h"
+
+namespace blksim::workload {
+
+class JobThread final : public cpu::Task, public blkmq::TagWaiter, public blkmq::EndIo {
+public:
+    JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
+              cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::CpuCosts& costs,
+              report::JobResult& result, sim::Duration bw_avg_time);
+    JobThread(const JobThread&) = delete;
+    JobThread& operator=(const JobThread&) = delete;
+
+    // Start at `t`; *live is decremented when the thread exits.
+    void start(sim::Time t, uint32_t* live);
+    bool exited() const { return state_ == State::EXITED; }
+    uint64_t submitted() const { return submitted_; }
+    uint64_t completed() const { return completed_; }
+    uint32_t in_kernel() const { return in_kernel_; }
+
+    void run_step(sim::Time now) override;            // cpu::Task
+    void tag_wakeup(sim::Time now) override;          // blkmq::TagWaiter
+    void end_io(blkmq::Request* rq, sim::Time now) override;  // blkmq::EndIo
+
+private:
+    enum class State : uint8_t { NEW, RUNNING, SLEEP_IO, SLEEP_TAG, EXITED };
+
+    void wakeup_event(uint64_t);
+    void step_done(uint64_t);
+    void schedule_wakeup(sim::Time when);
+    bool done_issuing(sim::Time now) const;
+    bool is_sync() const { return cfg_.ioengine == IoEngine::PSYNC; }
+
+    // fio side
+    uint32_t prep_io_u(sim::Time now);             // picks offset/len/ddir; returns index
+    sim::Duration reap(sim::Time t0, uint32_t max);
+    void account_done(IoU& io, sim::Time done);
+    // kernel side
+    bool submit_one(uint32_t idx, sim::Time now);  // bio → request → plug; false: no tag
+    void finish(sim::Time now);
+
+    sim::EventQueue& eq_;
+    const JobConfig& cfg_;
+    cpu::Cpu& cpu_;
+    blkmq::RequestQueue& q_;
+    const cpu::CpuCosts& costs_;
+    report::JobResult& res_;
+    sim::Rng rng_offsets_, rng_ddir_;
+
+    State state_ = State::NEW;
+    std::vector<IoU> ious_;
+    std::vector<uint32_t> free_ious_;
+    uint32_t done_head_ = 0, done_tail_ = 0;  // completion ring (index + 1)
+    uint32_t nr_done_ = 0;                    // completions posted, not reaped
+    uint32_t in_kernel_ = 0;                  // io_us the kernel owns
+    uint32_t wait_min_ = 0;                   // completions the sleeping thread waits for
+
+    // The submit batch of the current io_submit / io_uring_enter / pread.
+    std::vector<uint32_t> batch_;
+    uint32_t batch_pos_ = 0;                  // first io_u of the batch not yet submitted
+    uint32_t step_first_ = 0;                 // first io_u submitted by the current step
+    bool batch_syscall_charged_ = false;
+    blkmq::RequestList plug_;
+    bool tag_wait_ = false;                   // asleep (or going to sleep) for a tag
+    bool woken_ = false;                      // next step pays a context switch
+
+    // Region and progress.
+    uint64_t region_start_ = 0, region_len_ = 0;
+    uint64_t next_seq_offset_[2] = {0, 0};
+    uint64_t min_bs_ = 0;
+    uint64_t issued_bytes_ = 0, issued_ios_ = 0;
+    uint64_t submitted_ = 0, completed_ = 0;
+    sim::Time start_, ramp_end_, end_time_;
+    sim::Time last_done_;
+    sim::Duration bw_avg_time_;
+    uint32_t* live_ = nullptr;
+    sim::IntervalSampler bw_[2], iops_[2];
+};
+
+}  // namespace blksim::workload

@@ -1,0 +1,124 @@
+#include "sim/event_queue.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+namespace blksim::sim {
+
+EventQueue::EventQueue() {
+    heap_.reserve(1024);
+    lane_.resize(1024);
+}
+
+void EventQueue::schedule(Time when, EventFn fn, void* obj, uint64_t arg) {
+    if (when < now_) {
+        // Time never goes backwards: scheduling into the past is a model bug.
+        std::fprintf(stderr, "blksim: invariant violated: event scheduled at %lld ns < now %lld ns\n",
+                     static_cast<long long>(when.ns()), static_cast<long long>(now_.ns()));
+        std::abort();
+    }
+    Event e{when, seq_++, fn, obj, arg};
+    if (when == now_)
+        lane_push(e);
+    else
+        heap_push(e);
+}
+
+void EventQueue::lane_push(const Event& e) {
+    if (lane_tail_ - lane_head_ == lane_.size()) {
+        std::vector<Event> bigger(lane_.size() * 2);
+        std::size_t n = lane_tail_ - lane_head_;
+        for (std::size_t i = 0; i < n; ++i)
+            bigger[i] = lane_[(lane_head_ + i) & (lane_.size() - 1)];
+        lane_ = std::move(bigger);
+        lane_head_ = 0;
+        lane_tail_ = n;
+    }
+    lane_[lane_tail_++ & (lane_.size() - 1)] = e;
+}
+
+// 4-ary heap: shallower than binary, and the four children share a cache line or two.
+void EventQueue::heap_push(const Event& e) {
+    std::size_t i = heap_.size();
+    heap_.push_back(e);
+    while (i > 0) {
+        std::size_t parent = (i - 1) / 4;
+        if (!before(e, heap_[parent]))
+            break;
+        heap_[i] = heap_[parent];
+        i = parent;
+    }
+    heap_[i] = e;
+}
+
+Event EventQueue::heap_pop() {
+    Event top = heap_[0];
+    Event last = heap_.back();
+    heap_.pop_back();
+    std::size_t n = heap_.size();
+    if (n == 0)
+        return top;
+    std::size_t i = 0;
+    for (;;) {
+        std::size_t c = 4 * i + 1;
+        if (c >= n)
+            break;
+        std::size_t best = c;
+        std::size_t end = c + 4 < n ? c + 4 : n;
+        for (std::size_t k = c + 1; k < end; ++k)
+            if (before(heap_[k], heap_[best]))
+                best = k;
+        if (!before(heap_[best], last))
+            break;
+        heap_[i] = heap_[best];
+        i = best;
+    }
+    heap_[i] = last;
+    return top;
+}
+
+bool EventQueue::pop_next(Event& out) {
+    if (!heap_.empty() && heap_[0].when == now_) {
+        out = heap_pop();
+        return true;
+    }
+    if (lane_head_ != lane_tail_) {
+        out = lane_[lane_head_++ & (lane_.size() - 1)];
+        return true;
+    }
+    if (heap_.empty())
+        return false;
+    out = heap_pop();
+    return true;
+}
+
+bool EventQueue::run_one() {
+    Event e;
+    if (!pop_next(e))
+        return false;
+    now_ = e.when;
+    ++processed_;
+    e.fn(e.obj, e.arg);
+    return true;
+}
+
+void EventQueue::run_until(Time limit) {
+    stopped_ = false;
+    while (!stopped_) {
+        Time next;
+        if (lane_head_ != lane_tail_)
+            next = now_;
+        else if (!heap_.empty())
+            next = heap_[0].when;
+        else
+            break;
+        if (next > limit)
+            break;
+        run_one();
+    }
+    if (!stopped_ && now_ < limit && limit != Time::never())
+        now_ = limit;
+}
+
+}  // namespace blksim::sim

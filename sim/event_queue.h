@@ -1,0 +1,81 @@
+// The pending-event set of the discrete-event kernel.
+//
+// Events are 40-byte records {when, seq, fn, obj, arg} kept by value: no allocation per
+// event once the containers have grown to the run's peak. Order is (when, seq), seq being
+// the insertion counter, so events at equal times fire in the order they were scheduled,
+// on any machine.
+//
+// Two lanes (as OMNeT++'s cEventHeap does): events scheduled for the current instant go to
+// a FIFO ring, everything else to a 4-ary min-heap. Every heap event due now was inserted
+// before the clock reached now, so it has a smaller seq than anything in the ring: firing
+// heap-at-now first, then the ring, preserves (when, seq) order exactly.
+//
+// Cancellation is not done here; see Timer (generation counter) in timer.h.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace blksim::sim {
+
+using EventFn = void (*)(void* obj, uint64_t arg);
+
+struct Event {
+    Time when;
+    uint64_t seq;
+    EventFn fn;
+    void* obj;
+    uint64_t arg;
+};
+
+class EventQueue {
+public:
+    EventQueue();
+
+    Time now() const { return now_; }
+    uint64_t events_processed() const { return processed_; }
+    std::size_t pending() const { return heap_.size() + (lane_tail_ - lane_head_); }
+    bool empty() const { return pending() == 0; }
+
+    // Schedule fn(obj, arg) at `when` (>= now; an earlier time is a model bug and aborts).
+    void schedule(Time when, EventFn fn, void* obj, uint64_t arg = 0);
+
+    // Member-function convenience: q.at<&Foo::bar>(t, foo, arg) calls foo->bar(arg).
+    template <auto Method, class C>
+    void at(Time when, C* obj, uint64_t arg = 0) {
+        schedule(when, &trampoline<Method, C>, obj, arg);
+    }
+
+    // Fire the next event; false when nothing is pending.
+    bool run_one();
+    // Fire events while the next one is at or before `limit`; the clock ends at `limit`
+    // (or earlier if stop() was called or the queue ran dry).
+    void run_until(Time limit);
+    void stop() { stopped_ = true; }
+    bool stopped() const { return stopped_; }
+
+private:
+    template <auto Method, class C>
+    static void trampoline(void* obj, uint64_t arg) {
+        (static_cast<C*>(obj)->*Method)(arg);
+    }
+    static bool before(const Event& a, const Event& b) {
+        return a.when < b.when || (a.when == b.when && a.seq < b.seq);
+    }
+    void heap_push(const Event& e);
+    Event heap_pop();
+    bool pop_next(Event& out);
+    void lane_push(const Event& e);
+
+    std::vector<Event> heap_;
+    std::vector<Event> lane_;  // power-of-two ring buffer
+    std::size_t lane_head_ = 0, lane_tail_ = 0;
+    Time now_;
+    uint64_t seq_ = 0;
+    uint64_t processed_ = 0;
+    bool stopped_ = false;
+};
+
+}  // namespace blksim::sim

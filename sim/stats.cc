@@ -1,0 +1,79 @@
+#include "sim/stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace blksim::sim {
+
+void RunningStat::merge(const RunningStat& o) {
+    if (o.n_ == 0)
+        return;
+    if (n_ == 0) {
+        *this = o;
+        return;
+    }
+    // fio's sum_stat(): the same arithmetic, so merged figures print fio's last digits.
+    const double n1 = static_cast<double>(n_), n2 = static_cast<double>(o.n_);
+    const double delta = mean_ - o.mean_;
+    const double mean = (mean_ * n1 + o.mean_ * n2) / (n1 + n2);
+    m2_ = m2_ + o.m2_ + std::pow(delta, 2) * (n1 * n2) / (n1 + n2);
+    mean_ = mean;
+    n_ += o.n_;
+    min_ = std::min(min_, o.min_);
+    max_ = std::max(max_, o.max_);
+}
+
+unsigned LatencyHistogram::val_to_idx(uint64_t val) {
+    const unsigned msb = val == 0 ? 0 : 63u - static_cast<unsigned>(__builtin_clzll(val));
+    if (msb <= PLAT_BITS)
+        return static_cast<unsigned>(val);
+    const unsigned error_bits = msb - PLAT_BITS;
+    const unsigned base = (error_bits + 1) << PLAT_BITS;
+    const unsigned offset = (PLAT_VAL - 1) & static_cast<unsigned>(val >> error_bits);
+    return std::min(base + offset, PLAT_NR - 1);
+}
+
+uint64_t LatencyHistogram::idx_to_val(unsigned idx) {
+    if (idx < (PLAT_VAL << 1))
+        return idx;
+    const unsigned error_bits = (idx >> PLAT_BITS) - 1;
+    const uint64_t base = uint64_t{1} << (error_bits + PLAT_BITS);
+    const uint64_t k = idx % PLAT_VAL;
+    // fio: base + ((k + 0.5) * (1 << error_bits)), truncated to an integer.
+    return base + static_cast<uint64_t>((static_cast<double>(k) + 0.5) *
+                                        static_cast<double>(uint64_t{1} << error_bits));
+}
+
+void LatencyHistogram::merge(const LatencyHistogram& o) {
+    for (unsigned i = 0; i < PLAT_NR; ++i)
+        bins_[i] += o.bins_[i];
+    total_ += o.total_;
+}
+
+std::span<const double> LatencyHistogram::default_percentiles() {
+    static constexpr double list[] = {1.0,  5.0,  10.0, 20.0, 30.0, 40.0, 50.0,  60.0,  70.0,
+                                      80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99};
+    return list;
+}
+
+std::vector<uint64_t> LatencyHistogram::percentiles(std::span<const double> plist) const {
+    std::vector<uint64_t> out(plist.size(), 0);
+    if (total_ == 0 || plist.empty())
+        return out;
+    // fio's calc_clat_percentiles(): walk the buckets, and every time the running count
+    // reaches p% of the total, the current bucket's midpoint is that percentile.
+    uint64_t sum = 0;
+    std::size_t j = 0;
+    for (unsigned i = 0; i < PLAT_NR && j < plist.size(); ++i) {
+        sum += bins_[i];
+        while (j < plist.size() &&
+               static_cast<long double>(sum) >=
+                   static_cast<long double>(plist[j]) / 100.0L * static_cast<long double>(total_)) {
+            out[j] = idx_to_val(i);
+            ++j;
+        }
+    }
+    return out;
+}
+
+}  // namespace blksim::sim

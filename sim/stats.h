@@ -1,0 +1,109 @@
+// Streaming statistics. Memory is fixed whatever the number of samples.
+//
+// RunningStat follows fio's add_stat_sample(): Welford's update of mean and sum of squared
+// deviations, min, max and count, so that mean/stddev print the same digits fio would.
+// LatencyHistogram is fio's log-linear layout (stat.h: FIO_IO_U_PLAT_BITS = 6,
+// FIO_IO_U_PLAT_GROUP_NR = 29, 1856 buckets over nanoseconds): values below 128 ns have a
+// bucket each, then every power-of-two range is split into 64 buckets, giving <= 1/64
+// relative error. Percentiles are computed as fio's calc_clat_percentiles() does, from
+// bucket midpoints.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace blksim::sim {
+
+class RunningStat {
+public:
+    void add(double v) {
+        if (n_ == 0 || v < min_)
+            min_ = v;
+        if (n_ == 0 || v > max_)
+            max_ = v;
+        const double delta = v - mean_;
+        if (delta != 0.0) {
+            mean_ += delta / (static_cast<double>(n_) + 1.0);
+            m2_ += delta * (v - mean_);
+        }
+        ++n_;
+    }
+    // Combine two independent streams (fio's sum_stat(), Chan et al. parallel update).
+    void merge(const RunningStat& o);
+
+    uint64_t count() const { return n_; }
+    double mean() const { return n_ ? mean_ : 0.0; }
+    double min() const { return n_ ? min_ : 0.0; }
+    double max() const { return n_ ? max_ : 0.0; }
+    double sum() const { return mean_ * static_cast<double>(n_); }
+    double stddev() const { return n_ > 1 ? std::sqrt(m2_ / static_cast<double>(n_ - 1)) : 0.0; }
+
+private:
+    uint64_t n_ = 0;
+    double mean_ = 0.0, m2_ = 0.0, min_ = 0.0, max_ = 0.0;
+};
+
+class LatencyHistogram {
+public:
+    static constexpr unsigned PLAT_BITS = 6;
+    static constexpr unsigned PLAT_VAL = 1u << PLAT_BITS;
+    static constexpr unsigned PLAT_GROUP_NR = 29;
+    static constexpr unsigned PLAT_NR = PLAT_GROUP_NR * PLAT_VAL;  // 1856
+
+    static unsigned val_to_idx(uint64_t val);
+    static uint64_t idx_to_val(unsigned idx);  // bucket midpoint, as fio reports it
+
+    void add(uint64_t ns) {
+        ++bins_[val_to_idx(ns)];
+        ++total_;
+    }
+    void merge(const LatencyHistogram& o);
+    uint64_t total() const { return total_; }
+    uint64_t bin(unsigned idx) const { return bins_[idx]; }
+
+    // fio's default percentile list: 1 5 10 20 30 40 50 60 70 80 90 95 99 99.5 99.9 99.95 99.99
+    static std::span<const double> default_percentiles();
+    // One value (ns) per requested percentile, `plist` ascending as fio sorts it; all zero
+    // when the histogram is empty. The thresholds are computed in long double as fio does,
+    // so results are fio's on x86-64 (80-bit long double) — see docs/model.md.
+    std::vector<uint64_t> percentiles(std::span<const double> plist) const;
+
+private:
+    std::array<uint64_t, PLAT_NR> bins_{};
+    uint64_t total_ = 0;
+};
+
+// Per-interval accumulation (fio's bw/iops logging at bwavgtime/iopsavgtime): adds are
+// summed into the current window; each closed window contributes one sample of
+// sum/window-length (per second) to `samples`.
+class IntervalSampler {
+public:
+    IntervalSampler() = default;
+    IntervalSampler(Time start, Duration interval) : next_(start + interval), interval_(interval) {}
+    void add(Time now, uint64_t amount) {
+        roll(now);
+        acc_ += amount;
+    }
+    // Close every window that ended at or before `now`.
+    void roll(Time now) {
+        while (interval_.count() > 0 && now >= next_) {
+            samples_.add(static_cast<double>(acc_) / interval_.seconds());
+            acc_ = 0;
+            next_ += interval_;
+        }
+    }
+    const RunningStat& samples() const { return samples_; }
+
+private:
+    Time next_;
+    Duration interval_;
+    uint64_t acc_ = 0;
+    RunningStat samples_;
+};
+
+}  // namespace blksim::sim

@@ -1,0 +1,1181 @@
+#include "tools/scenario/scenario.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <type_traits>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+// GCC 12 at -O2/-O3 reports a false -Wrestrict inside valijson's string handling
+// (json_pointer.hpp, validation_visitor.hpp); keep it from failing -Werror builds.
+#pragma GCC diagnostic push
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+#pragma GCC diagnostic pop
+
+#include "tools/scenario/units.h"
+
+namespace blksim::scenario {
+
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------------------------------
+// The names a scenario may use, one table per kind. scenarios/schema.json lists the same
+// names in its enums (test_scenario.cc checks that the two agree).
+
+constexpr std::string_view kSchedulers[] = {"none"};
+
+struct EngineName {
+    std::string_view name;
+    workload::IoEngine engine;
+};
+constexpr EngineName kEngines[] = {
+    {"psync", workload::IoEngine::PSYNC},  {"pvsync", workload::IoEngine::PSYNC},
+    {"sync", workload::IoEngine::PSYNC},   {"libaio", workload::IoEngine::LIBAIO},
+    {"io_uring", workload::IoEngine::IO_URING},
+};
+
+struct RwName {
+    std::string_view name;
+    workload::RwPattern rw;
+};
+constexpr RwName kRwPatterns[] = {
+    {"read", workload::RwPattern::READ},           {"write", workload::RwPattern::WRITE},
+    {"randread", workload::RwPattern::RANDREAD},   {"randwrite", workload::RwPattern::RANDWRITE},
+    {"rw", workload::RwPattern::RW},               {"readwrite", workload::RwPattern::RW},
+    {"randrw", workload::RwPattern::RANDRW},
+};
+
+// The fio options a job (or global) may carry. `canonical` names the option an alias
+// stands for; `integer` options also accept a string of digits, as in a fio job file.
+struct FioOption {
+    std::string_view name;
+    std::string_view canonical;
+    bool integer = false;
+};
+constexpr FioOption kFioOptions[] = {
+    {"name", "name"},
+    {"device", "device"},
+    {"filename", "filename"},
+    {"ioengine", "ioengine"},
+    {"rw", "rw"},
+    {"readwrite", "rw"},
+    {"rwmixread", "rwmixread", true},
+    {"rwmixwrite", "rwmixread", true},  // stored as rwmixread = 100 - value, as fio does
+    {"bs", "bs"},
+    {"blocksize", "bs"},
+    {"size", "size"},
+    {"offset", "offset"},
+    {"numjobs", "numjobs", true},
+    {"iodepth", "iodepth", true},
+    {"iodepth_batch_submit", "iodepth_batch_submit", true},
+    {"iodepth_batch", "iodepth_batch_submit", true},
+    {"iodepth_batch_complete_min", "iodepth_batch_complete_min", true},
+    {"iodepth_batch_complete", "iodepth_batch_complete_min", true},
+    {"iodepth_batch_complete_max", "iodepth_batch_complete_max", true},
+    {"runtime", "runtime"},
+    {"time_based", "time_based"},
+    {"ramp_time", "ramp_time"},
+    {"number_ios", "number_ios", true},
+    {"randseed", "randseed", true},
+    {"direct", "direct"},
+    {"cpus_allowed", "cpus_allowed"},
+    {"thread", "thread"},
+    {"group_reporting", "group_reporting"},
+    {"new_group", "new_group"},
+    {"stonewall", "stonewall"},
+    {"wait_for_previous", "stonewall"},
+    {"ioscheduler", "ioscheduler"},
+    {"kb_base", "kb_base"},
+};
+
+const FioOption* find_fio_option(std::string_view name) {
+    for (const FioOption& o : kFioOptions)
+        if (o.name == name) return &o;
+    return nullptr;
+}
+
+// CpuCosts fields by their JSON name.
+struct CostField {
+    std::string_view name;
+    sim::Duration cpu::CpuCosts::*member;
+};
+constexpr CostField kCostFields[] = {
+    {"syscall", &cpu::CpuCosts::syscall},         {"io_prep", &cpu::CpuCosts::io_prep},
+    {"bio_submit", &cpu::CpuCosts::bio_submit},   {"rq_alloc", &cpu::CpuCosts::rq_alloc},
+    {"plug", &cpu::CpuCosts::plug},               {"queue_rq", &cpu::CpuCosts::queue_rq},
+    {"irq", &cpu::CpuCosts::irq},                 {"softirq", &cpu::CpuCosts::softirq},
+    {"complete_rq", &cpu::CpuCosts::complete_rq}, {"io_complete", &cpu::CpuCosts::io_complete},
+    {"reap", &cpu::CpuCosts::reap},               {"context_switch", &cpu::CpuCosts::context_switch},
+};
+
+// Limits that are checked by the decoder (the schema cannot express them, or only for
+// JSON numbers and not for strings such as "4k").
+constexpr uint64_t kMinBs = 512;
+constexpr uint64_t kMaxBs = 128ULL << 20;
+constexpr uint64_t kMaxThreads = 4096;  // sum of numjobs over all jobs
+constexpr sim::Duration kMaxRuntime = sim::Duration::ns(365LL * 86400 * 1'000'000'000);
+constexpr sim::Duration kMaxCost = sim::Duration::ns(1'000'000'000);  // 1 s per step is a unit mistake
+constexpr uint64_t kNullBlkGb = 1000ULL * 1000 * 1000;  // null_blk's "gb" is 10^9 bytes
+
+// ---------------------------------------------------------------------------------------
+// Small helpers.
+
+template <class Range>
+std::string join(const Range& items, std::string_view sep = ", ") {
+    std::string out;
+    for (const auto& item : items) {
+        if (!out.empty()) out += sep;
+        out += item;
+    }
+    return out;
+}
+
+std::string squote(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// JSON pointers (RFC 6901) name the offending value in every message.
+std::string pointer_token(std::string_view key) {
+    std::string out;
+    for (char c : key) {
+        if (c == '~') out += "~0";
+        else if (c == '/') out += "~1";
+        else out += c;
+    }
+    return out;
+}
+std::string child(const std::string& ptr, std::string_view key) { return ptr + "/" + pointer_token(key); }
+std::string child(const std::string& ptr, size_t index) { return ptr + "/" + std::to_string(index); }
+
+// A JSON value as a user would have typed it, shortened for messages.
+std::string brief(const json& v) {
+    std::string s = v.dump();
+    if (s.size() > 60) s = s.substr(0, 57) + "...";
+    return s;
+}
+
+std::string plural(size_t n, std::string_view word) {
+    return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+}
+
+// ---------------------------------------------------------------------------------------
+// Error reporting: every message is "<file>: <json path>: <what is wrong>".
+
+class Reporter {
+public:
+    explicit Reporter(std::string file) : file_(std::move(file)) {}
+
+    const std::string& file() const { return file_; }
+
+    // Remembers that the value at ptr came from a --set, so that errors about it say so.
+    void note_set(const std::string& ptr, const std::string& set) { sets_.emplace_back(ptr, set); }
+
+    [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const {
+        std::string where = ptr.empty() ? "(top level)" : ptr;
+        std::string text = file_ + ": " + where + ": " + msg;
+        for (const auto& [set_ptr, set] : sets_)
+            if (ptr == set_ptr || ptr.starts_with(set_ptr + "/")) text += " (value from --set " + set + ")";
+        throw ScenarioError(text);
+    }
+    [[noreturn]] void fail_file(const std::string& msg) const { throw ScenarioError(file_ + ": " + msg); }
+
+private:
+    std::string file_;
+    std::vector<std::pair<std::string, std::string>> sets_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Reading JSON. Comments are allowed (scenarios are hand-written and deserve them);
+// duplicate keys are refused, because JSON parsers silently keep the last one and a
+// repeated "iodepth" is a classic way to run a different test than the one intended.
+
+class DuplicateKeyFinder {
+public:
+    struct Duplicate {
+        std::string ptr;
+    };
+
+    bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+        switch (event) {
+            case json::parse_event_t::object_start:
+            case json::parse_event_t::array_start:
+                element_started();
+                stack_.push_back({event == json::parse_event_t::array_start, 0, {}, {}});
+                break;
+            case json::parse_event_t::object_end:
+            case json::parse_event_t::array_end:
+                stack_.pop_back();
+                break;
+            case json::parse_event_t::key: {
+                Frame& top = stack_.back();
+                top.key = parsed.get<std::string>();
+                if (!top.keys.insert(top.key).second) throw Duplicate{path()};
+                break;
+            }
+            case json::parse_event_t::value:
+                element_started();
+                break;
+        }
+        return true;
+    }
+
+private:
+    struct Frame {
+        bool is_array;
+        size_t next_index;
+        std::string key;
+        std::set<std::string> keys;
+    };
+
+    void element_started() {
+        if (!stack_.empty() && stack_.back().is_array) ++stack_.back().next_index;
+    }
+    std::string path() const {
+        std::string ptr;
+        for (const Frame& f : stack_)
+            ptr = f.is_array ? child(ptr, f.next_index - 1) : child(ptr, f.key);
+        return ptr;
+    }
+
+    std::vector<Frame> stack_;
+};
+
+json parse_json(std::string_view text, const Reporter& rep) {
+    DuplicateKeyFinder finder;
+    try {
+        return json::parse(text.begin(), text.end(), std::ref(finder), /*allow_exceptions=*/true,
+                           /*ignore_comments=*/true);
+    } catch (const DuplicateKeyFinder::Duplicate& d) {
+        rep.fail(d.ptr, "duplicate key (each key may appear only once in an object)");
+    } catch (const json::parse_error& e) {
+        // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
+        std::string msg = e.what();
+        if (const size_t p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+        rep.fail_file("invalid JSON: " + msg);
+    }
+}
+
+std::string read_text_file(const fs::path& path, const Reporter& rep, std::string_view what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::error_code ec;
+        const bool exists = fs::exists(path, ec);
+        rep.fail_file("cannot read " + std::string(what) + ": " +
+                      (exists ? "permission denied or not a file" : "no such file"));
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// ---------------------------------------------------------------------------------------
+// --set overrides: "jobs.0.iodepth=16". Applied to the JSON before validation, so that a
+// bad value is reported exactly like one written in the file.
+
+void apply_set(json& doc, const std::string& set, Reporter& rep) {
+    const auto set_error = [&](const std::string& msg) {
+        throw ScenarioError(rep.file() + ": --set " + squote(set) + ": " + msg);
+    };
+    const size_t eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) set_error("expected path=value, e.g. jobs.0.iodepth=16");
+
+    const std::string path = set.substr(0, eq);
+    const std::string text = set.substr(eq + 1);
+    json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) value = text;  // not JSON: a string such as 4k or 1s
+
+    std::vector<std::string> tokens;
+    for (size_t start = 0;;) {
+        const size_t dot = path.find('.', start);
+        tokens.push_back(path.substr(start, dot - start));
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+
+    json* node = &doc;
+    std::string ptr, dotted;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        const std::string& tok = tokens[i];
+        const bool last = i + 1 == tokens.size();
+        if (tok.empty()) set_error("empty component in path " + squote(path));
+        const std::string here = dotted.empty() ? std::string("the document") : squote(dotted);
+        if (node->is_object()) {
+            if (!last && !node->contains(tok))
+                set_error(squote(dotted.empty() ? tok : dotted + "." + tok) +
+                          " does not exist (only the last component of a --set path may be new)");
+            node = &(*node)[tok];
+            ptr = child(ptr, tok);
+        } else if (node->is_array()) {
+            if (!std::all_of(tok.begin(), tok.end(), [](char c) { return c >= '0' && c <= '9'; }))
+                set_error(squote(tok) + " is not an index, and " + here + " is an array");
+            const size_t index = std::stoul(tok);
+            if (index >= node->size())
+                set_error("index " + tok + " is out of range: " + here + " has " +
+                          plural(node->size(), "element"));
+            node = &(*node)[index];
+            ptr = child(ptr, index);
+        } else {
+            set_error(here + " is " + std::string(node->type_name()) + ", not an object or array");
+        }
+        dotted = dotted.empty() ? tok : dotted + "." + tok;
+    }
+    *node = std::move(value);
+    rep.note_set(ptr, set);
+}
+
+// fio job files carry every value as a string ("iodepth=32"); accept "32" for integer
+// options by turning it into a number before validation, so that the schema's ranges
+// apply to it too.
+// fio's integer syntax without suffix: decimal digits or 0x-hex (the schema's pattern).
+bool is_fio_integer(const std::string& t) {
+    const auto all = [](auto first, auto last, int (*pred)(int)) {
+        return first != last && std::all_of(first, last, [&](char c) { return pred(static_cast<unsigned char>(c)) != 0; });
+    };
+    if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) return all(t.begin() + 2, t.end(), std::isxdigit);
+    return all(t.begin(), t.end(), std::isdigit);
+}
+
+void integers_from_strings(json& options, const std::string& ptr, const Reporter& rep) {
+    if (!options.is_object()) return;
+    for (auto& [key, value] : options.items()) {
+        const FioOption* opt = find_fio_option(key);
+        if (!opt || !opt->integer || !value.is_string()) continue;
+        const std::string text = value.get<std::string>();
+        if (!is_fio_integer(text)) continue;  // left for the schema to report
+        try {
+            value = units::parse_uint(text);
+        } catch (const units::ValueError& e) {
+            rep.fail(child(ptr, key), e.what());  // too large for 64 bits
+        }
+    }
+}
+
+void normalize_fio_sections(json& doc, const Reporter& rep) {
+    if (!doc.is_object()) return;
+    if (doc.contains("global")) integers_from_strings(doc["global"], "/global", rep);
+    if (doc.contains("jobs") && doc["jobs"].is_array())
+        for (size_t i = 0; i < doc["jobs"].size(); ++i)
+            integers_from_strings(doc["jobs"][i], child("/jobs", i), rep);
+}
+
+// ---------------------------------------------------------------------------------------
+// Schema validation with one clear message. valijson reports a chain of errors from the
+// root down to the offending value, in terms of schema keywords; the message here is built
+// from the deepest error's location, the value found there and the schema's constraints
+// at that location (types, enum, range, description), so it says what is allowed.
+
+class SchemaExplainer {
+public:
+    explicit SchemaExplainer(const json& root) : root_(root) {}
+
+    struct Explanation {
+        std::string unknown_key;  // set for an unknown key: the message points at the key itself
+        std::string message;
+    };
+
+    Explanation explain(const json& doc, const std::vector<std::string>& tokens,
+                        const std::string& valijson_message) const {
+        std::vector<const json*> nodes;
+        expand(root_, nodes, 0);
+        const json* value = &doc;
+        for (const std::string& tok : tokens) {
+            nodes = step(nodes, tok, value->is_array());
+            value = element(*value, tok);
+            if (!value) return {"", valijson_message};  // valijson's paths always exist; be safe
+        }
+        return describe(*value, nodes, valijson_message);
+    }
+
+private:
+    static const json* element(const json& v, const std::string& tok) {
+        if (v.is_object()) return v.contains(tok) ? &v[tok] : nullptr;
+        if (!v.is_array() || tok.empty() || !std::all_of(tok.begin(), tok.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return nullptr;
+        const size_t i = std::stoul(tok);
+        return i < v.size() ? &v[i] : nullptr;
+    }
+
+    // The subschemas that apply at a node: itself plus what $ref, allOf, anyOf, oneOf,
+    // then and else lead to ("if" is only a condition).
+    void expand(const json& node, std::vector<const json*>& out, int depth) const {
+        if (!node.is_object() || depth > 16) return;
+        out.push_back(&node);
+        if (node.contains("$ref") && node["$ref"].is_string()) {
+            const std::string ref = node["$ref"].get<std::string>();
+            if (ref.starts_with("#")) {
+                const json::json_pointer p(ref.substr(1));
+                if (root_.contains(p)) expand(root_.at(p), out, depth + 1);
+            }
+        }
+        for (const char* key : {"allOf", "anyOf", "oneOf"})
+            if (node.contains(key) && node[key].is_array())
+                for (const json& sub : node[key]) expand(sub, out, depth + 1);
+        for (const char* key : {"then", "else"})
+            if (node.contains(key)) expand(node[key], out, depth + 1);
+    }
+
+    std::vector<const json*> step(const std::vector<const json*>& nodes, const std::string& tok,
+                                  bool in_array) const {
+        std::vector<const json*> out;
+        for (const json* n : nodes) {
+            if (in_array) {
+                if (n->contains("items")) expand((*n)["items"], out, 0);
+            } else if (n->contains("properties") && (*n)["properties"].contains(tok)) {
+                expand((*n)["properties"][tok], out, 0);
+            } else if (n->contains("additionalProperties") && (*n)["additionalProperties"].is_object()) {
+                expand((*n)["additionalProperties"], out, 0);
+            }
+        }
+        return out;
+    }
+
+    // First value of a keyword among the applicable subschemas.
+    static const json* keyword(const std::vector<const json*>& nodes, const char* key) {
+        for (const json* n : nodes)
+            if (n->contains(key)) return &(*n)[key];
+        return nullptr;
+    }
+
+    static std::vector<std::string> property_names(const std::vector<const json*>& nodes) {
+        std::set<std::string> names;
+        for (const json* n : nodes)
+            if (n->contains("properties"))
+                for (const auto& [k, v] : (*n)["properties"].items())
+                    if (k != "$schema") names.insert(k);
+        return {names.begin(), names.end()};
+    }
+
+    const json* property_schema_description(const std::vector<const json*>& nodes,
+                                            const std::string& key) const {
+        for (const json* n : nodes)
+            if (n->contains("properties") && (*n)["properties"].contains(key)) {
+                std::vector<const json*> sub;
+                expand((*n)["properties"][key], sub, 0);
+                if (const json* d = keyword(sub, "description")) return d;
+            }
+        return nullptr;
+    }
+
+    bool is_fio_section(const std::vector<const json*>& nodes) const {
+        const json::json_pointer p("/definitions/fio_options");
+        if (!root_.contains(p)) return false;
+        const json* fio = &root_.at(p);
+        return std::find(nodes.begin(), nodes.end(), fio) != nodes.end();
+    }
+
+    // Schema descriptions can run long; the first sentence is enough in a message.
+    static std::string first_sentence(const std::string& text) {
+        const size_t end = text.find(". ");
+        return end == std::string::npos ? text : text.substr(0, end);
+    }
+
+    static std::string value_type(const json& v) {
+        if (v.is_number_integer()) return "integer";
+        if (v.is_number()) return "number";
+        return v.type_name();  // string, boolean, object, array, null
+    }
+
+    static std::string type_phrase(const std::string& t) {
+        if (t == "integer") return "an integer";
+        if (t == "object") return "an object";
+        if (t == "array") return "an array";
+        if (t == "boolean") return "true or false";
+        return "a " + t;
+    }
+
+    static bool type_allowed(const json& types, const json& v) {
+        const std::string t = value_type(v);
+        const auto ok = [&](const json& x) { return x == t || (x == "number" && t == "integer"); };
+        if (types.is_string()) return ok(types);
+        return std::any_of(types.begin(), types.end(), ok);
+    }
+
+    Explanation describe(const json& v, const std::vector<const json*>& nodes,
+                         const std::string& valijson_message) const {
+        // Unknown key: valijson names it at the end of its message.
+        if (valijson_message.find("Object contains a property") != std::string::npos) {
+            const size_t close = valijson_message.rfind('\'');
+            const size_t open = valijson_message.rfind('\'', close - 1);
+            const std::string key = valijson_message.substr(open + 1, close - open - 1);
+            if (is_fio_section(nodes))
+                return {key, "unknown fio option " + squote(key) + " (supported: " + join(property_names(nodes)) + ")"};
+            return {key, "unknown key " + squote(key) + " (allowed: " + join(property_names(nodes)) + ")"};
+        }
+        return {"", describe_value(v, nodes, valijson_message)};
+    }
+
+    std::string describe_value(const json& v, const std::vector<const json*>& nodes,
+                               const std::string& valijson_message) const {
+        const json* desc = keyword(nodes, "description");
+        const std::string hint = desc ? " (" + first_sentence(desc->get<std::string>()) + ")" : "";
+        if (valijson_message.starts_with("Missing required property '")) {
+            const size_t open = valijson_message.find('\'');
+            const std::string key = valijson_message.substr(open + 1, valijson_message.rfind('\'') - open - 1);
+            const json* d = property_schema_description(nodes, key);
+            return "missing required key " + squote(key) + (d ? " (" + first_sentence(d->get<std::string>()) + ")" : "");
+        }
+
+        if (const json* types = keyword(nodes, "type"); types && !type_allowed(*types, v)) {
+            std::vector<std::string> phrases;
+            for (const json& t : types->is_array() ? *types : json::array({*types}))
+                phrases.push_back(type_phrase(t.get<std::string>()));
+            return "expected " + join(phrases, " or ") + ", got " + brief(v) + hint;
+        }
+        if (const json* e = keyword(nodes, "enum");
+            e && std::find(e->begin(), e->end(), v) == e->end()) {
+            // Plain names when all are strings (rw, ioengine); JSON otherwise, so that 1 and
+            // "1" can be told apart (fio bools).
+            const bool all_strings = std::all_of(e->begin(), e->end(), [](const json& x) { return x.is_string(); });
+            std::vector<std::string> allowed;
+            for (const json& x : *e) allowed.push_back(all_strings ? x.get<std::string>() : x.dump());
+            return brief(v) + " is not allowed here; expected one of: " + join(allowed);
+        }
+        if (v.is_number()) {
+            const json* lo = keyword(nodes, "minimum");
+            const json* hi = keyword(nodes, "maximum");
+            const double x = v.get<double>();
+            if ((lo && x < lo->get<double>()) || (hi && x > hi->get<double>())) {
+                const std::string range = lo && hi ? lo->dump() + ".." + hi->dump()
+                                        : lo       ? ">= " + lo->dump()
+                                                   : "<= " + hi->dump();
+                return v.dump() + " is out of range (allowed: " + range + ")";
+            }
+            if (const json* m = keyword(nodes, "multipleOf");
+                m && v.is_number_integer() && v.get<int64_t>() % m->get<int64_t>() != 0)
+                return v.dump() + " is not a multiple of " + m->dump();
+        }
+        if (v.is_string()) {
+            const std::string s = v.get<std::string>();
+            if (const json* ml = keyword(nodes, "minLength"); ml && s.size() < ml->get<size_t>())
+                return "must not be empty" + hint;
+            if (const json* p = keyword(nodes, "pattern");
+                p && !std::regex_search(s, std::regex(p->get<std::string>()))) {
+                // integer options take strings only as digits, as in a fio job file
+                const json* types = keyword(nodes, "type");
+                const bool integer = types && types->is_array() && std::find(types->begin(), types->end(), "integer") != types->end();
+                return squote(s) + (integer ? " is not an integer" : " is not valid here") + hint;
+            }
+        }
+        if (v.is_array()) {
+            if (const json* mi = keyword(nodes, "minItems"); mi && v.size() < mi->get<size_t>())
+                return "needs at least " + plural(mi->get<size_t>(), "element") + hint;
+        }
+        return valijson_message + hint;  // a constraint the explanations above do not cover
+    }
+
+    const json& root_;
+};
+
+class SchemaChecker {
+public:
+    // schema: a JSON Schema document; origin names it in errors about the schema itself.
+    SchemaChecker(json schema, const std::string& origin) : doc_(std::move(schema)) {
+        try {
+            valijson::SchemaParser parser;
+            valijson::adapters::NlohmannJsonAdapter adapter(doc_);
+            parser.populateSchema(adapter, schema_);
+        } catch (const std::exception& e) {
+            throw ScenarioError(origin + ": invalid JSON Schema: " + e.what());
+        }
+    }
+
+    void check(const json& doc, const Reporter& rep) const {
+        valijson::Validator validator(valijson::Validator::kStrongTypes);
+        valijson::ValidationResults results;
+        valijson::adapters::NlohmannJsonAdapter target(doc);
+        if (validator.validate(schema_, target, &results)) return;
+
+        const std::vector<valijson::ValidationResults::Error> errors(results.begin(), results.end());
+        const valijson::ValidationResults::Error& leaf = deepest(errors);
+        std::vector<std::string> tokens;
+        std::string ptr;
+        for (const std::string& c : leaf.context) {
+            if (c == "<root>") continue;
+            std::string tok = c.size() >= 2 && c.front() == '[' && c.back() == ']' ? c.substr(1, c.size() - 2) : c;
+            ptr = child(ptr, tok);
+            tokens.push_back(std::move(tok));
+        }
+        const SchemaExplainer::Explanation why = SchemaExplainer(doc_).explain(doc, tokens, leaf.description);
+        rep.fail(why.unknown_key.empty() ? ptr : child(ptr, why.unknown_key), why.message);
+    }
+
+    const json& document() const { return doc_; }
+
+private:
+    // The first error that no other error lies below: the offending value itself rather
+    // than the "failed to validate item #0" errors of its parents.
+    static const valijson::ValidationResults::Error& deepest(
+        const std::vector<valijson::ValidationResults::Error>& errors) {
+        const auto below = [](const auto& parent, const auto& e) {
+            return e.context.size() > parent.context.size() &&
+                   std::equal(parent.context.begin(), parent.context.end(), e.context.begin());
+        };
+        for (const auto& e : errors)
+            if (std::none_of(errors.begin(), errors.end(), [&](const auto& f) { return below(e, f); }))
+                return e;
+        return errors.front();
+    }
+
+    json doc_;
+    valijson::Schema schema_;
+};
+
+json load_schema_document(const std::string& base_dir) {
+    const fs::path path = fs::path(base_dir) / "schema.json";
+    const Reporter rep(path.string());
+    return parse_json(read_text_file(path, rep, "the scenario schema"), rep);
+}
+
+// The cost profile schema: the scenario schema's definitions, with cost_profile_file as root.
+json profile_schema(const json& scenario_schema) {
+    return json{{"$ref", "#/definitions/cost_profile_file"}, {"definitions", scenario_schema.at("definitions")}};
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoding: validated JSON -> typed configs. The schema has checked types, enums and the
+// ranges of JSON numbers; what is left here is fio's value syntax, defaults, references
+// between sections and checks that involve more than one value.
+
+// One fio option value and where it was written (the job's or global's entry).
+struct Opt {
+    const json* value;
+    std::string ptr;
+    std::string_view given_name;  // as written, e.g. "iodepth_batch" for iodepth_batch_submit
+};
+using Options = std::map<std::string, Opt, std::less<>>;
+
+struct LoadContext {
+    fs::path scenario_dir;  // for cost-profile paths relative to the scenario
+    std::string base_dir;   // holds schema.json and cpu/
+};
+
+class Decoder {
+public:
+    Decoder(const json& doc, const Reporter& rep, const LoadContext& ctx, const json& schema)
+        : doc_(doc), rep_(rep), ctx_(ctx), schema_(schema) {}
+
+    Scenario decode() {
+        Scenario s;
+        s.description = doc_.value("description", std::string());
+        s.machine.seed = doc_.value("seed", uint64_t{0});
+        s.machine.host = decode_host(doc_.at("host"), "/host");
+        nr_cpus_ = s.machine.host.nr_cpus;
+        s.machine.devices = decode_devices(doc_.at("devices"), "/devices");
+        decode_queues();
+        s.output = decode_output();
+        s.machine.jobs = decode_jobs(s.output);
+        for (const QueueState& q : queues_) s.machine.queues.push_back(q.config);
+        return s;
+    }
+
+private:
+    // --- host ---
+
+    using CostSlots = std::array<std::optional<sim::Duration>, std::size(kCostFields)>;
+
+    cpu::HostConfig decode_host(const json& host, const std::string& ptr) {
+        cpu::HostConfig h;
+        CostSlots costs;
+        std::optional<uint32_t> profile_cpus;
+        if (host.contains("cost_profile")) {
+            profile_cpus = load_profile(host["cost_profile"].get<std::string>(), child(ptr, "cost_profile"), h, costs);
+        } else {
+            h.cost_profile = "inline";
+        }
+        if (host.contains("costs")) read_costs(host["costs"], child(ptr, "costs"), rep_, costs);
+
+        if (host.contains("cpus")) h.nr_cpus = host["cpus"].get<uint32_t>();
+        else if (profile_cpus) h.nr_cpus = *profile_cpus;
+        else rep_.fail(ptr, "missing key 'cpus' (needed when no cost_profile gives it)");
+
+        std::vector<std::string> missing;
+        for (size_t i = 0; i < costs.size(); ++i) {
+            if (costs[i]) h.costs.*kCostFields[i].member = *costs[i];
+            else missing.emplace_back(kCostFields[i].name);
+        }
+        if (!missing.empty())
+            rep_.fail(child(ptr, "costs"), "without a cost_profile every cost must be given; missing: " + join(missing));
+        return h;
+    }
+
+    static void read_costs(const json& obj, const std::string& ptr, const Reporter& rep, CostSlots& costs) {
+        for (size_t i = 0; i < costs.size(); ++i) {
+            const std::string name(kCostFields[i].name);
+            if (!obj.contains(name)) continue;
+            const std::string at = child(ptr, name);
+            sim::Duration d = parse_time_at(obj[name], at, units::TimeUnit::NSEC, rep);
+            if (d > kMaxCost) rep.fail(at, "a CPU cost above 1s is surely a unit mistake (a bare number is nanoseconds)");
+            costs[i] = d;
+        }
+    }
+
+    // Fills name and costs from the profile; returns the profile's cpus.
+    uint32_t load_profile(const std::string& name, const std::string& ptr, cpu::HostConfig& h, CostSlots& costs) {
+        const fs::path path = profile_path(name);
+        std::error_code ec;
+        if (!fs::is_regular_file(path, ec)) {
+            std::string msg = "cost profile " + squote(name) + " not found (no file " + path.string() + ")";
+            if (const std::string avail = available_profiles(); !avail.empty()) msg += "; available: " + avail;
+            rep_.fail(ptr, msg);
+        }
+        const Reporter prep(path.string());
+        const json profile = parse_json(read_text_file(path, prep, "cost profile"), prep);
+        SchemaChecker(profile_schema(schema_), path.string()).check(profile, prep);
+
+        h.cost_profile = profile.at("name").get<std::string>();
+        read_costs(profile.at("costs"), "/costs", prep, costs);
+        return profile.at("cpus").get<uint32_t>();
+    }
+
+    // "desktop-8t" -> <base_dir>/cpu/desktop-8t.json; "my/cpu.json" -> relative to the scenario.
+    fs::path profile_path(const std::string& name) const {
+        if (name.ends_with(".json")) {
+            const fs::path p(name);
+            return p.is_absolute() ? p : ctx_.scenario_dir / p;
+        }
+        return fs::path(ctx_.base_dir) / "cpu" / (name + ".json");
+    }
+
+    std::string available_profiles() const {
+        std::vector<std::string> names;
+        std::error_code ec;
+        for (const auto& entry : fs::directory_iterator(fs::path(ctx_.base_dir) / "cpu", ec))
+            if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+        std::sort(names.begin(), names.end());
+        return join(names);
+    }
+
+    // --- devices and queues ---
+
+    std::vector<dev::DeviceConfig> decode_devices(const json& list, const std::string& ptr) {
+        std::vector<dev::DeviceConfig> devices;
+        for (size_t i = 0; i < list.size(); ++i) {
+            const json& d = list[i];
+            const std::string at = child(ptr, i);
+            dev::DeviceConfig cfg;
+            cfg.name = d.at("name").get<std::string>();
+            for (size_t j = 0; j < devices.size(); ++j)
+                if (devices[j].name == cfg.name)
+                    rep_.fail(child(at, "name"), "duplicate device name " + squote(cfg.name) + " (also " + child(ptr, j) + ")");
+            const std::string model = d.at("model").get<std::string>();
+            const json params = d.value("params", json::object());
+            // One branch per device model; each reads its own parameter struct.
+            if (model == "null_blk") {
+                cfg.model = dev::DeviceModel::NULL_BLK;
+                cfg.null_blk = decode_null_blk(params, child(at, "params"));
+            } else {
+                rep_.fail(child(at, "model"), "unknown device model " + squote(model));
+            }
+            devices.push_back(std::move(cfg));
+            // Queue defaults for every device; decode_queues() overrides them.
+            queues_.push_back({blkmq::QueueConfig{}, std::string()});
+            queues_.back().config.device = devices.back().name;
+        }
+        devices_ = devices;
+        return devices;
+    }
+
+    dev::NullBlkConfig decode_null_blk(const json& p, const std::string& ptr) const {
+        dev::NullBlkConfig c;
+        if (p.contains("irqmode")) c.irqmode = static_cast<dev::NullBlkConfig::IrqMode>(p["irqmode"].get<int>());
+        if (p.contains("completion_nsec"))
+            c.completion_nsec = parse_time_at(p["completion_nsec"], child(ptr, "completion_nsec"), units::TimeUnit::NSEC, rep_);
+        if (p.contains("hw_queue_depth")) c.hw_queue_depth = p["hw_queue_depth"].get<uint32_t>();
+        if (p.contains("submit_queues")) c.submit_queues = p["submit_queues"].get<uint32_t>();
+        if (p.contains("blocksize")) c.blocksize = p["blocksize"].get<uint32_t>();
+        if (p.contains("gb")) c.size_bytes = p["gb"].get<uint64_t>() * kNullBlkGb;
+        return c;
+    }
+
+    // What jobs need to know of a device, whatever its model.
+    static uint64_t capacity_bytes(const dev::DeviceConfig& d) {
+        switch (d.model) {
+            case dev::DeviceModel::NULL_BLK: return d.null_blk.size_bytes;
+        }
+        return 0;
+    }
+    static uint64_t logical_block_size(const dev::DeviceConfig& d) {
+        switch (d.model) {
+            case dev::DeviceModel::NULL_BLK: return d.null_blk.blocksize;
+        }
+        return 512;
+    }
+
+    // The queue of each device, plus where its scheduler was chosen (for conflict messages).
+    struct QueueState {
+        blkmq::QueueConfig config;
+        std::string scheduler_ptr;  // /queues/i/scheduler or a job's ioscheduler; "" = default
+    };
+
+    void decode_queues() {
+        if (!doc_.contains("queues")) return;
+        const json& list = doc_["queues"];
+        std::vector<std::string> seen_ptr(devices_.size());
+        for (size_t i = 0; i < list.size(); ++i) {
+            const json& q = list[i];
+            const std::string at = child("/queues", i);
+            const size_t d = device_index(q.at("device").get<std::string>(), child(at, "device"));
+            if (!seen_ptr[d].empty())
+                rep_.fail(child(at, "device"), "device " + squote(devices_[d].name) + " already has a queue entry at " + seen_ptr[d]);
+            seen_ptr[d] = at;
+            blkmq::QueueConfig& c = queues_[d].config;
+            if (q.contains("scheduler")) {
+                c.scheduler = q["scheduler"].get<std::string>();
+                queues_[d].scheduler_ptr = child(at, "scheduler");
+            }
+            if (q.contains("nr_requests")) c.nr_requests = q["nr_requests"].get<uint32_t>();
+            if (q.contains("max_sectors_kb")) c.max_sectors_kb = q["max_sectors_kb"].get<uint32_t>();
+            if (q.contains("nomerges")) c.nomerges = q["nomerges"].get<uint32_t>();
+            if (q.contains("rq_affinity")) c.rq_affinity = q["rq_affinity"].get<uint32_t>();
+        }
+    }
+
+    size_t device_index(const std::string& name, const std::string& ptr) const {
+        for (size_t i = 0; i < devices_.size(); ++i)
+            if (devices_[i].name == name) return i;
+        std::vector<std::string> names;
+        for (const auto& d : devices_) names.push_back(d.name);
+        rep_.fail(ptr, "unknown device " + squote(name) + " (devices: " + join(names) + ")");
+    }
+
+    // --- output ---
+
+    OutputConfig decode_output() const {
+        OutputConfig out;
+        if (!doc_.contains("output")) return out;
+        const json& o = doc_["output"];
+        if (o.contains("format"))
+            out.format = o["format"] == "json" ? OutputConfig::Format::JSON : OutputConfig::Format::NORMAL;
+        out.group_reporting = o.value("group_reporting", false);
+        return out;
+    }
+
+    // --- jobs ---
+
+    // A section's options by canonical name; an option and its alias in the same section
+    // would leave the value to JSON key order, so that is refused.
+    Options collect_options(const json& obj, const std::string& ptr) const {
+        Options opts;
+        for (const auto& [key, value] : obj.items()) {
+            const FioOption* o = find_fio_option(key);
+            const std::string canonical(o ? o->canonical : std::string_view(key));
+            if (auto it = opts.find(canonical); it != opts.end())
+                rep_.fail(child(ptr, key), "give either " + squote(it->second.given_name) + " or " + squote(key) +
+                                               ", not both (they set the same fio option)");
+            opts.emplace(canonical, Opt{&value, child(ptr, key), o ? o->name : std::string_view()});
+        }
+        return opts;
+    }
+
+    std::vector<workload::JobConfig> decode_jobs(OutputConfig& output) {
+        Options global;
+        if (doc_.contains("global")) {
+            global = collect_options(doc_["global"], "/global");
+            if (global.count("name"))
+                rep_.fail("/global/name", "name belongs on each job, not in global");
+        }
+        std::vector<workload::JobConfig> jobs;
+        GroupState groups;
+        uint64_t threads = 0;
+        const json& list = doc_.at("jobs");
+        for (size_t i = 0; i < list.size(); ++i) {
+            const std::string at = child("/jobs", i);
+            Options opts = global;
+            for (auto& [name, opt] : collect_options(list[i], at)) opts.insert_or_assign(name, opt);
+            jobs.push_back(decode_job(opts, at, groups, output));
+            threads += jobs.back().numjobs;
+            if (threads > kMaxThreads)
+                rep_.fail(child(at, "numjobs"), "the jobs add up to " + std::to_string(threads) +
+                                                    " threads (sum of numjobs); at most " + std::to_string(kMaxThreads) + " are supported");
+        }
+        return jobs;
+    }
+
+    // fio's add_job(): stonewall/new_group starts a new group, unless no job came before.
+    struct GroupState {
+        uint32_t groupid = 0;
+        uint64_t jobs_in_group = 0;
+    };
+
+    workload::JobConfig decode_job(const Options& o, const std::string& ptr, GroupState& groups, OutputConfig& output) {
+        workload::JobConfig j;
+        j.name = o.at("name").value->get<std::string>();
+        const size_t dev = job_device(o, ptr);
+        j.device = devices_[dev].name;
+
+        const units::KbBase kb_base = get(o, "kb_base") && text(*get(o, "kb_base")) == "1000"
+                                          ? units::KbBase::B1000 : units::KbBase::B1024;
+        if (const Opt* v = get(o, "ioengine")) j.ioengine = lookup(kEngines, text(*v)).engine;
+        if (const Opt* v = get(o, "rw")) j.rw = lookup(kRwPatterns, text(*v)).rw;
+        if (const Opt* v = get(o, "rwmixread")) {
+            const uint32_t pct = static_cast<uint32_t>(v->value->get<uint64_t>());
+            j.rwmixread = v->given_name == "rwmixwrite" ? 100 - pct : pct;
+        }
+        if (const Opt* v = get(o, "direct")) j.direct = boolean(*v);
+
+        decode_bs(o, kb_base, j, devices_[dev]);
+        decode_depths(o, j);
+        decode_region(o, kb_base, j, devices_[dev]);
+        decode_times(o, j);
+
+        if (const Opt* v = get(o, "number_ios")) j.number_ios = v->value->get<uint64_t>();
+        if (const Opt* v = get(o, "randseed")) j.randseed = v->value->get<uint64_t>();
+        if (const Opt* v = get(o, "cpus_allowed")) j.cpus_allowed = decode_cpus(*v);
+        if (const Opt* v = get(o, "group_reporting"); v && boolean(*v)) output.group_reporting = true;
+        if (const Opt* v = get(o, "ioscheduler")) set_scheduler(dev, *v);
+        // "thread" and "filename" are accepted for fio compatibility and have no effect.
+
+        const bool stonewall = get(o, "stonewall") && boolean(*get(o, "stonewall"));
+        const bool new_group = get(o, "new_group") && boolean(*get(o, "new_group"));
+        if ((stonewall || new_group) && groups.jobs_in_group > 0) {
+            ++groups.groupid;
+            groups.jobs_in_group = 0;
+        }
+        j.groupid = groups.groupid;
+        j.stonewall = stonewall;
+        groups.jobs_in_group += j.numjobs;
+        return j;
+    }
+
+    size_t job_device(const Options& o, const std::string& ptr) const {
+        if (const Opt* v = get(o, "device")) return device_index(text(*v), v->ptr);
+        if (devices_.size() == 1) return 0;
+        std::vector<std::string> names;
+        for (const auto& d : devices_) names.push_back(d.name);
+        rep_.fail(ptr, "no device given and the scenario has " + std::to_string(devices_.size()) +
+                           " devices; add \"device\": one of " + join(names));
+    }
+
+    void decode_bs(const Options& o, units::KbBase kb_base, workload::JobConfig& j, const dev::DeviceConfig& d) const {
+        const Opt* v = get(o, "bs");
+        if (!v) return;
+        const units::DdirSizes sizes = parse_at(*v, [&](const std::string& s) { return units::parse_ddir_sizes(s, kb_base); });
+        const auto check = [&](uint64_t bs, std::string_view dir) {
+            const std::string what = "block size " + std::to_string(bs) + (sizes.read == sizes.write ? "" : " (" + std::string(dir) + ")");
+            if (bs < kMinBs || bs > kMaxBs) rep_.fail(v->ptr, what + " is out of range (allowed: 512 bytes .. 128 MiB)");
+            if (bs % kMinBs != 0) rep_.fail(v->ptr, what + " is not a multiple of 512" + kib_note(*v, kb_base));
+            const uint64_t lbs = logical_block_size(d);
+            if (j.direct && bs % lbs != 0)
+                rep_.fail(v->ptr, what + " is not a multiple of " + d.name + "'s logical block size " +
+                                      std::to_string(lbs) + " (direct I/O needs that)");
+        };
+        if (sizes.read) check(j.bs_read = *sizes.read, "read");
+        if (sizes.write) check(j.bs_write = *sizes.write, "write");
+        // sizes.trim: blksim has no trim workload; fio's third value is accepted and unused.
+    }
+
+    // fio's compatibility mode makes "4KiB" 4000 bytes; say so when that is the likely cause.
+    static std::string kib_note(const Opt& v, units::KbBase kb_base) {
+        const std::string t = text(v);
+        if (kb_base != units::KbBase::B1024 || t.find_first_of("iI") == std::string::npos) return "";
+        return " (with fio's default kb_base=1024, KiB/MiB mean 1000/1000^2 bytes: write 4k, or set kb_base=1000)";
+    }
+
+    void decode_depths(const Options& o, workload::JobConfig& j) const {
+        if (const Opt* v = get(o, "numjobs")) j.numjobs = static_cast<uint32_t>(v->value->get<uint64_t>());
+        if (const Opt* v = get(o, "iodepth")) j.iodepth = static_cast<uint32_t>(v->value->get<uint64_t>());
+        const auto batch = [&](const char* name, uint32_t& field) {
+            const Opt* v = get(o, name);
+            if (!v) return;
+            const uint64_t n = v->value->get<uint64_t>();
+            if (n > j.iodepth)
+                rep_.fail(v->ptr, std::string(v->given_name) + " " + std::to_string(n) +
+                                      " is larger than iodepth " + std::to_string(j.iodepth) + " (allowed: 0..iodepth)");
+            field = static_cast<uint32_t>(n);
+        };
+        batch("iodepth_batch_submit", j.iodepth_batch_submit);
+        batch("iodepth_batch_complete_min", j.iodepth_batch_complete_min);
+        batch("iodepth_batch_complete_max", j.iodepth_batch_complete_max);
+        // The effective values, as fio's fixup_options() computes them: a submit batch of 0
+        // means iodepth, and the reap maximum is never below the minimum (nor below one,
+        // since fio reaps at least one event when it has to wait).
+        if (j.iodepth_batch_submit == 0) j.iodepth_batch_submit = j.iodepth;
+        j.iodepth_batch_complete_max =
+            std::max({j.iodepth_batch_complete_max, j.iodepth_batch_complete_min, uint32_t{1}});
+    }
+
+    // bytes * percent / 100 without overflow (fio: real_file_size * percent / 100).
+    static uint64_t percent_of(uint64_t bytes, uint32_t percent) {
+        return bytes / 100 * percent + bytes % 100 * percent / 100;
+    }
+
+    void decode_region(const Options& o, units::KbBase kb_base, workload::JobConfig& j,
+                       const dev::DeviceConfig& d) const {
+        const uint64_t capacity = capacity_bytes(d);
+        const uint64_t min_bs = std::min(j.bs_read, j.bs_write);
+        const auto size_or_percent = [&](const Opt& v) {
+            return parse_at(v, [&](const std::string& s) { return units::parse_size_or_percent(s, kb_base); });
+        };
+        if (const Opt* v = get(o, "offset")) {
+            const units::SizeOrPercent off = size_or_percent(*v);
+            // fio aligns a percentage offset down to the block size.
+            j.offset = off.is_percent ? percent_of(capacity, off.percent) / min_bs * min_bs : off.bytes;
+            if (j.offset >= capacity)
+                rep_.fail(v->ptr, "offset " + std::to_string(j.offset) + " is beyond the end of " + d.name +
+                                      " (" + std::to_string(capacity) + " bytes)");
+        }
+        const Opt* v = get(o, "size");
+        if (!v) return;  // 0: the device from offset on
+        const units::SizeOrPercent size = size_or_percent(*v);
+        j.size = size.is_percent ? percent_of(capacity, size.percent) : size.bytes;
+        if (j.size == 0) rep_.fail(v->ptr, "size must be larger than 0");
+        if (j.size > capacity - j.offset)
+            rep_.fail(v->ptr, "offset + size (" + std::to_string(j.offset) + " + " + std::to_string(j.size) +
+                                  " bytes) is beyond the end of " + d.name + " (" + std::to_string(capacity) + " bytes)");
+        const uint64_t max_bs = std::max(j.bs_read, j.bs_write);
+        if (j.size < max_bs)
+            rep_.fail(v->ptr, "size " + std::to_string(j.size) + " is smaller than the block size " + std::to_string(max_bs));
+    }
+
+    void decode_times(const Options& o, workload::JobConfig& j) const {
+        const auto duration = [&](const char* name, sim::Duration& field) -> const Opt* {
+            const Opt* v = get(o, name);
+            if (!v) return nullptr;
+            field = parse_time_at(*v->value, v->ptr, units::TimeUnit::SEC, rep_);
+            if (field > kMaxRuntime) rep_.fail(v->ptr, std::string(name) + " is longer than a year");
+            return v;
+        };
+        duration("runtime", j.runtime);
+        duration("ramp_time", j.ramp_time);
+        if (const Opt* v = get(o, "time_based")) {
+            j.time_based = boolean(*v);
+            if (j.time_based && j.runtime.count() == 0)
+                rep_.fail(v->ptr, "time_based needs runtime (how long to run)");
+        }
+    }
+
+    std::vector<uint32_t> decode_cpus(const Opt& v) const {
+        const std::vector<uint32_t> cpus = parse_at(v, [](const std::string& s) { return units::parse_cpu_list(s); });
+        const uint32_t nr = nr_cpus_;
+        for (uint32_t c : cpus)
+            if (c >= nr)
+                rep_.fail(v.ptr, "CPU " + std::to_string(c) + " does not exist: the host has " +
+                                     plural(nr, "CPU") + " (0-" + std::to_string(nr - 1) + ")");
+        return cpus;
+    }
+
+    void set_scheduler(size_t dev, const Opt& v) {
+        QueueState& q = queues_[dev];
+        const std::string sched = text(v);
+        if (!q.scheduler_ptr.empty() && q.config.scheduler != sched)
+            rep_.fail(v.ptr, "ioscheduler " + squote(sched) + " conflicts with scheduler " +
+                                 squote(q.config.scheduler) + " of " + devices_[dev].name + " set at " + q.scheduler_ptr);
+        q.config.scheduler = sched;
+        q.scheduler_ptr = v.ptr;
+    }
+
+    // --- value access ---
+
+    static const Opt* get(const Options& o, std::string_view name) {
+        const auto it = o.find(name);
+        return it == o.end() ? nullptr : &it->second;
+    }
+
+    // A string or number as fio would see it in a job file.
+    static std::string text(const Opt& v) {
+        return v.value->is_string() ? v.value->get<std::string>() : v.value->dump();
+    }
+
+    // fio bools: true/false, 0/1, "0"/"1" (the schema allows exactly these).
+    static bool boolean(const Opt& v) {
+        if (v.value->is_boolean()) return v.value->get<bool>();
+        return units::parse_bool(text(v));
+    }
+
+    template <class F>
+    std::invoke_result_t<F, const std::string&> parse_at(const Opt& v, F&& parse) const {
+        try {
+            return parse(text(v));
+        } catch (const units::ValueError& e) {
+            rep_.fail(v.ptr, e.what());
+        }
+    }
+
+    static sim::Duration parse_time_at(const json& value, const std::string& ptr, units::TimeUnit unit, const Reporter& rep) {
+        try {
+            return units::parse_time(value.is_string() ? value.get<std::string>() : value.dump(), unit);
+        } catch (const units::ValueError& e) {
+            rep.fail(ptr, e.what());
+        }
+    }
+
+    template <class Table>
+    static const std::remove_extent_t<Table>& lookup(const Table& table, const std::string& name) {
+        for (const auto& entry : table)
+            if (entry.name == name) return entry;
+        return table[0];  // unreachable: the schema's enum admits only names in the table
+    }
+
+    const json& doc_;
+    const Reporter& rep_;
+    const LoadContext& ctx_;
+    const json& schema_;
+    std::vector<dev::DeviceConfig> devices_;
+    std::vector<QueueState> queues_;
+    uint32_t nr_cpus_ = 1;
+};
+
+Scenario load(std::string_view text, const std::string& path, const std::vector<std::string>& sets,
+              const std::string& base_dir) {
+    Reporter rep(path);
+    json doc = parse_json(text, rep);
+    for (const std::string& set : sets) apply_set(doc, set, rep);
+    normalize_fio_sections(doc, rep);
+
+    const SchemaChecker checker(load_schema_document(base_dir), (fs::path(base_dir) / "schema.json").string());
+    checker.check(doc, rep);
+
+    fs::path dir = fs::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    const LoadContext ctx{dir, base_dir};
+    Scenario s = Decoder(doc, rep, ctx, checker.document()).decode();
+    s.path = path;
+    return s;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const std::string& base_dir) {
+    const Reporter rep(path);
+    return load(read_text_file(path, rep, "scenario"), path, sets, base_dir);
+}
+
+Scenario load_scenario_text(std::string_view text, const std::string& path_for_messages,
+                            const std::vector<std::string>& sets, const std::string& base_dir) {
+    return load(text, path_for_messages, sets, base_dir);
+}
+
+std::string default_scenario_dir() {
+#ifdef BLKSIM_SCENARIO_DIR
+    return BLKSIM_SCENARIO_DIR;
+#else
+    return "scenarios";
+#endif
+}
+
+std::vector<std::string> supported_fio_options() {
+    std::vector<std::string> names;
+    for (const FioOption& o : kFioOptions) names.emplace_back(o.name);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::vector<std::string> supported_schedulers() { return {std::begin(kSchedulers), std::end(kSchedulers)}; }
+
+}  // namespace blksim::scenario

@@ -1,0 +1,245 @@
+#include "tools/scenario/units.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <string>
+
+namespace blksim::units {
+
+namespace {
+
+constexpr std::string_view kSizeExample = "expected a size like 4k, 64k, 1m or 512 (bytes)";
+constexpr std::string_view kTimeExample = "expected a time like 10s, 500ms, 250us or 100ns";
+
+std::string squote(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Splits "128KiB" into the leading decimal digits and the rest (spaces between the two
+// are allowed: "4 KiB"). Throws when there is no digit, or a fraction, which fio would
+// silently truncate ("1.5m" is 1m to fio), so refusing it is the honest answer.
+struct NumberAndSuffix {
+    uint64_t number;
+    std::string_view suffix;
+};
+
+NumberAndSuffix split_number(std::string_view text, std::string_view expected) {
+    std::string_view s = trim(text);
+    size_t i = 0;
+    uint64_t v = 0;
+    while (i < s.size() && is_digit(s[i])) {
+        const uint64_t digit = static_cast<uint64_t>(s[i] - '0');
+        if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10)
+            throw ValueError("number " + squote(s) + " is too large");
+        v = v * 10 + digit;
+        ++i;
+    }
+    if (i == 0) {
+        if (!s.empty() && s[0] == '-')
+            throw ValueError("negative values are not allowed: " + std::string(expected) +
+                             ", got " + squote(s));
+        throw ValueError(std::string(expected) + ", got " + squote(s));
+    }
+    if (i < s.size() && s[i] == '.')
+        throw ValueError("fractional values are not accepted (fio would truncate them): " +
+                         std::string(expected) + ", got " + squote(s));
+    return {v, trim(s.substr(i))};
+}
+
+uint64_t checked_mul(uint64_t a, uint64_t b, uint64_t limit, const std::string& what) {
+    if (b != 0 && a > limit / b) throw ValueError(what);
+    return a * b;
+}
+
+uint64_t ipow(uint64_t base, unsigned exp) {
+    uint64_t r = 1;
+    while (exp--) r *= base;
+    return r;
+}
+
+// Multiplier of a size suffix ("k", "KiB", "mb", "B", ""), following fio's
+// __get_mult_bytes(): SI-looking prefixes use kb_base, IEC ones the other base.
+uint64_t size_multiplier(std::string_view suffix, KbBase kb_base, std::string_view text) {
+    const std::string s = lower(suffix);
+    if (s.empty() || s == "b") return 1;
+
+    static constexpr std::string_view kPrefixes = "kmgtp";
+    const size_t pos = kPrefixes.find(s[0]);
+    const std::string rest = s.substr(1);
+    if (pos != std::string_view::npos && (rest.empty() || rest == "b" || rest == "i" || rest == "ib")) {
+        const bool iec = !rest.empty() && rest[0] == 'i';
+        const uint64_t base = static_cast<uint64_t>(kb_base);
+        const uint64_t other = kb_base == KbBase::B1024 ? 1000 : 1024;
+        return ipow(iec ? other : base, static_cast<unsigned>(pos + 1));
+    }
+    throw ValueError("unknown size unit " + squote(suffix) + " in " + squote(trim(text)) +
+                     " (use k, m, g, t or p, optionally followed by b or iB; or B for bytes)");
+}
+
+uint64_t time_multiplier_ns(TimeUnit unit) {
+    switch (unit) {
+        case TimeUnit::NSEC: return 1;
+        case TimeUnit::USEC: return 1'000;
+        case TimeUnit::MSEC: return 1'000'000;
+        case TimeUnit::SEC: return 1'000'000'000;
+    }
+    return 1;
+}
+
+uint64_t time_suffix_ns(std::string_view suffix, TimeUnit default_unit, std::string_view text) {
+    const std::string s = lower(suffix);
+    if (s.empty()) return time_multiplier_ns(default_unit);
+    if (s == "ns" || s == "nsec") return 1;
+    if (s == "us" || s == "usec") return 1'000;
+    if (s == "ms" || s == "msec") return 1'000'000;
+    if (s == "s" || s == "sec") return 1'000'000'000;
+    if (s == "m" || s == "min") return 60ULL * 1'000'000'000;
+    if (s == "h") return 3600ULL * 1'000'000'000;
+    if (s == "d") return 86400ULL * 1'000'000'000;
+    throw ValueError("unknown time unit " + squote(suffix) + " in " + squote(trim(text)) +
+                     " (use ns, us, ms, s, m, h or d)");
+}
+
+}  // namespace
+
+uint64_t parse_size(std::string_view text, KbBase kb_base) {
+    const std::string_view s = trim(text);
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        const uint64_t v = parse_uint(s);
+        if (v > kMaxSize) throw ValueError("size " + squote(s) + " is larger than 2^63 bytes");
+        return v;
+    }
+    const auto [number, suffix] = split_number(s, kSizeExample);
+    if (suffix == "%")
+        throw ValueError("a percentage is not allowed here: " + std::string(kSizeExample) +
+                         ", got " + squote(s));
+    const uint64_t mult = size_multiplier(suffix, kb_base, s);
+    return checked_mul(number, mult, kMaxSize, "size " + squote(s) + " is larger than 2^63 bytes");
+}
+
+SizeOrPercent parse_size_or_percent(std::string_view text, KbBase kb_base) {
+    const std::string_view s = trim(text);
+    if (!s.empty() && s.back() == '%') {
+        const auto [number, suffix] =
+            split_number(s.substr(0, s.size() - 1), "expected a percentage like 50%");
+        if (!suffix.empty())
+            throw ValueError("expected a percentage like 50%, got " + squote(s));
+        if (number < 1 || number > 100)
+            throw ValueError("percentage " + squote(s) + " is out of range (1%..100%)");
+        return {true, 0, static_cast<uint32_t>(number)};
+    }
+    return {false, parse_size(s, kb_base), 0};
+}
+
+DdirSizes parse_ddir_sizes(std::string_view text, KbBase kb_base) {
+    std::string_view s = trim(text);
+    if (s.empty()) throw ValueError(std::string(kSizeExample) + ", got ''");
+    std::vector<std::string_view> parts;
+    while (true) {
+        const size_t comma = s.find(',');
+        parts.push_back(trim(s.substr(0, comma)));
+        if (comma == std::string_view::npos) break;
+        s.remove_prefix(comma + 1);
+    }
+    if (parts.size() > 3)
+        throw ValueError("expected at most three comma-separated sizes (read,write,trim), got " +
+                         squote(trim(text)));
+    DdirSizes out;
+    std::optional<uint64_t>* slots[3] = {&out.read, &out.write, &out.trim};
+    for (size_t i = 0; i < parts.size(); ++i)
+        if (!parts[i].empty()) *slots[i] = parse_size(parts[i], kb_base);
+    if (!out.read && !out.write && !out.trim)
+        throw ValueError(std::string(kSizeExample) + ", got " + squote(trim(text)));
+    // As in fio's handle_option(): the last value given also covers the directions after
+    // it ("4k" is 4k for all, "8k,32k" writes and trims 32k), unless the list ends with a
+    // comma ("4k," sets reads only; writes and trims keep their defaults).
+    for (size_t i = parts.size(); i < 3 && !parts.back().empty(); ++i)
+        *slots[i] = *slots[parts.size() - 1];
+    return out;
+}
+
+sim::Duration parse_time(std::string_view text, TimeUnit default_unit) {
+    const std::string_view s = trim(text);
+    const auto [number, suffix] = split_number(s, kTimeExample);
+    const uint64_t mult = time_suffix_ns(suffix, default_unit, s);
+    const uint64_t ns = checked_mul(
+        number, mult, static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
+        "time " + squote(s) + " is too long (the limit is about 292 years of nanoseconds)");
+    return sim::Duration::ns(static_cast<int64_t>(ns));
+}
+
+uint64_t parse_uint(std::string_view text) {
+    const std::string_view s = trim(text);
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        uint64_t v = 0;
+        for (char c : s.substr(2)) {
+            const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                        : (c >= 'a' && c <= 'f')                      ? c - 'a' + 10
+                        : (c >= 'A' && c <= 'F')                      ? c - 'A' + 10
+                                                                      : -1;
+            if (d < 0) throw ValueError("expected a hexadecimal integer, got " + squote(s));
+            if (v > (std::numeric_limits<uint64_t>::max() >> 4))
+                throw ValueError("number " + squote(s) + " is too large");
+            v = (v << 4) | static_cast<uint64_t>(d);
+        }
+        return v;
+    }
+    const auto [number, suffix] = split_number(s, "expected a non-negative integer");
+    if (!suffix.empty()) throw ValueError("expected a non-negative integer, got " + squote(s));
+    return number;
+}
+
+bool parse_bool(std::string_view text) {
+    const std::string s = lower(trim(text));
+    if (s == "1" || s == "true") return true;
+    if (s == "0" || s == "false") return false;
+    throw ValueError("expected a boolean (1 or 0, true or false), got " + squote(trim(text)));
+}
+
+std::vector<uint32_t> parse_cpu_list(std::string_view text) {
+    constexpr std::string_view kExpected = "expected a CPU list like 0-3,6";
+    constexpr uint64_t kMaxCpu = 1u << 20;  // guards the range expansion below
+    std::vector<uint32_t> cpus;
+    std::string_view s = trim(text);
+    if (s.empty()) throw ValueError(std::string(kExpected) + ", got ''");
+    while (true) {
+        const size_t comma = s.find(',');
+        const std::string_view item = trim(s.substr(0, comma));
+        const size_t dash = item.find('-');
+        const auto cpu = [&](std::string_view v) {
+            uint64_t n = 0;
+            try {
+                n = parse_uint(v);
+            } catch (const ValueError&) {
+                throw ValueError(std::string(kExpected) + ", got " + squote(trim(text)));
+            }
+            if (n >= kMaxCpu) throw ValueError("CPU number " + std::string(trim(v)) + " is too large");
+            return static_cast<uint32_t>(n);
+        };
+        const uint32_t first = cpu(item.substr(0, dash));
+        const uint32_t last = dash == std::string_view::npos ? first : cpu(item.substr(dash + 1));
+        if (last < first)
+            throw ValueError("CPU range " + squote(item) + " runs backwards in " + squote(trim(text)));
+        for (uint32_t c = first; c <= last; ++c) cpus.push_back(c);
+        if (comma == std::string_view::npos) break;
+        s.remove_prefix(comma + 1);
+    }
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    return cpus;
+}
+
+}  // namespace blksim::units

@@ -1,0 +1,74 @@
+// fio's value syntax: sizes ("4k", "1m", "512B", "50%"), times ("10s", "500us"), plain
+// integers, booleans and CPU lists. Shared by the JSON scenario loader and (later) a fio
+// job-file parser, so that both read "4k" exactly as fio does.
+//
+// Size suffixes follow fio's parse.c, whose default (kb_base=1024) is a compatibility mode
+// in which the SI-looking prefixes are powers of two and the IEC ones powers of ten:
+//
+//     kb_base=1024 (fio's default):  4k = 4kb = 4KB = 4096     4KiB = 4Ki = 4000
+//     kb_base=1000:                  4k = 4kb = 4KB = 4000     4KiB = 4Ki = 4096
+//
+// That is surprising, but a job file written for fio must mean here what it means to fio.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace blksim::units {
+
+// A value that does not follow the expected syntax. The message says what was expected;
+// the caller adds where the value came from (file, JSON path, option name).
+class ValueError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// fio's kb_base option.
+enum class KbBase : uint32_t { B1024 = 1024, B1000 = 1000 };
+
+// Largest size accepted: 2^63 bytes, so that sizes always fit an int64 byte offset.
+inline constexpr uint64_t kMaxSize = uint64_t{1} << 63;
+
+// "4096", "4k", "4KiB", "1m", "512B", "0x1000". A bare number is bytes.
+uint64_t parse_size(std::string_view text, KbBase kb_base = KbBase::B1024);
+
+// A size, or a percentage such as "50%" (fio allows that for size and offset, meaning a
+// share of the device). percent is 1..100 when is_percent.
+struct SizeOrPercent {
+    bool is_percent = false;
+    uint64_t bytes = 0;
+    uint32_t percent = 0;
+};
+SizeOrPercent parse_size_or_percent(std::string_view text, KbBase kb_base = KbBase::B1024);
+
+// fio's per-direction list "read[,write[,trim]]" as used by bs: "4k" sets all directions,
+// "4k,8k" reads 4k and writes 8k, ",8k" only writes (reads keep their default).
+struct DdirSizes {
+    std::optional<uint64_t> read, write, trim;
+};
+DdirSizes parse_ddir_sizes(std::string_view text, KbBase kb_base = KbBase::B1024);
+
+// The unit a bare number has: seconds for runtime/ramp_time, nanoseconds for options that
+// carry the unit in their name (completion_nsec), and so on.
+enum class TimeUnit : uint8_t { NSEC, USEC, MSEC, SEC };
+
+// "10" (default_unit), "10s", "500ms", "250us", "100ns", "2m", "1h", "1d"; suffixes are
+// case-insensitive; "usec", "msec", "sec", "min" are accepted too. Refuses times that
+// do not fit int64 nanoseconds.
+sim::Duration parse_time(std::string_view text, TimeUnit default_unit);
+
+// A plain non-negative integer, decimal or 0x-hex, no suffix.
+uint64_t parse_uint(std::string_view text);
+
+// fio's bool: "1"/"0" (fio parses bools as integers); "true"/"false" are accepted too.
+bool parse_bool(std::string_view text);
+
+// fio's cpus_allowed list: "0-3,6,8-9" -> {0,1,2,3,6,8,9}, sorted, without duplicates.
+std::vector<uint32_t> parse_cpu_list(std::string_view text);
+
+}  // namespace blksim::units
