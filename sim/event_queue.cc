@@ -12,13 +12,13 @@ EventQueue::EventQueue() {
 }
 
 void EventQueue::schedule(Time when, EventFn fn, void* obj, uint64_t arg) {
-    if (when < now_) {
+    if (when < now_ || when.ns() < 0) {
         // Time never goes backwards: scheduling into the past is a model bug.
         std::fprintf(stderr, "blksim: invariant violated: event scheduled at %lld ns < now %lld ns\n",
                      static_cast<long long>(when.ns()), static_cast<long long>(now_.ns()));
         std::abort();
     }
-    Event e{when, seq_++, fn, obj, arg};
+    Event e{key_at(when) | seq_++, fn, obj, arg};
     if (when == now_)
         lane_push(e);
     else
@@ -52,34 +52,45 @@ void EventQueue::heap_push(const Event& e) {
     heap_[i] = e;
 }
 
+// Pop by moving the hole at the root down to a leaf along the smallest children, then
+// sifting the last element up from there (Floyd): the last element almost always belongs
+// near the bottom, so this does fewer comparisons than a top-down sift.
 Event EventQueue::heap_pop() {
     Event top = heap_[0];
-    Event last = heap_.back();
-    heap_.pop_back();
-    std::size_t n = heap_.size();
-    if (n == 0)
+    const std::size_t n = heap_.size() - 1;
+    if (n == 0) {
+        heap_.pop_back();
         return top;
+    }
     std::size_t i = 0;
     for (;;) {
-        std::size_t c = 4 * i + 1;
+        const std::size_t c = 4 * i + 1;
         if (c >= n)
             break;
         std::size_t best = c;
-        std::size_t end = c + 4 < n ? c + 4 : n;
+        const std::size_t end = c + 4 < n ? c + 4 : n;
         for (std::size_t k = c + 1; k < end; ++k)
-            if (before(heap_[k], heap_[best]))
+            if (heap_[k].key < heap_[best].key)
                 best = k;
-        if (!before(heap_[best], last))
-            break;
         heap_[i] = heap_[best];
         i = best;
     }
-    heap_[i] = last;
+    const Event last = heap_[n];
+    heap_.pop_back();
+    while (i > 0) {
+        const std::size_t parent = (i - 1) / 4;
+        if (!before(last, heap_[parent]))
+            break;
+        heap_[i] = heap_[parent];
+        i = parent;
+    }
+    if (i < n)
+        heap_[i] = last;
     return top;
 }
 
 bool EventQueue::pop_next(Event& out) {
-    if (!heap_.empty() && heap_[0].when == now_) {
+    if (!heap_.empty() && heap_[0].when() == now_) {
         out = heap_pop();
         return true;
     }
@@ -97,7 +108,7 @@ bool EventQueue::run_one() {
     Event e;
     if (!pop_next(e))
         return false;
-    now_ = e.when;
+    now_ = e.when();
     ++processed_;
     e.fn(e.obj, e.arg);
     return true;
@@ -110,7 +121,7 @@ void EventQueue::run_until(Time limit) {
         if (lane_head_ != lane_tail_)
             next = now_;
         else if (!heap_.empty())
-            next = heap_[0].when;
+            next = heap_[0].when();
         else
             break;
         if (next > limit)

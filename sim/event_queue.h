@@ -23,11 +23,15 @@ namespace blksim::sim {
 using EventFn = void (*)(void* obj, uint64_t arg);
 
 struct Event {
-    Time when;
-    uint64_t seq;
+    // (when, seq) packed into one unsigned 128-bit key so that ordering is one comparison.
+    // Simulated time is never negative, so the unsigned high half orders like the int64.
+    unsigned __int128 key;
     EventFn fn;
     void* obj;
     uint64_t arg;
+
+    Time when() const { return Time::from_ns(static_cast<int64_t>(key >> 64)); }
+    uint64_t seq() const { return static_cast<uint64_t>(key); }
 };
 
 class EventQueue {
@@ -61,8 +65,9 @@ private:
     static void trampoline(void* obj, uint64_t arg) {
         (static_cast<C*>(obj)->*Method)(arg);
     }
-    static bool before(const Event& a, const Event& b) {
-        return a.when < b.when || (a.when == b.when && a.seq < b.seq);
+    static bool before(const Event& a, const Event& b) { return a.key < b.key; }
+    static unsigned __int128 key_at(Time t) {
+        return static_cast<unsigned __int128>(static_cast<uint64_t>(t.ns())) << 64;
     }
     void heap_push(const Event& e);
     Event heap_pop();

@@ -23,6 +23,27 @@ void RunningStat::merge(const RunningStat& o) {
     max_ = std::max(max_, o.max_);
 }
 
+void SumStat::merge(const SumStat& o) {
+    if (o.n_ == 0)
+        return;
+    if (n_ == 0 || o.min_ < min_)
+        min_ = o.min_;
+    if (n_ == 0 || o.max_ > max_)
+        max_ = o.max_;
+    n_ += o.n_;
+    sum_ += o.sum_;
+    sumsq_ += o.sumsq_;
+}
+
+double SumStat::stddev() const {
+    if (n_ < 2)
+        return 0.0;
+    const double n = static_cast<double>(n_);
+    const double mean = static_cast<double>(sum_) / n;
+    const double var = (sumsq_ - n * mean * mean) / (n - 1.0);
+    return var > 0.0 ? std::sqrt(var) : 0.0;
+}
+
 unsigned LatencyHistogram::val_to_idx(uint64_t val) {
     const unsigned msb = val == 0 ? 0 : 63u - static_cast<unsigned>(__builtin_clzll(val));
     if (msb <= PLAT_BITS)

@@ -48,6 +48,35 @@ private:
     double mean_ = 0.0, m2_ = 0.0, min_ = 0.0, max_ = 0.0;
 };
 
+// The cheap sibling of RunningStat for hot paths that do not need fio's exact digits
+// (btt-style stage latencies): sums instead of Welford's per-sample division.
+class SumStat {
+public:
+    void add(int64_t v) {
+        if (n_ == 0 || v < min_)
+            min_ = v;
+        if (n_ == 0 || v > max_)
+            max_ = v;
+        sum_ += v;
+        const auto d = static_cast<double>(v);
+        sumsq_ += d * d;
+        ++n_;
+    }
+    void merge(const SumStat& o);
+    uint64_t count() const { return n_; }
+    double mean() const { return n_ ? static_cast<double>(sum_) / static_cast<double>(n_) : 0.0; }
+    double min() const { return n_ ? static_cast<double>(min_) : 0.0; }
+    double max() const { return n_ ? static_cast<double>(max_) : 0.0; }
+    double sum() const { return static_cast<double>(sum_); }
+    double stddev() const;
+
+private:
+    uint64_t n_ = 0;
+    __int128 sum_ = 0;
+    double sumsq_ = 0.0;
+    int64_t min_ = 0, max_ = 0;
+};
+
 class LatencyHistogram {
 public:
     static constexpr unsigned PLAT_BITS = 6;

@@ -39,9 +39,10 @@ struct Request {
     // Life-cycle instants, for btt-style stage latencies (Q2G, G2I, I2D, D2C).
     sim::Time t_queue, t_get, t_insert, t_issue;
 
-    // The owner (bio end_io) and its cookie (the fio io_u index).
+    // The owner (bio end_io), its cookie (the fio io_u index) and the submitting task.
     EndIo* end_io = nullptr;
     uint32_t cookie = 0;
+    uint32_t pid = 0;
 
     // Intrusive list link: plug list, software queue, hctx->dispatch.
     Request* next = nullptr;

@@ -45,8 +45,35 @@ Request* RequestQueue::alloc_request(uint32_t cpu, Time now) {
     return rq;
 }
 
+void RequestQueue::emit(TraceAction a, const Request& rq, Time t, uint32_t cpu, uint32_t pdu) const {
+    TraceEvent e;
+    e.time = t;
+    e.cpu = cpu;
+    e.action = a;
+    e.write = rq.op == ReqOp::WRITE;
+    e.sync = true;  // fio's O_DIRECT I/O is REQ_SYNC
+    e.sector = rq.sector;
+    e.nr_sectors = rq.nr_sectors;
+    e.pid = rq.pid;
+    e.pdu = pdu;
+    trace_->emit(trace_dev_, e);
+}
+
+void RequestQueue::trace_unplug(TraceAction a, uint32_t nr, Time t, uint32_t cpu, uint32_t pid) const {
+    if (!trace_)
+        return;
+    TraceEvent e;
+    e.time = t;
+    e.cpu = cpu;
+    e.action = a;
+    e.pid = pid;
+    e.pdu = nr;
+    trace_->emit(trace_dev_, e);
+}
+
 void RequestQueue::start_request(Request* rq, Time now) {
     rq->t_issue = now;
+    trace(TraceAction::ISSUE, *rq, now, rq->mq_ctx_cpu);
     ++rq->mq_hctx->nr_active;
     if (in_flight_++ == 0)
         busy_since_ = now;
@@ -86,6 +113,7 @@ void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu) {
                 continue;
         } else {
             rq->t_insert = t;
+            trace(TraceAction::INSERT, *rq, t, cpu);
             h.sw_pending.push_back(rq);
             ++stats_.inserts;
             inserted = true;
@@ -182,17 +210,18 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
         break;
     }
     const Time tc = cpus_[ccpu]->irq(now, cost);
+    trace(TraceAction::COMPLETE, *rq, tc, ccpu);
 
     // blk_update_request → trace C; diskstats; btt stage times.
     const unsigned dir = rq->op == ReqOp::WRITE ? 1u : 0u;
     ++stats_.ios[dir];
     stats_.sectors[dir] += rq->nr_sectors;
     stats_.ticks_ns[dir] += (tc - rq->t_get).count();
-    stats_.q2g.add(static_cast<double>((rq->t_get - rq->t_queue).count()));
-    stats_.g2i.add(static_cast<double>((rq->t_insert - rq->t_get).count()));
-    stats_.i2d.add(static_cast<double>((rq->t_issue - rq->t_insert).count()));
-    stats_.d2c.add(static_cast<double>((tc - rq->t_issue).count()));
-    stats_.q2c.add(static_cast<double>((tc - rq->t_queue).count()));
+    stats_.q2g.add((rq->t_get - rq->t_queue).count());
+    stats_.g2i.add((rq->t_insert - rq->t_get).count());
+    stats_.i2d.add((rq->t_issue - rq->t_insert).count());
+    stats_.d2c.add((tc - rq->t_issue).count());
+    stats_.q2c.add((tc - rq->t_queue).count());
 
     HwQueue& h = *rq->mq_hctx;
     --h.nr_active;

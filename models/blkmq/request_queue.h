@@ -13,9 +13,11 @@
 #include "models/blkmq/hw_queue.h"
 #include "models/blkmq/queue_config.h"
 #include "models/blkmq/request.h"
+#include "models/blkmq/trace.h"
 #include "models/cpu/cpu.h"
 #include "models/cpu/cpu_config.h"
 #include "models/device/device.h"
+#include "models/report/job_result.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 
@@ -32,7 +34,7 @@ struct QueueStats {
     uint64_t inserts = 0;                // went through the software queue (I)
     uint64_t resource_requeues = 0;      // ->queue_rq said BLK_STS_*RESOURCE
     uint64_t hw_queue_runs = 0;
-    sim::RunningStat q2g, g2i, i2d, d2c, q2c;  // ns
+    report::StageStat q2g, g2i, i2d, d2c, q2c;  // btt's stage latencies, ns
 };
 
 class RequestQueue {
@@ -44,6 +46,7 @@ public:
 
     const std::string& name() const { return name_; }
     dev::Device& device() { return dev_; }
+    const QueueConfig& config() const { return cfg_; }
     uint32_t nr_hw_queues() const { return static_cast<uint32_t>(hctxs_.size()); }
     HwQueue& hctx(uint32_t i) { return *hctxs_[i]; }
     // blk_mq_map_queue(): the hctx of the submitting CPU (blk_mq_map_queues' contiguous
@@ -76,6 +79,18 @@ public:
     // completion work there, ends the request (trace C, bio end_io) and frees it.
     void complete_request(Request* rq, sim::Time now, uint32_t irq_cpu, CompletionPath path);
 
+    // blktrace: attach a sink (nullptr detaches); `dev` identifies this disk in it.
+    void set_trace(TraceSink* sink, uint32_t dev) {
+        trace_ = sink;
+        trace_dev_ = dev;
+    }
+    bool tracing() const { return trace_ != nullptr; }
+    void trace(TraceAction a, const Request& rq, sim::Time t, uint32_t cpu, uint32_t pdu = 0) const {
+        if (trace_)
+            emit(a, rq, t, cpu, pdu);
+    }
+    void trace_unplug(TraceAction a, uint32_t nr, sim::Time t, uint32_t cpu, uint32_t pid) const;
+
     const QueueStats& stats() const { return stats_; }
     sim::Duration busy_time(sim::Time now) const;
     uint32_t in_flight() const { return in_flight_; }
@@ -90,8 +105,12 @@ private:
     void free_request(Request* rq, sim::Time now);
     void delay_run_hw_queue(HwQueue& h, sim::Time when);
 
+    void emit(TraceAction a, const Request& rq, sim::Time t, uint32_t cpu, uint32_t pdu) const;
+
     std::string name_;
     sim::EventQueue& eq_;
+    TraceSink* trace_ = nullptr;
+    uint32_t trace_dev_ = 0;
     QueueConfig cfg_;
     dev::Device& dev_;
     std::span<const std::unique_ptr<cpu::Cpu>> cpus_;

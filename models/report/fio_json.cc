@@ -1,11 +1,14 @@
 // fio's --output-format=json report, with fio 3.33's keys, nesting and number formats
 // (integers as integers, doubles as printf "%f"), printed with fio's json.c layout. What fio
 // takes from the wall clock (timestamps, date, elapsed) is fixed or derived from simulated
-// time so that output is deterministic.
+// time so that output is deterministic. After fio's keys comes blksim's own "blksim" object
+// (per-queue btt stages and tags, per-CPU time), the JSON side of format_blksim_extras().
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -281,6 +284,77 @@ void json_add_disk_utils(FioJsonWriter& w, const std::vector<DiskUtil>& disks) {
     w.close_array();
 }
 
+// blksim's btt stage (ns) in the shape of fio's latency objects: N, mean, exact min/max,
+// and the percentiles the text section prints, keyed like fio's ("99.900000").
+void add_stage_json(FioJsonWriter& w, std::string_view key, const StageStat& s) {
+    static constexpr std::array<double, 4> plist = {50.0, 90.0, 99.0, 99.9};
+    w.open_object(key);
+    w.add_int("N", s.stat.count());
+    w.add_float("mean", s.stat.mean());
+    w.add_int("min", static_cast<uint64_t>(s.stat.min()));
+    w.add_int("max", static_cast<uint64_t>(s.stat.max()));
+    const std::vector<uint64_t> vals = s.hist.percentiles(plist);
+    w.open_object("percentile");
+    for (std::size_t i = 0; i < plist.size(); ++i)
+        w.add_int(fmt::format("{:f}", plist[i]), vals[i]);
+    w.close_object();
+    w.close_object();
+}
+
+void add_queue_json(FioJsonWriter& w, const QueueReport& q) {
+    w.open_object();
+    w.add_string("name", q.name);
+    w.add_string("scheduler", q.scheduler);
+    w.add_int("nr_hw_queues", q.nr_hw_queues);
+    w.add_int("tag_depth", q.tag_depth);
+    w.add_float("tags_mean_in_use", q.tags_mean_in_use);
+    w.add_int("tag_sleeps", q.tag_sleeps);
+    w.add_int("direct_issues", q.direct_issues);
+    w.add_int("inserts", q.inserts);
+    w.add_int("resource_requeues", q.resource_requeues);
+    w.open_object("stages_ns");
+    add_stage_json(w, "q2g", q.q2g);
+    add_stage_json(w, "g2i", q.g2i);
+    add_stage_json(w, "i2d", q.i2d);
+    add_stage_json(w, "d2c", q.d2c);
+    add_stage_json(w, "q2c", q.q2c);
+    w.close_object();
+    w.close_object();
+}
+
+void add_cpu_json(FioJsonWriter& w, const CpuReport& c, sim::Duration sim_time) {
+    auto pct = [&](sim::Duration d) {
+        return sim_time.count() > 0
+                   ? 100.0 * static_cast<double>(d.count()) / static_cast<double>(sim_time.count())
+                   : 0.0;
+    };
+    w.open_object();
+    w.add_int("id", c.id);
+    w.add_int("busy_ns", static_cast<uint64_t>(c.busy.count()));
+    w.add_int("irq_ns", static_cast<uint64_t>(c.irq.count()));
+    w.add_float("busy_pct", pct(c.busy));
+    w.add_float("irq_pct", pct(c.irq));
+    w.close_object();
+}
+
+// blksim's own object after fio's keys (the JSON side of format_blksim_extras()). Tools that
+// read fio's JSON ignore an unknown top-level key. Like "disk_util", it is left out when the
+// run has nothing to put in it.
+void add_blksim_json(FioJsonWriter& w, const RunResult& r) {
+    if (r.queues.empty() && r.cpus.empty())
+        return;
+    w.open_object("blksim");
+    w.open_array("queues");
+    for (const QueueReport& q : r.queues)
+        add_queue_json(w, q);
+    w.close_array();
+    w.open_array("cpus");
+    for (const CpuReport& c : r.cpus)
+        add_cpu_json(w, c, r.sim_time);
+    w.close_array();
+    w.close_object();
+}
+
 }  // namespace
 
 std::string format_json(const RunResult& r, bool group_reporting) {
@@ -302,6 +376,7 @@ std::string format_json(const RunResult& r, bool group_reporting) {
         show_thread_status_json(w, t, fio::group_of(groups, t.groupid), elapsed_sec);
     w.close_array();
     json_add_disk_utils(w, r.disks);
+    add_blksim_json(w, r);
     w.close_object();
     return w.take() + "\n";
 }

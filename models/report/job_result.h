@@ -106,14 +106,51 @@ struct DiskUtil {
     double util = 0.0;                 // percent of the run the device had requests in flight
 };
 
+// What fio cannot show: where requests waited (btt's stage names), tags, CPUs.
+struct StageStat {
+    sim::SumStat stat;                 // ns
+    sim::LatencyHistogram hist;        // ns, for percentiles
+    void add(int64_t ns) {
+        stat.add(ns);
+        hist.add(static_cast<uint64_t>(ns));
+    }
+};
+
+struct QueueReport {
+    std::string name;                  // the disk
+    std::string scheduler;
+    // btt: Q2G bio queued → request allocated (includes sleeping for a tag), G2I → inserted,
+    // I2D → issued to the driver, D2C → completed by the driver, Q2C total.
+    StageStat q2g, g2i, i2d, d2c, q2c;
+    uint32_t nr_hw_queues = 0;
+    uint32_t tag_depth = 0;            // driver tags per hctx
+    double tags_mean_in_use = 0.0;     // time average over the run, summed over hctxs
+    uint64_t tag_sleeps = 0;           // submitters that slept for a tag
+    uint64_t direct_issues = 0;        // requests issued straight from the plug (no I)
+    uint64_t inserts = 0;              // requests that went through the software queue (I)
+    uint64_t resource_requeues = 0;    // ->queue_rq answered BLK_STS_*RESOURCE
+};
+
+struct CpuReport {
+    uint32_t id = 0;
+    sim::Duration busy;                // all work: task steps + interrupt work
+    sim::Duration irq;                 // of which interrupt / completion work
+};
+
 struct RunResult {
     std::vector<JobResult> jobs;       // one per thread (numjobs clones are separate)
     std::vector<DiskUtil> disks;
+    std::vector<QueueReport> queues;   // same order as disks
+    std::vector<CpuReport> cpus;
     sim::Duration sim_time;
 };
 
 // fio's text report. group_reporting folds the jobs of one group into one block.
 std::string format_normal(const RunResult& r, bool group_reporting);
+// blksim's own section after fio's text: per-stage latency per disk (mean and the
+// 50/90/99/99.9th percentiles), tag occupancy and sleeps, direct vs inserted issue, and per-CPU
+// busy / interrupt time as a percentage of the simulated run.
+std::string format_blksim_extras(const RunResult& r);
 // fio's --output-format=json layout.
 std::string format_json(const RunResult& r, bool group_reporting);
 

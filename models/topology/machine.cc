@@ -97,7 +97,28 @@ report::RunResult Machine::run() {
                                      static_cast<double>(end.ns())
                                : 0.0;
         result_.disks.push_back(du);
+
+        report::QueueReport qr;
+        qr.name = q->name();
+        qr.scheduler = q->config().scheduler;
+        qr.q2g = s.q2g;
+        qr.g2i = s.g2i;
+        qr.i2d = s.i2d;
+        qr.d2c = s.d2c;
+        qr.q2c = s.q2c;
+        qr.nr_hw_queues = q->nr_hw_queues();
+        qr.tag_depth = q->nr_hw_queues() ? q->hctx(0).tags.depth() : 0;
+        for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
+            qr.tags_mean_in_use += q->hctx(h).tags.mean_in_use(end);
+            qr.tag_sleeps += q->hctx(h).tags.nr_sleeps();
+        }
+        qr.direct_issues = s.direct_issues;
+        qr.inserts = s.inserts;
+        qr.resource_requeues = s.resource_requeues;
+        result_.queues.push_back(std::move(qr));
     }
+    for (const auto& c : cpus_)
+        result_.cpus.push_back({c->id(), c->busy(), c->irq_busy()});
     return result_;
 }
 

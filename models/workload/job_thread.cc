@@ -196,8 +196,12 @@ void JobThread::run_step(Time start) {
 // sleep for a tag) hands the plugged requests to the queue, then the loop goes on.
 void JobThread::step_done(uint64_t) {
     const Time now = eq_.now();
-    if (!plug_.empty())
+    if (!plug_.empty()) {
+        // blk_finish_plug → U; a flush because the task is about to sleep → UT.
+        q_.trace_unplug(tag_wait_ ? blkmq::TraceAction::UNPLUG_TIMER : blkmq::TraceAction::UNPLUG,
+                        plug_.size(), now, cpu_.id(), res_.pid);
         q_.flush_plug(plug_, now, cpu_.id());
+    }
     if (!is_sync()) {
         // io_submit returns: fio stamps issue_time (slat ends) for what it submitted.
         const Time ret = sim::max(now, cpu_.free_at());
@@ -260,6 +264,14 @@ bool JobThread::submit_one(uint32_t idx, Time now) {
     rq->t_queue = now;
     rq->end_io = this;
     rq->cookie = idx;
+    rq->pid = res_.pid;
+    if (q_.tracing()) {
+        // submit_bio → Q; the request allocated → G; the first request of a plug → P.
+        q_.trace(blkmq::TraceAction::QUEUE, *rq, now, cpu_.id());
+        q_.trace(blkmq::TraceAction::GETRQ, *rq, now, cpu_.id());
+        if (plug_.empty())
+            q_.trace(blkmq::TraceAction::PLUG, *rq, now, cpu_.id());
+    }
     plug_.push_back(rq);
     io.state = IoU::State::INFLIGHT;
     ++in_kernel_;

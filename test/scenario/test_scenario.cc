@@ -380,14 +380,14 @@ TEST_CASE("load_scenario reads a file; desktop-8t profile values", "[scenario]")
 
 // --- --set ----------------------------------------------------------------------------
 
-TEST_CASE("--set creates a key when its parent object exists", "[scenario]") {
+TEST_CASE("CLI --set overrides: creates a key when its parent object exists", "[scenario]") {
     CHECK(load(kMinimal, {"jobs.0.ramp_time=1s"}).machine.jobs[0].ramp_time == 1_s);
     CHECK(load(kMinimal, {"seed=7"}).machine.seed == 7);
     CHECK(load(kMinimal, {"description=hello world"}).description == "hello world");  // not JSON: a string
     CHECK(load(kMinimal, {"jobs.0.iodepth=4", "jobs.0.iodepth=8"}).machine.jobs[0].iodepth == 8);  // in order
 }
 
-TEST_CASE("--set errors name the --set", "[scenario]") {
+TEST_CASE("CLI --set overrides: errors name the --set", "[scenario]") {
     CHECK(error_of(kMinimal, {"jobs.3.iodepth=16"}) ==
           "test.json: --set 'jobs.3.iodepth=16': index 3 is out of range: 'jobs' has 1 element");
     CHECK_THAT(error_of(kMinimal, {"queues.0.nr_requests=4"}),

@@ -1,0 +1,46 @@
+// blktrace events (§1.13): every step of a request's life emits the action the kernel
+// would, with blktrace's action letters. A TraceSink consumes them (blkparse-style text,
+// blktrace binary); with no sink attached the cost is one pointer test per event.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/time.h"
+
+namespace blksim::blkmq {
+
+enum class TraceAction : char {
+    QUEUE = 'Q',       // bio entered the block layer
+    BACKMERGE = 'M',   // bio merged at the back of a request
+    FRONTMERGE = 'F',  // bio merged at the front of a request
+    GETRQ = 'G',       // request allocated
+    PLUG = 'P',        // first request added to an empty plug
+    UNPLUG = 'U',      // explicit unplug; `pdu` = number of requests
+    UNPLUG_TIMER = 'T',// unplug because the task slept (blkparse prints "UT")
+    INSERT = 'I',      // inserted into the scheduler or software queue
+    ISSUE = 'D',       // handed to the driver
+    COMPLETE = 'C',    // completed
+    REQUEUE = 'R',     // requeued
+};
+
+struct TraceEvent {
+    sim::Time time;
+    uint32_t cpu = 0;
+    TraceAction action = TraceAction::QUEUE;
+    bool write = false;        // rwbs: 'W' or 'R'
+    bool sync = false;         // rwbs 'S' (O_DIRECT reads/writes are REQ_SYNC... see writer)
+    uint64_t sector = 0;
+    uint32_t nr_sectors = 0;
+    uint32_t pid = 0;
+    uint32_t pdu = 0;          // U/T: requests unplugged
+    int error = 0;             // C
+};
+
+class TraceSink {
+public:
+    virtual ~TraceSink() = default;
+    // `dev` is the index of the request queue (disk) in the scenario.
+    virtual void emit(uint32_t dev, const TraceEvent& e) = 0;
+};
+
+}  // namespace blksim::blkmq

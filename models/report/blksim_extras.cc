@@ -1,0 +1,94 @@
+// blksim's own text section, printed after fio's report: what fio cannot see from user space.
+// Per disk: the queue's shape (scheduler, hardware queues, driver tags), how requests got to
+// the driver (direct issue vs insert, tag sleeps, BLK_STS_RESOURCE requeues) and a btt-style
+// table of where they waited (Q2G G2I I2D D2C Q2C, as btt names the stages). Per CPU: busy and
+// interrupt time as a share of the simulated run. Fixed column widths and fixed precision so
+// the same result always prints the same bytes.
+#include <array>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/report/job_result.h"
+
+namespace blksim::report {
+
+namespace {
+
+using Out = std::back_insert_iterator<std::string>;
+
+// The percentiles of the stage table: the median and the tail, as latency work reads it.
+constexpr std::array<double, 4> STAGE_PERCENTILES = {50.0, 90.0, 99.0, 99.9};
+
+// One column per value: "stage (usec)" label, N, then mean, percentiles and max.
+constexpr int LABEL_W = 12;
+constexpr int COUNT_W = 10;
+constexpr int VALUE_W = 12;
+
+double usec(double ns) { return ns / 1000.0; }
+
+double percent_of(sim::Duration part, sim::Duration whole) {
+    return whole.count() > 0
+               ? 100.0 * static_cast<double>(part.count()) / static_cast<double>(whole.count())
+               : 0.0;
+}
+
+void format_queue_header(Out out, const QueueReport& q) {
+    fmt::format_to(out, "  {}: scheduler={}, nr_hw_queues={}, tag_depth={}, tags_in_use_mean={:.2f}\n",
+                   q.name, q.scheduler, q.nr_hw_queues, q.tag_depth, q.tags_mean_in_use);
+    fmt::format_to(out, "    tag_sleeps={}, direct_issues={}, inserts={}, resource_requeues={}\n",
+                   q.tag_sleeps, q.direct_issues, q.inserts, q.resource_requeues);
+}
+
+void format_stage_table_header(Out out) {
+    fmt::format_to(out, "    {:<{}}{:>{}}{:>{}}", "stage (usec)", LABEL_W, "N", COUNT_W, "mean", VALUE_W);
+    for (const std::string_view p : {"p50", "p90", "p99", "p99.9"})
+        fmt::format_to(out, "{:>{}}", p, VALUE_W);
+    fmt::format_to(out, "{:>{}}\n", "max", VALUE_W);
+}
+
+// One btt stage: count and mean from the exact running stat, percentiles from the
+// log-linear histogram (fio's bucket midpoints, <= 1/64 relative error), max exact.
+void format_stage_row(Out out, std::string_view name, const StageStat& s) {
+    const std::vector<uint64_t> pct = s.hist.percentiles(STAGE_PERCENTILES);
+    fmt::format_to(out, "    {:<{}}{:>{}}{:>{}.3f}", name, LABEL_W, s.stat.count(), COUNT_W,
+                   usec(s.stat.mean()), VALUE_W);
+    for (const uint64_t v : pct)
+        fmt::format_to(out, "{:>{}.3f}", usec(static_cast<double>(v)), VALUE_W);
+    fmt::format_to(out, "{:>{}.3f}\n", usec(s.stat.max()), VALUE_W);
+}
+
+void format_queue(Out out, const QueueReport& q) {
+    format_queue_header(out, q);
+    format_stage_table_header(out);
+    format_stage_row(out, "Q2G", q.q2g);
+    format_stage_row(out, "G2I", q.g2i);
+    format_stage_row(out, "I2D", q.i2d);
+    format_stage_row(out, "D2C", q.d2c);
+    format_stage_row(out, "Q2C", q.q2c);
+}
+
+void format_cpus(Out out, const std::vector<CpuReport>& cpus, sim::Duration sim_time) {
+    if (cpus.empty())
+        return;
+    fmt::format_to(out, "  cpus (% of {:.6f} s simulated):\n", sim_time.seconds());
+    for (const CpuReport& c : cpus)
+        fmt::format_to(out, "    cpu {:>3}: busy={:6.2f}%, irq={:6.2f}%\n", c.id,
+                       percent_of(c.busy, sim_time), percent_of(c.irq, sim_time));
+}
+
+}  // namespace
+
+std::string format_blksim_extras(const RunResult& r) {
+    std::string s = "\nblksim (what fio cannot show):\n";
+    const Out out(s);
+    for (const QueueReport& q : r.queues)
+        format_queue(out, q);
+    format_cpus(out, r.cpus, r.sim_time);
+    return s;
+}
+
+}  // namespace blksim::report

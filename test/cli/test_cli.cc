@@ -1,0 +1,117 @@
+// The blksim command line end to end: exit statuses, one-line errors, determinism.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Result {
+    int status;
+    std::string out;  // stdout and stderr, in that order
+};
+
+Result blksim(const std::string& args, bool with_stderr = true) {
+    const std::string cmd = std::string(BLKSIM_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+    Result r{-1, {}};
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    std::array<char, 4096> buf{};
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+        r.out.append(buf.data(), n);
+    const int st = pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+std::string src(const std::string& rel) { return std::string(BLKSIM_SOURCE_DIR) + "/" + rel; }
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const std::string path = "/tmp/blksim-test-" + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("blksim run prints fio's report and exits 0", "[cli]") {
+    auto r = blksim("run -q " + src("scenarios/examples/nullblk-psync-qd1.json") + " --set jobs.0.runtime=20ms");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("qd1: (groupid=0, jobs=1): err= 0") != std::string::npos);
+    CHECK(r.out.find("Run status group 0 (all jobs):") != std::string::npos);
+    CHECK(r.out.find("Disk stats (read/write):") != std::string::npos);
+}
+
+TEST_CASE("same scenario and seed give byte-identical output; another seed does not", "[cli][determinism]") {
+    const std::string scen = src("scenarios/examples/nullblk-libaio-qd32.json") + " --set jobs.0.runtime=20ms";
+    auto a = blksim("run -q " + scen, false);
+    auto b = blksim("run -q " + scen, false);
+    auto j1 = blksim("run -q --output-format json " + scen, false);
+    auto j2 = blksim("run -q --output-format json " + scen, false);
+    auto c = blksim("run -q --seed 7 " + scen, false);
+    REQUIRE(a.status == 0);
+    CHECK(a.out == b.out);
+    CHECK(j1.out == j2.out);
+    CHECK(a.out != c.out);
+}
+
+TEST_CASE("bad input exits 2 with one message naming file and JSON path", "[cli]") {
+    SECTION("missing file") {
+        auto r = blksim("run /nonexistent/scenario.json");
+        CHECK(r.status == 2);
+        CHECK(r.out.find("/nonexistent/scenario.json") != std::string::npos);
+    }
+    SECTION("unknown key") {
+        const auto p = write_temp("unknown-key.json", R"({"jobs":[{"name":"a","rw":"read"}],
+            "devices":[{"name":"nullb0","model":"null_blk"}], "bogus": 1})");
+        auto r = blksim("run " + p);
+        CHECK(r.status == 2);
+        CHECK(r.out.find(p) != std::string::npos);
+        CHECK(r.out.find("bogus") != std::string::npos);
+    }
+    SECTION("bad value through --set") {
+        auto r = blksim("run " + src("scenarios/examples/nullblk-psync-qd1.json") + " --set jobs.0.bs=4q");
+        CHECK(r.status == 2);
+        CHECK(r.out.find("/jobs/0/bs") != std::string::npos);
+    }
+    SECTION("unknown CLI option") {
+        auto r = blksim("run --frobnicate x.json");
+        CHECK(r.status == 2);
+    }
+    SECTION("unknown list kind") {
+        auto r = blksim("list gizmos");
+        CHECK(r.status == 2);
+        CHECK(r.out.find("devices, engines, schedulers") != std::string::npos);
+    }
+}
+
+TEST_CASE("blksim validate and list", "[cli]") {
+    auto v = blksim("validate " + src("scenarios/bench/nullblk-32x32.json"));
+    CHECK(v.status == 0);
+    CHECK(v.out.find("32 thread(s)") != std::string::npos);
+    auto l = blksim("list");
+    CHECK(l.status == 0);
+    CHECK(l.out.find("null_blk") != std::string::npos);
+    CHECK(l.out.find("io_uring") != std::string::npos);
+    CHECK(l.out.find("none") != std::string::npos);
+}
+
+TEST_CASE("every shipped scenario validates", "[cli][scenarios]") {
+    // Every scenario file under scenarios/ except the schema and the profiles.
+    int n = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(src("scenarios"))) {
+        const auto p = e.path();
+        const auto dir = p.parent_path().filename().string();
+        if (p.extension() != ".json" || p.filename() == "schema.json" || dir == "cpu" || dir == "devices")
+            continue;
+        INFO(p.string());
+        CHECK(blksim("validate " + p.string()).status == 0);
+        ++n;
+    }
+    CHECK(n >= 3);
+}
