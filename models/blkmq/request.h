@@ -12,15 +12,27 @@ enum class ReqOp : uint8_t { READ = 0, WRITE = 1 };
 
 class HwQueue;
 class RequestQueue;
-struct Request;
+struct Bio;
 
-// Who gets told that a request ended (the submitting job thread): the bio's bi_end_io.
+// Who gets told that a bio ended (the submitting job thread): bio->bi_end_io.
 class EndIo {
 public:
-    virtual void end_io(Request* rq, sim::Time now) = 0;
+    virtual void end_io(Bio* bio, sim::Time now) = 0;
 
 protected:
     ~EndIo() = default;
+};
+
+// struct bio: one I/O as submitted. The submitter owns it (fio's io_u embeds one); a
+// request chains the bios merged into it through bi_next.
+struct Bio {
+    uint64_t sector = 0;
+    uint32_t nr_sectors = 0;
+    ReqOp op = ReqOp::READ;
+    EndIo* end_io = nullptr;
+    uint32_t cookie = 0;       // the owner's handle (the io_u index)
+    Bio* bi_next = nullptr;
+    uint64_t end_sector() const { return sector + nr_sectors; }
 };
 
 struct Request {
@@ -39,15 +51,16 @@ struct Request {
     // Life-cycle instants, for btt-style stage latencies (Q2G, G2I, I2D, D2C).
     sim::Time t_queue, t_get, t_insert, t_issue;
 
-    // The owner (bio end_io), its cookie (the fio io_u index) and the submitting task.
-    EndIo* end_io = nullptr;
-    uint32_t cookie = 0;
+    // The bios this request carries (rq->bio .. rq->biotail) and the submitting task.
+    Bio* bio = nullptr;
+    Bio* biotail = nullptr;
     uint32_t pid = 0;
 
     // Intrusive list link: plug list, software queue, hctx->dispatch.
     Request* next = nullptr;
 
     uint64_t bytes() const { return static_cast<uint64_t>(nr_sectors) << 9; }
+    uint64_t end_sector() const { return sector + nr_sectors; }
 };
 
 // A singly linked FIFO of requests through Request::next (list_head in the kernel).
@@ -56,6 +69,7 @@ public:
     bool empty() const { return head_ == nullptr; }
     uint32_t size() const { return n_; }
     Request* front() const { return head_; }
+    Request* back() const { return tail_; }
     void push_back(Request* rq) {
         rq->next = nullptr;
         if (tail_)

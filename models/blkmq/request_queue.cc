@@ -13,7 +13,8 @@ static constexpr Duration BLK_MQ_RESOURCE_DELAY = Duration::ns(3'000'000);
 RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg,
                            dev::Device& dev, std::span<const std::unique_ptr<cpu::Cpu>> cpus,
                            const cpu::CpuCosts& costs)
-    : name_(std::move(name)), eq_(eq), cfg_(cfg), dev_(dev), cpus_(cpus), costs_(costs) {
+    : name_(std::move(name)), eq_(eq), cfg_(cfg), dev_(dev), cpus_(cpus), costs_(costs),
+      max_sectors_(cfg.max_sectors_kb * 2) {
     const auto nr_cpus = static_cast<uint32_t>(cpus.size());
     // nr_hw_queues is capped at the number of CPUs when there is a single map.
     const uint32_t nr_hw = std::max(1u, std::min(dev.nr_hw_queues(), nr_cpus));
@@ -59,6 +60,21 @@ void RequestQueue::emit(TraceAction a, const Request& rq, Time t, uint32_t cpu, 
     trace_->emit(trace_dev_, e);
 }
 
+void RequestQueue::trace_bio(TraceAction a, const Bio& bio, Time t, uint32_t cpu, uint32_t pid) const {
+    if (!trace_)
+        return;
+    TraceEvent e;
+    e.time = t;
+    e.cpu = cpu;
+    e.action = a;
+    e.write = bio.op == ReqOp::WRITE;
+    e.sync = true;
+    e.sector = bio.sector;
+    e.nr_sectors = bio.nr_sectors;
+    e.pid = pid;
+    trace_->emit(trace_dev_, e);
+}
+
 void RequestQueue::trace_unplug(TraceAction a, uint32_t nr, Time t, uint32_t cpu, uint32_t pid) const {
     if (!trace_)
         return;
@@ -69,6 +85,47 @@ void RequestQueue::trace_unplug(TraceAction a, uint32_t nr, Time t, uint32_t cpu
     e.pid = pid;
     e.pdu = nr;
     trace_->emit(trace_dev_, e);
+}
+
+void RequestQueue::bio_to_request(Request* rq, Bio* bio, uint32_t pid, Time now) {
+    rq->sector = bio->sector;
+    rq->nr_sectors = bio->nr_sectors;
+    rq->op = bio->op;
+    rq->bio = rq->biotail = bio;
+    bio->bi_next = nullptr;
+    rq->pid = pid;
+    rq->t_queue = now;
+}
+
+bool RequestQueue::attempt_plug_merge(RequestList& plug, Bio* bio, Time now, uint32_t cpu) {
+    // nomerges=2 sets QUEUE_FLAG_NOMERGES, which turns off plug merging too.
+    if (cfg_.nomerges == 2 || plug.empty())
+        return false;
+    Request* rq = plug.back();
+    if (rq->q != this || rq->op != bio->op || rq->nr_sectors + bio->nr_sectors > max_sectors_)
+        return false;
+    const unsigned dir = bio->op == ReqOp::WRITE ? 1u : 0u;
+    if (rq->end_sector() == bio->sector) {
+        // bio_attempt_back_merge
+        rq->biotail->bi_next = bio;
+        rq->biotail = bio;
+        bio->bi_next = nullptr;
+        rq->nr_sectors += bio->nr_sectors;
+        ++stats_.merges[dir];
+        trace(TraceAction::BACKMERGE, *rq, now, cpu);
+        return true;
+    }
+    if (bio->end_sector() == rq->sector) {
+        // bio_attempt_front_merge
+        bio->bi_next = rq->bio;
+        rq->bio = bio;
+        rq->sector = bio->sector;
+        rq->nr_sectors += bio->nr_sectors;
+        ++stats_.merges[dir];
+        trace(TraceAction::FRONTMERGE, *rq, now, cpu);
+        return true;
+    }
+    return false;
 }
 
 void RequestQueue::start_request(Request* rq, Time now) {
@@ -228,9 +285,16 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
     if (--in_flight_ == 0)
         stats_.busy += tc - busy_since_;
 
-    // The bio's end_io runs before the request is freed (blk_mq_end_request order).
-    if (rq->end_io)
-        rq->end_io->end_io(rq, tc);
+    // blk_update_request ends every bio of the request (bio_endio → bi_end_io) before the
+    // request is freed (blk_mq_end_request order).
+    Bio* bio = rq->bio;
+    rq->bio = rq->biotail = nullptr;
+    while (bio) {
+        Bio* next = bio->bi_next;
+        bio->bi_next = nullptr;
+        bio->end_io->end_io(bio, tc);
+        bio = next;
+    }
     free_request(rq, now);
 
     // blk_mq_sched_restart(): a completion reruns a hctx that had to leave requests behind.
@@ -245,7 +309,6 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
 
 void RequestQueue::free_request(Request* rq, Time now) {
     rq->in_flight = false;
-    rq->end_io = nullptr;
     ++freed_;
     rq->mq_hctx->tags.put(rq->tag, now);
 }

@@ -59,6 +59,14 @@ public:
     Request* alloc_request(uint32_t cpu, sim::Time now);
     void wait_for_tag(uint32_t cpu, TagWaiter* w) { map_queue(cpu).tags.prepare_to_wait(w); }
 
+    // blk_attempt_plug_merge(): merge `bio` into the plug's last request if it is
+    // contiguous (back merge: M, front merge: F), of the same op, and the result stays within
+    // max_sectors_kb. True when merged: the bio rides on that request and needs no tag.
+    bool attempt_plug_merge(RequestList& plug, Bio* bio, sim::Time now, uint32_t cpu);
+    // blk_mq_bio_to_request(): the request starts out carrying `bio`.
+    void bio_to_request(Request* rq, Bio* bio, uint32_t pid, sim::Time now);
+    uint32_t max_sectors() const { return max_sectors_; }
+
     // blk_mq_flush_plug_list() for a queue without elevator, from CPU `cpu` at `now`:
     // direct issue (->queue_rqs / blk_mq_issue_direct) unless the hctx is busy, in which
     // case the requests go to the software queue (trace I) and the hctx is run.
@@ -89,6 +97,7 @@ public:
         if (trace_)
             emit(a, rq, t, cpu, pdu);
     }
+    void trace_bio(TraceAction a, const Bio& bio, sim::Time t, uint32_t cpu, uint32_t pid) const;
     void trace_unplug(TraceAction a, uint32_t nr, sim::Time t, uint32_t cpu, uint32_t pid) const;
 
     const QueueStats& stats() const { return stats_; }
@@ -121,6 +130,7 @@ private:
     uint32_t in_flight_ = 0;   // at the driver
     sim::Time busy_since_;
     uint64_t allocated_ = 0, freed_ = 0;
+    uint32_t max_sectors_;
 };
 
 }  // namespace blksim::blkmq

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "models/blkmq/request.h"
 #include "sim/time.h"
 
 namespace blksim::workload {
@@ -21,6 +22,9 @@ struct IoU {
     sim::Time start_time;             // fio io_u->start_time: prep began
     sim::Time issue_time;             // fio io_u->issue_time: the kernel has it
     sim::Time kernel_done;            // bio end_io ran (the completion is posted)
+    sim::Time queued;                 // submit_bio (trace Q): set once, kept across a tag sleep
+    bool bio_queued = false;
+    blkmq::Bio bio;                   // the bio this io_u is submitted as
     uint32_t next_done = 0;           // completion ring link (index + 1, 0 = end)
 };
 

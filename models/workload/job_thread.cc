@@ -196,12 +196,8 @@ void JobThread::run_step(Time start) {
 // sleep for a tag) hands the plugged requests to the queue, then the loop goes on.
 void JobThread::step_done(uint64_t) {
     const Time now = eq_.now();
-    if (!plug_.empty()) {
-        // blk_finish_plug → U; a flush because the task is about to sleep → UT.
-        q_.trace_unplug(tag_wait_ ? blkmq::TraceAction::UNPLUG_TIMER : blkmq::TraceAction::UNPLUG,
-                        plug_.size(), now, cpu_.id(), res_.pid);
-        q_.flush_plug(plug_, now, cpu_.id());
-    }
+    if (!plug_.empty())
+        unplug(now, tag_wait_);
     if (!is_sync()) {
         // io_submit returns: fio stamps issue_time (slat ends) for what it submitted.
         const Time ret = sim::max(now, cpu_.free_at());
@@ -253,24 +249,43 @@ uint32_t JobThread::prep_io_u(Time t) {
     return idx;
 }
 
+// blk-mq's plug limits (block/blk.h): a plug is flushed before it takes a new request when
+// it holds BLK_MAX_REQUEST_COUNT requests or its last request is BLK_PLUG_FLUSH_SIZE or more.
+static constexpr uint32_t BLK_MAX_REQUEST_COUNT = 32;
+static constexpr uint64_t BLK_PLUG_FLUSH_SIZE = 128 * 1024;
+
 bool JobThread::submit_one(uint32_t idx, Time now) {
-    blkmq::Request* rq = q_.alloc_request(cpu_.id(), now);
+    IoU& io = ious_[idx];
+    blkmq::Bio& bio = io.bio;
+    const uint32_t cpu = cpu_.id();
+    if (!io.bio_queued) {
+        // submit_bio(): trace Q once, even if the task then sleeps for a tag.
+        io.bio_queued = true;
+        io.queued = now;
+        bio.sector = io.offset >> 9;
+        bio.nr_sectors = io.len >> 9;
+        bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
+        bio.end_io = this;
+        bio.cookie = idx;
+        q_.trace_bio(blkmq::TraceAction::QUEUE, bio, now, cpu, res_.pid);
+        if (q_.attempt_plug_merge(plug_, &bio, now, cpu)) {
+            io.state = IoU::State::INFLIGHT;
+            ++in_kernel_;
+            ++submitted_;
+            return true;
+        }
+    }
+    if (!plug_.empty() &&
+        (plug_.size() >= BLK_MAX_REQUEST_COUNT || plug_.back()->bytes() >= BLK_PLUG_FLUSH_SIZE))
+        unplug(now, false);
+    blkmq::Request* rq = q_.alloc_request(cpu, now);
     if (rq == nullptr)
         return false;
-    IoU& io = ious_[idx];
-    rq->sector = io.offset >> 9;
-    rq->nr_sectors = io.len >> 9;
-    rq->op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
-    rq->t_queue = now;
-    rq->end_io = this;
-    rq->cookie = idx;
-    rq->pid = res_.pid;
+    q_.bio_to_request(rq, &bio, res_.pid, io.queued);
     if (q_.tracing()) {
-        // submit_bio → Q; the request allocated → G; the first request of a plug → P.
-        q_.trace(blkmq::TraceAction::QUEUE, *rq, now, cpu_.id());
-        q_.trace(blkmq::TraceAction::GETRQ, *rq, now, cpu_.id());
+        q_.trace(blkmq::TraceAction::GETRQ, *rq, now, cpu);
         if (plug_.empty())
-            q_.trace(blkmq::TraceAction::PLUG, *rq, now, cpu_.id());
+            q_.trace(blkmq::TraceAction::PLUG, *rq, now, cpu);
     }
     plug_.push_back(rq);
     io.state = IoU::State::INFLIGHT;
@@ -279,14 +294,22 @@ bool JobThread::submit_one(uint32_t idx, Time now) {
     return true;
 }
 
-void JobThread::end_io(blkmq::Request* rq, Time now) {
-    const uint32_t idx = rq->cookie;
+// blk_finish_plug / blk_flush_plug: U, or UT when flushed because the task sleeps.
+void JobThread::unplug(Time now, bool from_schedule) {
+    q_.trace_unplug(from_schedule ? blkmq::TraceAction::UNPLUG_TIMER : blkmq::TraceAction::UNPLUG,
+                    plug_.size(), now, cpu_.id(), res_.pid);
+    q_.flush_plug(plug_, now, cpu_.id());
+}
+
+void JobThread::end_io(blkmq::Bio* bio, Time now) {
+    const uint32_t idx = bio->cookie;
     if (idx >= ious_.size() || ious_[idx].state != IoU::State::INFLIGHT)
         throw std::logic_error(fmt::format(
             "invariant violated: job '{}' got a completion for io_u {} that is not in flight "
-            "(sector {}, tag {})", cfg_.name, idx, rq->sector, rq->tag));
+            "(sector {})", cfg_.name, idx, bio->sector));
     IoU& io = ious_[idx];
     io.state = IoU::State::DONE;
+    io.bio_queued = false;
     io.kernel_done = now;
     io.next_done = 0;
     if (done_tail_)

@@ -51,7 +51,7 @@ public:
 
     void run_step(sim::Time now) override;            // cpu::Task
     void tag_wakeup(sim::Time now) override;          // blkmq::TagWaiter
-    void end_io(blkmq::Request* rq, sim::Time now) override;  // blkmq::EndIo
+    void end_io(blkmq::Bio* bio, sim::Time now) override;  // blkmq::EndIo
 
 private:
     enum class State : uint8_t { NEW, RUNNING, SLEEP_IO, SLEEP_TAG, EXITED };
@@ -67,7 +67,8 @@ private:
     sim::Duration reap(sim::Time t0, uint32_t max);
     void account_done(IoU& io, sim::Time done);
     // kernel side
-    bool submit_one(uint32_t idx, sim::Time now);  // bio → request → plug; false: no tag
+    bool submit_one(uint32_t idx, sim::Time now);  // bio → (merge | request) → plug; false: no tag
+    void unplug(sim::Time now, bool from_schedule);
     void finish(sim::Time now);
 
     sim::EventQueue& eq_;
