@@ -44,6 +44,9 @@ public:
     sim::Time free_at() const { return free_at_; }
     sim::Duration busy() const { return busy_; }
     sim::Duration irq_busy() const { return irq_busy_; }
+    sim::Duration spin() const { return spin_; }
+    // Part of a booked step was spent spinning on a lock (already in busy()).
+    void account_spin(sim::Duration d) { spin_ += d; }
 
     // Ask for the core at `now`: runs t->run_step(now) at once if the core is free and
     // nobody is waiting, else queues t and grants it later. A task that ran the last step
@@ -74,6 +77,7 @@ private:
     sim::Time free_at_;
     sim::Duration busy_;
     sim::Duration irq_busy_;
+    sim::Duration spin_;
     Task* current_ = nullptr;  // the task that ran the last step here
     Task* rq_head_ = nullptr;
     Task* rq_tail_ = nullptr;
