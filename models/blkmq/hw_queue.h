@@ -1,4 +1,5 @@
 // struct blk_mq_hw_ctx: one hardware dispatch queue with its driver tags.
+// The tags live in the TagSet, which may be shared with other request queues.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@ namespace blksim::blkmq {
 
 class HwQueue {
 public:
-    HwQueue(uint32_t queue_num, uint32_t depth) : tags(depth), queue_num_(queue_num) {}
+    HwQueue(uint32_t queue_num, BlkMqTags& t) : tags(t), queue_num_(queue_num) {}
     HwQueue(const HwQueue&) = delete;
     HwQueue& operator=(const HwQueue&) = delete;
 
@@ -24,7 +25,7 @@ public:
         dispatch_busy = (dispatch_busy * 7 + (busy ? 16u : 0u)) / 8;
     }
 
-    BlkMqTags tags;              // hctx->tags (driver tags)
+    BlkMqTags& tags;             // hctx->tags (driver tags; shared with other queues' hctx i)
     RequestList dispatch;        // hctx->dispatch: requeued / bypass requests, served first
     // The software queues (blk_mq_ctx) of the CPUs mapped here, folded into one FIFO:
     // with no elevator the kernel splices all pending ctx lists in one go when the hctx is
@@ -34,7 +35,10 @@ public:
     uint32_t dispatch_busy = 0;
     bool sched_restart = false;  // BLK_MQ_S_SCHED_RESTART
     bool run_pending = false;    // an async run (kblockd work) is queued
-    uint32_t nr_active = 0;      // requests the driver holds
+    uint32_t nr_active = 0;      // driver tags this hctx holds (hctx->nr_active)
+    uint32_t in_driver = 0;      // requests the driver holds
+    bool tag_active = false;     // BLK_MQ_S_TAG_ACTIVE: counted in tags.active_queues
+    bool dtag_wait = false;      // BLK_MQ_S_DTAG_WAIT: counted in tags.pending_queues
 
 private:
     uint32_t queue_num_;

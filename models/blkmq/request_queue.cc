@@ -11,32 +11,94 @@ using sim::Time;
 static constexpr Duration BLK_MQ_RESOURCE_DELAY = Duration::ns(3'000'000);
 
 RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg,
-                           dev::Device& dev, std::span<const std::unique_ptr<cpu::Cpu>> cpus,
-                           const cpu::CpuCosts& costs)
-    : name_(std::move(name)), eq_(eq), cfg_(cfg), dev_(dev), cpus_(cpus), costs_(costs),
+                           dev::Device& dev, TagSet& tag_set,
+                           std::span<const std::unique_ptr<cpu::Cpu>> cpus, const cpu::CpuCosts& costs)
+    : name_(std::move(name)), eq_(eq), cfg_(cfg), dev_(dev), tag_set_(tag_set),
+      timeout_timer_(eq, &RequestQueue::timeout_fired, this), cpus_(cpus), costs_(costs),
       max_sectors_(cfg.max_sectors_kb * 2) {
     const auto nr_cpus = static_cast<uint32_t>(cpus.size());
-    // nr_hw_queues is capped at the number of CPUs when there is a single map.
-    const uint32_t nr_hw = std::max(1u, std::min(dev.nr_hw_queues(), nr_cpus));
-    for (uint32_t i = 0; i < nr_hw; ++i) {
-        hctxs_.push_back(std::make_unique<HwQueue>(i, dev.queue_depth()));
-        HwQueue& h = *hctxs_.back();
-        for (uint32_t t = 0; t < h.tags.depth(); ++t) {
-            h.tags.rq(t).q = this;
-            h.tags.rq(t).mq_hctx = &h;
-        }
-    }
+    // The tag set was sized by the driver for min(submit queues, CPUs) hctxs.
+    const uint32_t nr_hw = tag_set.nr_hw_queues();
+    for (uint32_t i = 0; i < nr_hw; ++i)
+        hctxs_.push_back(std::make_unique<HwQueue>(i, tag_set.tags(i)));
+    tag_set.add_queue();
     mq_map_.resize(nr_cpus);
     for (uint32_t c = 0; c < nr_cpus; ++c)
         mq_map_[c] = static_cast<uint32_t>(static_cast<uint64_t>(c) * nr_hw / nr_cpus);
 }
 
+uint32_t RequestQueue::fair_share_depth(uint32_t depth, uint32_t users) {
+    return std::max((depth + users - 1) / users, 4u);
+}
+
+bool RequestQueue::hctx_may_queue(const HwQueue& h) const {
+    if (!tag_set_.shared() || tag_set_.fairness() == TagFairness::OFF)
+        return true;
+    const BlkMqTags& t = h.tags;
+    if (t.depth() == 1 || !h.tag_active)
+        return true;
+    // Yu Kuai's variant: no cap until some user of the set went short of tags. The
+    // divisor stays the active users (the reference gives no other).
+    if (tag_set_.fairness() == TagFairness::ON_SHORTAGE && t.pending_queues == 0)
+        return true;
+    const uint32_t users = t.active_queues;
+    if (users == 0)
+        return true;
+    return h.nr_active < fair_share_depth(t.depth(), users);
+}
+
+// blk_mq_tag_busy(): the first allocation of an inactive unit makes it a user.
+void RequestQueue::tag_busy(HwQueue& h) {
+    if (h.tag_active)
+        return;
+    h.tag_active = true;
+    ++h.tags.active_queues;
+}
+
+// blk_mq_tag_idle(): only from the timeout work, when the queue has nothing in flight.
+void RequestQueue::tag_idle(HwQueue& h, Time now) {
+    if (!h.tag_active)
+        return;
+    h.tag_active = false;
+    --h.tags.active_queues;
+    if (h.dtag_wait) {
+        h.dtag_wait = false;
+        --h.tags.pending_queues;
+    }
+    h.tags.wake_all(now);
+}
+
+// blk_mq_timeout_work(): the lazily armed request timer. With nothing in flight every hctx
+// of the queue goes idle; otherwise look again one timeout later.
+void RequestQueue::timeout_work() {
+    const Time now = eq_.now();
+    if (allocated_ != freed_) {
+        timeout_timer_.arm(now + dev_.request_timeout());
+        return;
+    }
+    for (auto& h : hctxs_)
+        tag_idle(*h, now);
+}
+
 Request* RequestQueue::alloc_request(uint32_t cpu, Time now) {
     HwQueue& h = map_queue(cpu);
-    const uint32_t tag = h.tags.get(now);
-    if (tag == BlkMqTags::NO_TAG)
+    if (tag_set_.shared())
+        tag_busy(h);
+    uint32_t tag = BlkMqTags::NO_TAG;
+    if (hctx_may_queue(h))
+        tag = h.tags.get(now);
+    if (tag == BlkMqTags::NO_TAG) {
+        // Yu Kuai's patch counts the unit as short of tags before the caller sleeps.
+        if (tag_set_.shared() && tag_set_.fairness() == TagFairness::ON_SHORTAGE && !h.dtag_wait) {
+            h.dtag_wait = true;
+            ++h.tags.pending_queues;
+        }
         return nullptr;
+    }
     Request* rq = &h.tags.rq(tag);
+    rq->q = this;
+    rq->mq_hctx = &h;
+    ++h.nr_active;
     rq->mq_ctx_cpu = cpu;
     rq->in_flight = true;
     rq->t_get = now;
@@ -131,7 +193,12 @@ bool RequestQueue::attempt_plug_merge(RequestList& plug, Bio* bio, Time now, uin
 void RequestQueue::start_request(Request* rq, Time now) {
     rq->t_issue = now;
     trace(TraceAction::ISSUE, *rq, now, rq->mq_ctx_cpu);
-    ++rq->mq_hctx->nr_active;
+    ++rq->mq_hctx->in_driver;
+    // blk_add_timer(): the request timer is armed lazily, rounded up to a whole second.
+    if (tag_set_.shared() && !timeout_timer_.armed()) {
+        const int64_t when = (now + dev_.request_timeout()).ns();
+        timeout_timer_.arm(Time::from_ns((when + 999'999'999) / 1'000'000'000 * 1'000'000'000));
+    }
     if (in_flight_++ == 0)
         busy_since_ = now;
 }
@@ -281,7 +348,7 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
     stats_.q2c.add((tc - rq->t_queue).count());
 
     HwQueue& h = *rq->mq_hctx;
-    --h.nr_active;
+    --h.in_driver;
     if (--in_flight_ == 0)
         stats_.busy += tc - busy_since_;
 
@@ -309,6 +376,7 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
 
 void RequestQueue::free_request(Request* rq, Time now) {
     rq->in_flight = false;
+    --rq->mq_hctx->nr_active;
     ++freed_;
     rq->mq_hctx->tags.put(rq->tag, now);
 }

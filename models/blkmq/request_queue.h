@@ -13,6 +13,7 @@
 #include "models/blkmq/hw_queue.h"
 #include "models/blkmq/queue_config.h"
 #include "models/blkmq/request.h"
+#include "models/blkmq/tag_set.h"
 #include "models/blkmq/trace.h"
 #include "models/cpu/cpu.h"
 #include "models/cpu/cpu_config.h"
@@ -20,6 +21,7 @@
 #include "models/report/job_result.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
+#include "sim/timer.h"
 
 namespace blksim::blkmq {
 
@@ -40,7 +42,8 @@ struct QueueStats {
 class RequestQueue {
 public:
     RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg, dev::Device& dev,
-                 std::span<const std::unique_ptr<cpu::Cpu>> cpus, const cpu::CpuCosts& costs);
+                 TagSet& tag_set, std::span<const std::unique_ptr<cpu::Cpu>> cpus,
+                 const cpu::CpuCosts& costs);
     RequestQueue(const RequestQueue&) = delete;
     RequestQueue& operator=(const RequestQueue&) = delete;
 
@@ -55,7 +58,8 @@ public:
     uint64_t capacity_sectors() const { return dev_.capacity_sectors(); }
 
     // __blk_mq_alloc_requests(): a request with a driver tag from the submitting CPU's
-    // hctx, or nullptr when the tags are exhausted (the caller then sleeps, see wait_for_tag).
+    // hctx, or nullptr when the tags are exhausted or the shared-tag fair share is used up
+    // (the caller then sleeps, see wait_for_tag).
     Request* alloc_request(uint32_t cpu, sim::Time now);
     void wait_for_tag(uint32_t cpu, TagWaiter* w) { map_queue(cpu).tags.prepare_to_wait(w); }
 
@@ -66,6 +70,12 @@ public:
     // blk_mq_bio_to_request(): the request starts out carrying `bio`.
     void bio_to_request(Request* rq, Bio* bio, uint32_t pid, sim::Time now);
     uint32_t max_sectors() const { return max_sectors_; }
+
+    // hctx_may_queue(): may this hctx take one more driver tag of a shared set?
+    bool hctx_may_queue(const HwQueue& h) const;
+    // The fair-share depth a unit of a shared set gets now: max(ceil(depth/users), 4).
+    static uint32_t fair_share_depth(uint32_t depth, uint32_t users);
+    TagSet& tag_set() { return tag_set_; }
 
     // blk_mq_flush_plug_list() for a queue without elevator, from CPU `cpu` at `now`:
     // direct issue (->queue_rqs / blk_mq_issue_direct) unless the hctx is busy, in which
@@ -113,6 +123,10 @@ private:
     void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     void free_request(Request* rq, sim::Time now);
     void delay_run_hw_queue(HwQueue& h, sim::Time when);
+    void tag_busy(HwQueue& h);
+    void tag_idle(HwQueue& h, sim::Time now);
+    void timeout_work();
+    static void timeout_fired(void* self, uint64_t) { static_cast<RequestQueue*>(self)->timeout_work(); }
 
     void emit(TraceAction a, const Request& rq, sim::Time t, uint32_t cpu, uint32_t pdu) const;
 
@@ -122,6 +136,8 @@ private:
     uint32_t trace_dev_ = 0;
     QueueConfig cfg_;
     dev::Device& dev_;
+    TagSet& tag_set_;
+    sim::Timer timeout_timer_;  // q->timeout: lazy idle detection of shared-tag users
     std::span<const std::unique_ptr<cpu::Cpu>> cpus_;
     const cpu::CpuCosts& costs_;
     std::vector<std::unique_ptr<HwQueue>> hctxs_;

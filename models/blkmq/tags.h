@@ -65,6 +65,14 @@ public:
 
     Request& rq(uint32_t tag) { return static_rqs_[tag]; }
 
+    // Wake every sleeper (blk_mq_tag_wakeup_all, when a user goes idle).
+    void wake_all(sim::Time now) { wake_up_nr(nr_waiters_, now); }
+
+    // Users of a shared tag space (§2.3): units that allocated since they last went idle,
+    // and (ON_SHORTAGE fairness) units that failed to get a tag since then.
+    uint32_t active_queues = 0;
+    uint32_t pending_queues = 0;
+
     // Time-weighted occupancy, for the report.
     double mean_in_use(sim::Time now) const;
 

@@ -29,6 +29,8 @@ public:
     virtual uint32_t queue_depth() const = 0;        // tag set queue_depth per hctx
     virtual uint64_t capacity_sectors() const = 0;
     virtual uint32_t logical_block_size() const = 0;
+    // The tag set's request timeout (set->timeout; the kernel's default is 30 s).
+    virtual sim::Duration request_timeout() const { return sim::Duration::ns(30'000'000'000); }
     // True when ->queue_rq completes the request before returning (null_blk irqmode=0).
     virtual bool completes_inline() const { return false; }
 };

@@ -18,6 +18,7 @@ struct NullBlkConfig {
     sim::Duration completion_nsec = sim::Duration::ns(10000);  // only for irqmode=2
     uint32_t blocksize = 512;          // logical block size, bytes
     uint64_t size_bytes = 250ULL * 1000 * 1000 * 1000;  // gb=250 (null_blk counts GB as 10^9)
+    bool shared_tags = false;          // all null_blk devices with shared_tags share one tag set
 };
 
 enum class DeviceModel : uint8_t { NULL_BLK };

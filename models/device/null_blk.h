@@ -24,6 +24,7 @@ public:
     uint32_t queue_depth() const override { return cfg_.hw_queue_depth; }
     uint64_t capacity_sectors() const override { return cfg_.size_bytes >> 9; }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
+    sim::Duration request_timeout() const override { return sim::Duration::ns(5'000'000'000); }
     bool completes_inline() const override { return cfg_.irqmode == NullBlkConfig::IrqMode::NONE; }
 
 private:

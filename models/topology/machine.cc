@@ -1,5 +1,6 @@
 #include "models/topology/machine.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -23,14 +24,35 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
         }
         }
     }
+    // The driver's tag sets: one per device, except null_blk devices loaded with
+    // shared_tags=1, which all use the module's one set (it takes the first one's geometry).
+    blkmq::TagSet* null_blk_shared = nullptr;
+    for (std::size_t di = 0; di < cfg.devices.size(); ++di) {
+        const auto& d = cfg.devices[di];
+        dev::Device& dv = *devices_[di];
+        const uint32_t nr_hw = std::max(1u, std::min(dv.nr_hw_queues(), cfg.host.nr_cpus));
+        const bool shared = d.model == dev::DeviceModel::NULL_BLK && d.null_blk.shared_tags;
+        if (shared && null_blk_shared) {
+            if (null_blk_shared->nr_hw_queues() != nr_hw || null_blk_shared->queue_depth() != dv.queue_depth())
+                throw std::invalid_argument(fmt::format(
+                    "device '{}': null_blk devices with shared_tags=1 share one tag set and must have "
+                    "the same submit_queues and hw_queue_depth", d.name));
+            device_tag_set_.push_back(null_blk_shared);
+            continue;
+        }
+        tag_sets_.push_back(std::make_unique<blkmq::TagSet>(nr_hw, dv.queue_depth(), cfg.tag_fairness));
+        device_tag_set_.push_back(tag_sets_.back().get());
+        if (shared)
+            null_blk_shared = tag_sets_.back().get();
+    }
     for (const auto& qc : cfg.queues) {
         std::size_t di = 0;
         while (di < cfg.devices.size() && cfg.devices[di].name != qc.device)
             ++di;
         if (di == cfg.devices.size())
             throw std::invalid_argument(fmt::format("queue names unknown device '{}'", qc.device));
-        queues_.push_back(std::make_unique<blkmq::RequestQueue>(qc.device, eq_, qc, *devices_[di],
-                                                                cpus_, cfg.host.costs));
+        queues_.push_back(std::make_unique<blkmq::RequestQueue>(
+            qc.device, eq_, qc, *devices_[di], *device_tag_set_[di], cpus_, cfg.host.costs));
         if (cfg.devices[di].model == dev::DeviceModel::NULL_BLK)
             static_cast<dev::NullBlk&>(*devices_[di]).attach(queues_.back().get());
     }
@@ -138,11 +160,12 @@ void Machine::check_invariants() const {
                 q->name(), q->allocated(), q->freed(), q->in_flight()));
         for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
             auto& hctx = const_cast<blkmq::RequestQueue&>(*q).hctx(h);
-            if (hctx.tags.in_use() != 0 || hctx.nr_active != 0 || hctx.has_pending())
+            if (hctx.tags.in_use() != 0 || hctx.nr_active != 0 || hctx.in_driver != 0 ||
+                hctx.has_pending())
                 throw std::logic_error(fmt::format(
-                    "invariant violated: queue {} hctx {}: {} driver tags still in use, {} "
-                    "active, requests pending: {}", q->name(), h, hctx.tags.in_use(),
-                    hctx.nr_active, hctx.has_pending()));
+                    "invariant violated: queue {} hctx {}: {} driver tags still in use, {} held "
+                    "by this hctx, {} at the driver, requests pending: {}", q->name(), h,
+                    hctx.tags.in_use(), hctx.nr_active, hctx.in_driver, hctx.has_pending()));
         }
     }
 }

@@ -40,6 +40,8 @@ private:
     sim::EventQueue eq_;
     std::vector<std::unique_ptr<cpu::Cpu>> cpus_;
     std::vector<std::unique_ptr<dev::Device>> devices_;
+    std::vector<std::unique_ptr<blkmq::TagSet>> tag_sets_;
+    std::vector<blkmq::TagSet*> device_tag_set_;  // per device
     std::vector<std::unique_ptr<blkmq::RequestQueue>> queues_;
     std::vector<std::unique_ptr<workload::JobThread>> threads_;
     report::RunResult result_;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/blkmq/queue_config.h"
+#include "models/blkmq/tag_set.h"
 #include "models/cpu/cpu_config.h"
 #include "models/device/device_config.h"
 #include "models/workload/job_config.h"
@@ -18,6 +19,8 @@ struct MachineConfig {
     std::vector<dev::DeviceConfig> devices;
     std::vector<blkmq::QueueConfig> queues;
     std::vector<workload::JobConfig> jobs;
+    // Kernel variants under study that are not a tunable of one queue.
+    blkmq::TagFairness tag_fairness = blkmq::TagFairness::ALWAYS;
     sim::Duration bw_avg_time = sim::Duration::ns(500'000'000);  // fio bwavgtime / iopsavgtime
 };
 

@@ -42,6 +42,10 @@ int cmd_run(const RunOptions& o) {
         result = machine.run();
         events = machine.events_processed();
         ios = machine.ios_completed();
+    } catch (const std::invalid_argument& e) {
+        // A machine that cannot be built from a scenario that decoded: still bad input.
+        fmt::print(stderr, "blksim: {}: {}\n", o.scenario, e.what());
+        return 2;
     } catch (const std::logic_error& e) {
         fmt::print(stderr, "blksim: {}: {}\n", o.scenario, e.what());
         return 1;

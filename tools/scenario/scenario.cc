@@ -674,6 +674,12 @@ public:
         Scenario s;
         s.description = doc_.value("description", std::string());
         s.machine.seed = doc_.value("seed", uint64_t{0});
+        if (doc_.contains("kernel")) {
+            const std::string f = doc_["kernel"].value("tag_fairness", std::string("always"));
+            s.machine.tag_fairness = f == "on_shortage" ? blkmq::TagFairness::ON_SHORTAGE
+                                     : f == "off"       ? blkmq::TagFairness::OFF
+                                                        : blkmq::TagFairness::ALWAYS;
+        }
         s.machine.host = decode_host(doc_.at("host"), "/host");
         nr_cpus_ = s.machine.host.nr_cpus;
         s.machine.devices = decode_devices(doc_.at("devices"), "/devices");
@@ -800,6 +806,8 @@ private:
         if (p.contains("submit_queues")) c.submit_queues = p["submit_queues"].get<uint32_t>();
         if (p.contains("blocksize")) c.blocksize = p["blocksize"].get<uint32_t>();
         if (p.contains("gb")) c.size_bytes = p["gb"].get<uint64_t>() * kNullBlkGb;
+        if (p.contains("shared_tags"))
+            c.shared_tags = p["shared_tags"].is_boolean() ? p["shared_tags"].get<bool>() : p["shared_tags"].get<int>() != 0;
         return c;
     }
 
