@@ -114,7 +114,7 @@ void RequestQueue::emit(TraceAction a, const Request& rq, Time t, uint32_t cpu, 
     e.cpu = cpu;
     e.action = a;
     e.write = rq.op == ReqOp::WRITE;
-    e.sync = true;  // fio's O_DIRECT I/O is REQ_SYNC
+    e.sync = e.write;  // direct I/O writes are REQ_SYNC (rwbs "WS"); reads carry no flag
     e.sector = rq.sector;
     e.nr_sectors = rq.nr_sectors;
     e.pid = rq.pid;
@@ -130,7 +130,7 @@ void RequestQueue::trace_bio(TraceAction a, const Bio& bio, Time t, uint32_t cpu
     e.cpu = cpu;
     e.action = a;
     e.write = bio.op == ReqOp::WRITE;
-    e.sync = true;
+    e.sync = e.write;
     e.sector = bio.sector;
     e.nr_sectors = bio.nr_sectors;
     e.pid = pid;

@@ -28,6 +28,12 @@ public:
     // is violated (an I/O completed twice or never, a tag leaked, the run stalled).
     report::RunResult run();
 
+    // blktrace: every request queue emits into `sink`, queue i as device i.
+    void set_trace(blkmq::TraceSink* sink) {
+        for (std::size_t i = 0; i < queues_.size(); ++i)
+            queues_[i]->set_trace(sink, static_cast<uint32_t>(i));
+    }
+
     uint64_t events_processed() const { return eq_.events_processed(); }
     uint64_t ios_completed() const;
     const std::vector<std::unique_ptr<blkmq::RequestQueue>>& queues() const { return queues_; }

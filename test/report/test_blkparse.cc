@@ -6,6 +6,7 @@
 // its comm ("fio").
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -143,5 +144,5 @@ TEST_CASE("blkparse writer buffers and streams a long run", "[trace]") {
     const std::string out = os.str();
     CHECK(static_cast<uint32_t>(std::count(out.begin(), out.end(), '\n')) == N);
     const std::string last = out.substr(out.rfind('\n', out.size() - 2) + 1);
-    CHECK(last == "  7,0    0   100000     0.000101000     1  D   R 799992 + 8 [fio]\n");
+    CHECK(last == "  7,0    0   100000     0.000100999     1  D   R 799992 + 8 [fio]\n");
 }

@@ -2,11 +2,15 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "models/registry.h"
+#include "models/report/blkparse_writer.h"
 #include "models/report/job_result.h"
 #include "models/topology/machine.h"
 #include "tools/scenario/scenario.h"
@@ -34,12 +38,34 @@ int cmd_run(const RunOptions& o) {
     else if (o.output_format == "normal")
         json = false;
 
+    // The trace goes out as the run goes: nothing is kept in memory.
+    std::ofstream trace_file;
+    std::unique_ptr<report::BlkparseWriter> trace;
+    if (!o.trace_file.empty()) {
+        std::ostream* out = &std::cout;
+        if (o.trace_file != "-") {
+            trace_file.open(o.trace_file);
+            if (!trace_file) {
+                fmt::print(stderr, "blksim: --trace {}: cannot open for writing\n", o.trace_file);
+                return 2;
+            }
+            out = &trace_file;
+        }
+        std::vector<std::string> names;
+        for (const auto& q : s.machine.queues)
+            names.push_back(q.device);
+        trace = std::make_unique<report::BlkparseWriter>(*out, report::sim_trace_devices(names));
+    }
+
     const auto wall0 = std::chrono::steady_clock::now();
     report::RunResult result;
     uint64_t events = 0, ios = 0;
     try {
         topology::Machine machine(s.machine);
+        machine.set_trace(trace.get());
         result = machine.run();
+        if (trace)
+            trace->flush();
         events = machine.events_processed();
         ios = machine.ios_completed();
     } catch (const std::invalid_argument& e) {
@@ -54,7 +80,8 @@ int cmd_run(const RunOptions& o) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     const std::string out = json ? report::format_json(result, s.output.group_reporting)
-                                 : report::format_normal(result, s.output.group_reporting);
+                                 : report::format_normal(result, s.output.group_reporting) +
+                                       report::format_blksim_extras(result);
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
     if (!o.quiet)

@@ -15,6 +15,7 @@ struct RunOptions {
     std::string output_format;      // empty = the scenario's
     std::optional<uint64_t> seed;
     bool quiet = false;             // no summary on stderr
+    std::string trace_file;         // blkparse-style text trace ("-" = stdout)
 };
 
 int cmd_run(const RunOptions& o);

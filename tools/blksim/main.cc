@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"normal", "json"}));
     run_cmd->add_option("--seed", run.seed, "scenario seed (overrides the file's)");
     run_cmd->add_flag("--quiet,-q", run.quiet, "no run summary on stderr");
+    run_cmd->add_option("--trace", run.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
 
     std::string vscenario;
     std::vector<std::string> vsets;
