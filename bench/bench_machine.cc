@@ -3,6 +3,8 @@
 // from `blksim run` on scenarios/bench/*.json; these track the same path in isolation.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+
 #include "models/topology/machine.h"
 
 using namespace blksim;
@@ -50,9 +52,18 @@ static void BM_nullblk_32x32(benchmark::State& state) {
 }
 BENCHMARK(BM_nullblk_32x32)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond);
 
-// Cost per I/O as outstanding I/Os grow: QD 1 → 1024 per job, 8 jobs.
+// Cost per I/O as outstanding I/Os grow: jobs × QD from 8 × 1 to 64 × 1024 (64 k in flight).
+// null_blk irqmode=2 with 100 us and enough tags, so the I/Os really are outstanding.
 static void BM_nullblk_depth(benchmark::State& state) {
-    const auto cfg = nullblk_machine(8, static_cast<uint32_t>(state.range(0)), 20_ms);
+    // Long enough for about a million I/Os whatever the depth, so that building the machine
+    // (tag spaces of 10240 requests per hctx) does not dominate.
+    const auto jobs = static_cast<uint32_t>(state.range(0)), depth = static_cast<uint32_t>(state.range(1));
+    const auto runtime = sim::Duration::ns(std::max<int64_t>(150'000'000, 100'000'000'000 / (jobs * depth)));
+    auto cfg = nullblk_machine(jobs, depth, runtime);
+    cfg.devices[0].null_blk.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+    cfg.devices[0].null_blk.completion_nsec = 100_us;
+    cfg.devices[0].null_blk.hw_queue_depth = 10240;
+    cfg.devices[0].null_blk.submit_queues = 8;
     uint64_t ios = 0;
     for (auto _ : state) {
         topology::Machine m(cfg);
@@ -61,4 +72,6 @@ static void BM_nullblk_depth(benchmark::State& state) {
     }
     state.SetItemsProcessed(static_cast<int64_t>(ios));
 }
-BENCHMARK(BM_nullblk_depth)->Arg(1)->Arg(32)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_nullblk_depth)
+    ->Args({8, 1})->Args({8, 32})->Args({8, 1024})->Args({64, 1024})
+    ->Unit(benchmark::kMillisecond);

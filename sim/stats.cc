@@ -39,7 +39,7 @@ double SumStat::stddev() const {
     if (n_ < 2)
         return 0.0;
     const double n = static_cast<double>(n_);
-    const double mean = static_cast<double>(sum_) / n;
+    const double mean = sum_ / n;
     const double var = (sumsq_ - n * mean * mean) / (n - 1.0);
     return var > 0.0 ? std::sqrt(var) : 0.0;
 }

@@ -57,22 +57,22 @@ public:
             min_ = v;
         if (n_ == 0 || v > max_)
             max_ = v;
-        sum_ += v;
         const auto d = static_cast<double>(v);
+        sum_ += d;
         sumsq_ += d * d;
         ++n_;
     }
     void merge(const SumStat& o);
     uint64_t count() const { return n_; }
-    double mean() const { return n_ ? static_cast<double>(sum_) / static_cast<double>(n_) : 0.0; }
+    double mean() const { return n_ ? sum_ / static_cast<double>(n_) : 0.0; }
     double min() const { return n_ ? static_cast<double>(min_) : 0.0; }
     double max() const { return n_ ? static_cast<double>(max_) : 0.0; }
-    double sum() const { return static_cast<double>(sum_); }
+    double sum() const { return sum_; }
     double stddev() const;
 
 private:
     uint64_t n_ = 0;
-    __int128 sum_ = 0;
+    double sum_ = 0.0;  // exact to 2^53 ns (104 days) of summed latency, then rounded
     double sumsq_ = 0.0;
     int64_t min_ = 0, max_ = 0;
 };

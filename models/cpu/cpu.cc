@@ -2,19 +2,56 @@
 
 namespace blksim::cpu {
 
-void Cpu::wake(Task* t, sim::Time now) {
-    if (rq_head_ == nullptr && (free_at_ <= now || current_ == t)) {
-        current_ = t;
-        t->run_step(sim::max(now, free_at_));
-        return;
-    }
+void Cpu::enqueue(Task* t) {
     t->rq_next_ = nullptr;
     if (rq_tail_)
         rq_tail_->rq_next_ = t;
     else
         rq_head_ = t;
     rq_tail_ = t;
-    kick(sim::max(now, free_at_));
+}
+
+Task* Cpu::dequeue() {
+    Task* t = rq_head_;
+    rq_head_ = t->rq_next_;
+    if (rq_head_ == nullptr)
+        rq_tail_ = nullptr;
+    return t;
+}
+
+void Cpu::wake(Task* t, sim::Time now) {
+    if (!running_ && rq_head_ == nullptr && (free_at_ <= now || current_ == t)) {
+        grant(t, sim::max(now, free_at_));
+        return;
+    }
+    enqueue(t);
+    // A running step hands the core on when it ends; otherwise the core is idle or busy
+    // with interrupt work only, and an event grants it when that is done.
+    if (!running_)
+        kick(sim::max(now, free_at_));
+}
+
+void Cpu::step_end(Task* t, sim::Time now, bool runnable) {
+    running_ = false;
+    if (runnable) {
+        if (rq_head_ == nullptr) {
+            grant(t, sim::max(now, free_at_));
+            return;
+        }
+        enqueue(t);
+    }
+    if (rq_head_ == nullptr)
+        return;
+    if (free_at_ <= now)
+        grant(dequeue(), now);
+    else
+        kick(free_at_);
+}
+
+void Cpu::release(sim::Time now) {
+    running_ = false;
+    if (rq_head_)
+        kick(sim::max(now, free_at_));
 }
 
 void Cpu::kick(sim::Time when) {
@@ -24,25 +61,17 @@ void Cpu::kick(sim::Time when) {
     q_.at<&Cpu::dispatch>(when, this);
 }
 
-// Grant the core to the task at the head of the run queue. If interrupt work pushed
-// free_at_ back since this event was scheduled, try again then.
+// Grant the core to the head of the run queue once interrupt work is done with it.
 void Cpu::dispatch(uint64_t) {
     dispatch_pending_ = false;
     const sim::Time now = q_.now();
-    if (rq_head_ == nullptr)
+    if (running_ || rq_head_ == nullptr)
         return;
     if (free_at_ > now) {
         kick(free_at_);
         return;
     }
-    Task* t = rq_head_;
-    rq_head_ = t->rq_next_;
-    if (rq_head_ == nullptr)
-        rq_tail_ = nullptr;
-    current_ = t;
-    t->run_step(now);
-    if (rq_head_)
-        kick(sim::max(now, free_at_));
+    grant(dequeue(), now);
 }
 
 }  // namespace blksim::cpu

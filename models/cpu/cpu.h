@@ -48,11 +48,19 @@ public:
     // Part of a booked step was spent spinning on a lock (already in busy()).
     void account_spin(sim::Duration d) { spin_ += d; }
 
-    // Ask for the core at `now`: runs t->run_step(now) at once if the core is free and
-    // nobody is waiting, else queues t and grants it later. A task that ran the last step
-    // on this core and finds nobody waiting simply goes on: if interrupt work pushed the
-    // core back meanwhile, its next step starts when that work ends (it was preempted).
+    // A task becomes runnable at `now` (started, or woken from a sleep): it runs at once if
+    // the core is idle, else it waits in the run queue. A task that ran the last step here
+    // and finds nobody waiting goes on after any interrupt work that preempted it.
     void wake(Task* t, sim::Time now);
+
+    // The running task's step ended at `now` (its continuation event). If it still wants
+    // the core (`runnable`) it goes on, or to the back of the run queue when others wait;
+    // the core then passes to the head of the queue. Every run_step() that booked a step
+    // ends with exactly one step_end() or release() call.
+    void step_end(Task* t, sim::Time now, bool runnable);
+    // The running task gives the core up from inside run_step() (it goes to sleep or
+    // exits); the next task is granted by an event, never re-entrantly.
+    void release(sim::Time now);
 
     // Book a task step of `cost` starting at `now` (the core must be free); returns its end.
     sim::Time book(sim::Time now, sim::Duration cost) {
@@ -71,6 +79,13 @@ public:
 private:
     void dispatch(uint64_t);
     void kick(sim::Time when);
+    void grant(Task* t, sim::Time start) {
+        running_ = true;
+        current_ = t;
+        t->run_step(start);
+    }
+    void enqueue(Task* t);
+    Task* dequeue();
 
     sim::EventQueue& q_;
     uint32_t id_;
@@ -79,6 +94,7 @@ private:
     sim::Duration irq_busy_;
     sim::Duration spin_;
     Task* current_ = nullptr;  // the task that ran the last step here
+    bool running_ = false;     // a task step is in progress (its step_end will pass the core on)
     Task* rq_head_ = nullptr;
     Task* rq_tail_ = nullptr;
     bool dispatch_pending_ = false;

@@ -13,19 +13,51 @@ BlkStatus NullBlk::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, ui
     case NullBlkConfig::IrqMode::SOFTIRQ:
         q_->complete_request(rq, now, cpu, Path::SOFTIRQ);
         break;
-    case NullBlkConfig::IrqMode::TIMER:
-        // The hrtimer is armed on, and fires on, the CPU that issued the request; the
-        // request pointer travels in the event argument (no per-request allocation).
-        eq_.at<&NullBlk::timer_expired>(now + cfg_.completion_nsec, this,
-                                        reinterpret_cast<uint64_t>(rq));
+    case NullBlkConfig::IrqMode::TIMER: {
+        // The hrtimer is armed on, and fires on, the CPU that issued the request.
+        if (count_ == ring_.size()) {
+            std::vector<Pending> bigger(ring_.empty() ? 64 : ring_.size() * 2);
+            for (std::size_t i = 0; i < count_; ++i)
+                bigger[i] = ring_[(head_ + i) & (ring_.size() - 1)];
+            ring_ = std::move(bigger);
+            head_ = 0;
+        }
+        const std::size_t mask = ring_.size() - 1;
+        const sim::Time when = now + cfg_.completion_nsec;
+        std::size_t i = count_++;
+        while (i > 0 && ring_[(head_ + i - 1) & mask].when > when) {
+            ring_[(head_ + i) & mask] = ring_[(head_ + i - 1) & mask];
+            --i;
+        }
+        ring_[(head_ + i) & mask] = {when, rq};
+        if (i == 0)
+            arm_head();  // a new earliest expiry (the queue was empty or this one overtook)
         break;
+    }
     }
     return BlkStatus::OK;
 }
 
-void NullBlk::timer_expired(uint64_t rq_addr) {
-    auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
-    q_->complete_request(rq, eq_.now(), rq->mq_ctx_cpu, Path::TIMER_IRQ);
+void NullBlk::arm_head() {
+    // An event already pending for a later head stays and finds nothing due; the new head
+    // gets its own event. Either way every due request is ended at its own instant.
+    eq_.at<&NullBlk::timer_expired>(ring_[head_].when, this);
+}
+
+void NullBlk::timer_expired(uint64_t) {
+    const sim::Time now = eq_.now();
+    const std::size_t mask = ring_.size() - 1;
+    // End every request due now (in issue order), then wait for the next.
+    bool fired = false;
+    while (count_ > 0 && ring_[head_].when <= now) {
+        blkmq::Request* rq = ring_[head_].rq;
+        head_ = (head_ + 1) & mask;
+        --count_;
+        fired = true;
+        q_->complete_request(rq, now, rq->mq_ctx_cpu, Path::TIMER_IRQ);
+    }
+    if (fired && count_ > 0)
+        arm_head();
 }
 
 }  // namespace blksim::dev

@@ -133,6 +133,7 @@ void JobThread::run_step(Time start) {
                 res_.cpu_sys += sys;
                 cpu_.book(start, c);
                 state_ = State::SLEEP_IO;
+                cpu_.release(start);
                 return;
             }
         }
@@ -141,6 +142,7 @@ void JobThread::run_step(Time start) {
             res_.cpu_busy += c;
             res_.cpu_sys += sys;
             finish(cpu_.book(start, c));
+            cpu_.release(start);
             return;
         }
         // Queue a new batch: fio commits when iodepth_batch_submit io_us are queued or
@@ -206,14 +208,16 @@ void JobThread::step_done(uint64_t) {
     }
     if (tag_wait_) {
         state_ = State::SLEEP_TAG;  // tag_wakeup() ends it
+        cpu_.step_end(this, now, false);
         return;
     }
     if (is_sync() && in_kernel_ > 0 && nr_done_ == 0) {
         wait_min_ = 1;
         state_ = State::SLEEP_IO;   // in pread until end_io()
+        cpu_.step_end(this, now, false);
         return;
     }
-    cpu_.wake(this, now);
+    cpu_.step_end(this, now, true);
 }
 
 uint32_t JobThread::prep_io_u(Time t) {

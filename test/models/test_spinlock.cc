@@ -23,14 +23,16 @@ struct Locker final : cpu::Task {
     uint64_t sections = 0;
 
     void run_step(sim::Time now) override {
-        if (now >= until)
+        if (now >= until) {
+            core->release(now);
             return;
+        }
         const auto s = lock->acquire(core->id(), now + outside, hold);
         core->account_spin(s.spin);
         ++sections;
         eq->at<&Locker::again>(core->book(now, s.end - now), this);
     }
-    void again(uint64_t) { core->wake(this, eq->now()); }
+    void again(uint64_t) { core->step_end(this, eq->now(), true); }
 };
 
 }  // namespace
