@@ -11,6 +11,8 @@ constexpr Param null_blk_params[] = {
     {"completion_nsec", "10000", "service time with irqmode=2, in ns"},
     {"blocksize", "512", "logical block size in bytes"},
     {"gb", "250", "capacity in 10^9 bytes"},
+    {"shared_tags", "0", "1 = share one tag set with the other shared_tags null_blk devices"},
+    {"requeue_every", "0", "fault injection: every Nth ->queue_rq answers BLK_STS_RESOURCE"},
 };
 
 constexpr Entry device_table[] = {

@@ -5,6 +5,8 @@ namespace blksim::dev {
 using Path = blkmq::RequestQueue::CompletionPath;
 
 BlkStatus NullBlk::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint32_t cpu) {
+    if (cfg_.requeue_every != 0 && ++nr_queue_rq_ % cfg_.requeue_every == 0)
+        return BlkStatus::RESOURCE;  // fault injection: refused before blk_mq_start_request
     q_->start_request(rq, now);
     switch (cfg_.irqmode) {
     case NullBlkConfig::IrqMode::NONE:

@@ -806,6 +806,7 @@ private:
         if (p.contains("submit_queues")) c.submit_queues = p["submit_queues"].get<uint32_t>();
         if (p.contains("blocksize")) c.blocksize = p["blocksize"].get<uint32_t>();
         if (p.contains("gb")) c.size_bytes = p["gb"].get<uint64_t>() * kNullBlkGb;
+        if (p.contains("requeue_every")) c.requeue_every = p["requeue_every"].get<uint32_t>();
         if (p.contains("shared_tags"))
             c.shared_tags = p["shared_tags"].is_boolean() ? p["shared_tags"].get<bool>() : p["shared_tags"].get<int>() != 0;
         return c;
