@@ -115,3 +115,23 @@ TEST_CASE("every shipped scenario validates", "[cli][scenarios]") {
     }
     CHECK(n >= 3);
 }
+
+TEST_CASE("blksim run --trace writes blkparse lines, Q G P U D C per psync request", "[cli][trace]") {
+    const std::string trace = "/tmp/blksim-test-trace.txt";
+    auto r = blksim("run -q " + src("scenarios/examples/nullblk-psync-qd1.json") +
+                    " --set jobs.0.runtime=100us --trace " + trace, false);
+    REQUIRE(r.status == 0);
+    std::ifstream in(trace);
+    std::string line, actions;
+    int lines = 0;
+    while (std::getline(in, line)) {
+        ++lines;
+        // "252,0    0        1     0.000000302  1000  Q   R 172000440 + 8 [fio]"
+        CHECK(line.rfind("252,0 ", 0) == 0);
+        actions += line.substr(line.find("1000  ") + 6, 1);
+    }
+    REQUIRE(lines >= 12);
+    // Each pread: Q, G, P (plug), U (unplug, 1 request), D, C — no I on the direct-issue path.
+    CHECK(actions.substr(0, 12) == "QGPUDCQGPUDC");
+    CHECK(blksim("run --trace /nonexistent-dir/x.txt " + src("scenarios/examples/nullblk-psync-qd1.json")).status == 2);
+}
