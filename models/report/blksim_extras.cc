@@ -76,8 +76,9 @@ void format_cpus(Out out, const std::vector<CpuReport>& cpus, sim::Duration sim_
         return;
     fmt::format_to(out, "  cpus (% of {:.6f} s simulated):\n", sim_time.seconds());
     for (const CpuReport& c : cpus)
-        fmt::format_to(out, "    cpu {:>3}: busy={:6.2f}%, irq={:6.2f}%\n", c.id,
-                       percent_of(c.busy, sim_time), percent_of(c.irq, sim_time));
+        fmt::format_to(out, "    cpu {:>3}: busy={:6.2f}%, irq={:6.2f}%, spin={:6.2f}%\n", c.id,
+                       percent_of(c.busy, sim_time), percent_of(c.irq, sim_time),
+                       percent_of(c.spin, sim_time));
 }
 
 }  // namespace

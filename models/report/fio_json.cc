@@ -334,6 +334,8 @@ void add_cpu_json(FioJsonWriter& w, const CpuReport& c, sim::Duration sim_time) 
     w.add_int("irq_ns", static_cast<uint64_t>(c.irq.count()));
     w.add_float("busy_pct", pct(c.busy));
     w.add_float("irq_pct", pct(c.irq));
+    w.add_int("spin_ns", static_cast<uint64_t>(c.spin.count()));
+    w.add_float("spin_pct", pct(c.spin));
     w.close_object();
 }
 

@@ -135,6 +135,7 @@ struct CpuReport {
     uint32_t id = 0;
     sim::Duration busy;                // all work: task steps + interrupt work
     sim::Duration irq;                 // of which interrupt / completion work
+    sim::Duration spin;                // of which spinning on a contended lock
 };
 
 struct RunResult {

@@ -140,7 +140,7 @@ report::RunResult Machine::run() {
         result_.queues.push_back(std::move(qr));
     }
     for (const auto& c : cpus_)
-        result_.cpus.push_back({c->id(), c->busy(), c->irq_busy()});
+        result_.cpus.push_back({c->id(), c->busy(), c->irq_busy(), c->spin()});
     return result_;
 }
 

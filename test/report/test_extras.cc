@@ -57,7 +57,7 @@ RunResult extras_run() {
     du.name = "nullb0";
     r.disks.push_back(du);
     r.queues.push_back(std::move(q));
-    r.cpus.push_back({0, 1500_ms, 250_ms});
+    r.cpus.push_back({0, 1500_ms, 250_ms, 200_ms});
     r.cpus.push_back({1, 1_ms, 0_ns});
     r.sim_time = 2_s;
     return r;
@@ -85,8 +85,8 @@ TEST_CASE("blksim extras: queue summary, btt stage table, CPUs", "[extras]") {
         "    D2C               1000      29.500      10.048      49.920     199.680    1003.520    1000.000\n"
         "    Q2C                  1    2000.000    2007.040    2007.040    2007.040    2007.040    2000.000\n"
         "  cpus (% of 2.000000 s simulated):\n"
-        "    cpu   0: busy= 75.00%, irq= 12.50%\n"
-        "    cpu   1: busy=  0.05%, irq=  0.00%\n";
+        "    cpu   0: busy= 75.00%, irq= 12.50%, spin= 10.00%\n"
+        "    cpu   1: busy=  0.05%, irq=  0.00%, spin=  0.00%\n";
     CHECK(format_blksim_extras(extras_run()) == expected);
 }
 
@@ -98,7 +98,7 @@ TEST_CASE("blksim extras: nothing measured still prints the heading only", "[ext
     CHECK(format_blksim_extras(r) ==
           "\nblksim (what fio cannot show):\n"
           "  cpus (% of 0.000000 s simulated):\n"
-          "    cpu   3: busy=  0.00%, irq=  0.00%\n");
+          "    cpu   3: busy=  0.00%, irq=  0.00%, spin=  0.00%\n");
 }
 
 TEST_CASE("blksim object in the JSON output", "[extras]") {
@@ -154,19 +154,21 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
     REQUIRE(b["cpus"].size() == 2);
     const ordered_json& c0 = b["cpus"][0];
     CHECK(object_keys(c0) ==
-          std::vector<std::string>{"id", "busy_ns", "irq_ns", "busy_pct", "irq_pct"});
+          std::vector<std::string>{"id", "busy_ns", "irq_ns", "busy_pct", "irq_pct", "spin_ns", "spin_pct"});
     CHECK(c0["id"] == 0);
     CHECK(c0["busy_ns"] == 1500000000);
     CHECK(c0["irq_ns"] == 250000000);
     CHECK(c0["busy_pct"] == 75.0);
     CHECK(c0["irq_pct"] == 12.5);
+    CHECK(c0["spin_ns"] == 200000000);
+    CHECK(c0["spin_pct"] == 10.0);
     CHECK(b["cpus"][1]["busy_pct"].get<double>() == Approx(0.05));
 
     // fio's printing for the new object too: doubles as "%f", 2-space indents.
     CHECK(text.find("\n  \"blksim\" : {\n    \"queues\" : [\n      {\n        \"name\" : \"nullb0\",\n") !=
           std::string::npos);
     CHECK(text.find("\"tags_mean_in_use\" : 12.250000,\n") != std::string::npos);
-    CHECK(text.ends_with("        \"irq_pct\" : 0.000000\n      }\n    ]\n  }\n}\n"));
+    CHECK(text.ends_with("        \"spin_pct\" : 0.000000\n      }\n    ]\n  }\n}\n"));
 }
 
 TEST_CASE("JSON without queues or CPUs has no blksim object", "[extras]") {
