@@ -24,6 +24,10 @@ struct CpuCosts {
     sim::Duration io_complete;      // engine side of one completion (aio ring / CQE / pread return)
     sim::Duration reap;             // io_getevents / CQ peek per reap call (besides syscall)
     sim::Duration context_switch;   // a blocked task woken and switched back in
+    // The elevator's lock (mq-deadline's dd->lock), charged through cpu::Spinlock:
+    sim::Duration elv_insert;       // held per request inserted (dd_insert_request)
+    sim::Duration elv_dispatch;     // held per request dispatched (dd_dispatch_request)
+    sim::Duration lock_handoff;     // a contended lock's cache line moving to another core
 };
 
 struct HostConfig {

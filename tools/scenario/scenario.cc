@@ -124,6 +124,8 @@ constexpr CostField kCostFields[] = {
     {"irq", &cpu::CpuCosts::irq},                 {"softirq", &cpu::CpuCosts::softirq},
     {"complete_rq", &cpu::CpuCosts::complete_rq}, {"io_complete", &cpu::CpuCosts::io_complete},
     {"reap", &cpu::CpuCosts::reap},               {"context_switch", &cpu::CpuCosts::context_switch},
+    {"elv_insert", &cpu::CpuCosts::elv_insert},   {"elv_dispatch", &cpu::CpuCosts::elv_dispatch},
+    {"lock_handoff", &cpu::CpuCosts::lock_handoff},
 };
 
 // Limits that are checked by the decoder (the schema cannot express them, or only for
