@@ -40,9 +40,16 @@ constexpr Param none_params[] = {
     {"rq_affinity", "1", "1 complete in the submitter's LLC group, 2 force the submitting CPU"},
 };
 
+constexpr Param mq_deadline_params[] = {
+    {"nr_requests", "2*min(depth,128)", "scheduler tags per hctx"},
+    {"iosched/*", "see below", "the tunables, set in queues[].iosched by sysfs name"},
+};
+
 constexpr Entry scheduler_table[] = {
     {"none", "no elevator: direct issue to the driver when the hctx is idle, else the software queues",
      none_params},
+    {"mq-deadline", "block/mq-deadline.c: per-priority sector-sorted and FIFO lists, batches, expiry, one lock",
+     mq_deadline_params},
 };
 
 }  // namespace

@@ -26,6 +26,7 @@ public:
     }
 
     BlkMqTags& tags;             // hctx->tags (driver tags; shared with other queues' hctx i)
+    BlkMqTags* sched_tags = nullptr;  // hctx->sched_tags (nr_requests) when an elevator is attached
     RequestList dispatch;        // hctx->dispatch: requeued / bypass requests, served first
     // The software queues (blk_mq_ctx) of the CPUs mapped here, folded into one FIFO:
     // with no elevator the kernel splices all pending ctx lists in one go when the hctx is

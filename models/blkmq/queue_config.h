@@ -4,12 +4,15 @@
 #include <cstdint>
 #include <string>
 
+#include "models/sched/mq_deadline.h"
+
 namespace blksim::blkmq {
 
 struct QueueConfig {
     std::string device;            // name of the device this queue drives
-    std::string scheduler = "none";
-    uint32_t nr_requests = 0;      // 0 = kernel default for the scheduler
+    std::string scheduler = "none";  // "none" or "mq-deadline"
+    uint32_t nr_requests = 0;      // 0 = kernel default: 2 * min(queue_depth, 128) with an elevator
+    sched::MqDeadlineTunables mq_deadline;  // iosched/ tunables when scheduler = mq-deadline
     uint32_t max_sectors_kb = 1280;
     uint32_t nomerges = 0;         // 0 all, 1 one-hit only, 2 none
     uint32_t rq_affinity = 1;      // 0, 1, 2 as in sysfs

@@ -4,6 +4,9 @@
 
 #include <cstdint>
 
+#include <boost/intrusive/list_hook.hpp>
+#include <boost/intrusive/set_hook.hpp>
+
 #include "sim/time.h"
 
 namespace blksim::blkmq {
@@ -32,6 +35,9 @@ struct Bio {
     EndIo* end_io = nullptr;
     uint32_t cookie = 0;       // the owner's handle (the io_u index)
     Bio* bi_next = nullptr;
+    // bio->bi_ioprio: merges only join bios and requests of equal priority (class and level).
+    uint8_t ioprio_class = 0;  // IOPRIO_CLASS_NONE/RT/BE/IDLE = 0/1/2/3
+    uint8_t ioprio_level = 4;  // 0 (highest) .. 7; IOPRIO_NORM = 4
     uint64_t end_sector() const { return sector + nr_sectors; }
 };
 
@@ -41,8 +47,10 @@ struct Request {
     uint32_t nr_sectors = 0;
     ReqOp op = ReqOp::READ;
 
-    // Where it lives.
+    // Where it lives. With an elevator `tag` is the scheduler tag (rq->internal_tag) and
+    // `driver_tag` is taken at dispatch; without one they are the same driver tag.
     uint16_t tag = 0;
+    uint32_t driver_tag = ~0u;
     uint32_t mq_ctx_cpu = 0;  // the submitting CPU (rq->mq_ctx->cpu)
     HwQueue* mq_hctx = nullptr;
     RequestQueue* q = nullptr;
@@ -58,6 +66,22 @@ struct Request {
 
     // Intrusive list link: plug list, software queue, hctx->dispatch.
     Request* next = nullptr;
+
+    // rq->ioprio, inherited from the first bio (req_get_ioprio()).
+    uint8_t ioprio_class = 0;  // IOPRIO_CLASS_NONE/RT/BE/IDLE = 0/1/2/3
+    uint8_t ioprio_level = 4;  // 0 (highest) .. 7; IOPRIO_NORM = 4
+
+    // --- elevator data: owned by the scheduler while the request is inside it ----------
+    // (rq->rb_node, rq->hash, rq->queuelist, rq->fifo_time, rq->elv.priv[0]). Hooks are
+    // boost::intrusive safe-mode member hooks: default-constructible, copying one yields an
+    // unlinked hook (so Request stays copyable and usable in std::vector<Request>(depth)),
+    // and is_linked() lets the invariant checker see where a request is. A request must
+    // not be destroyed or moved while linked into a scheduler.
+    boost::intrusive::set_member_hook<> rb_node;     // sector-sorted tree (elv_rb_add)
+    boost::intrusive::set_member_hook<> hash_node;   // back-merge lookup by end sector (elv_rqhash)
+    boost::intrusive::list_member_hook<> queuelist;  // FIFO or at-head dispatch list
+    sim::Time fifo_time;       // deadline (FIFO) or insertion instant (at-head)
+    bool elv_counted = false;  // rq->elv.priv[0]: counted in the scheduler's statistics
 
     uint64_t bytes() const { return static_cast<uint64_t>(nr_sectors) << 9; }
     uint64_t end_sector() const { return sector + nr_sectors; }

@@ -1,5 +1,7 @@
 #include "models/blkmq/request_queue.h"
 
+#include "models/sched/mq_deadline.h"
+
 #include <algorithm>
 
 namespace blksim::blkmq {
@@ -15,13 +17,26 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
                            std::span<const std::unique_ptr<cpu::Cpu>> cpus, const cpu::CpuCosts& costs)
     : name_(std::move(name)), eq_(eq), cfg_(cfg), dev_(dev), tag_set_(tag_set),
       timeout_timer_(eq, &RequestQueue::timeout_fired, this), cpus_(cpus), costs_(costs),
-      max_sectors_(cfg.max_sectors_kb * 2) {
+      max_sectors_(cfg.max_sectors_kb * 2), elv_lock_(name_ + ".elevator", costs.lock_handoff) {
     const auto nr_cpus = static_cast<uint32_t>(cpus.size());
     // The tag set was sized by the driver for min(submit queues, CPUs) hctxs.
     const uint32_t nr_hw = tag_set.nr_hw_queues();
     for (uint32_t i = 0; i < nr_hw; ++i)
         hctxs_.push_back(std::make_unique<HwQueue>(i, tag_set.tags(i)));
     tag_set.add_queue();
+
+    // An elevator brings scheduler tags: nr_requests per hctx, by default
+    // 2 * min(queue_depth, BLKDEV_DEFAULT_RQ = 128) (blk_mq_init_sched).
+    if (cfg.scheduler == "mq-deadline")
+        elevator_ = std::make_unique<sched::MqDeadline>(cfg.mq_deadline);
+    nr_requests_ = cfg.nr_requests ? cfg.nr_requests
+                                   : (elevator_ ? 2 * std::min(dev.queue_depth(), 128u) : dev.queue_depth());
+    if (elevator_) {
+        for (auto& h : hctxs_) {
+            sched_tags_.push_back(std::make_unique<BlkMqTags>(nr_requests_));
+            h->sched_tags = sched_tags_.back().get();
+        }
+    }
     mq_map_.resize(nr_cpus);
     for (uint32_t c = 0; c < nr_cpus; ++c)
         mq_map_[c] = static_cast<uint32_t>(static_cast<uint64_t>(c) * nr_hw / nr_cpus);
@@ -80,8 +95,28 @@ void RequestQueue::timeout_work() {
         tag_idle(*h, now);
 }
 
-Request* RequestQueue::alloc_request(uint32_t cpu, Time now) {
+Request* RequestQueue::alloc_request(uint32_t cpu, Time now, bool sync_read) {
     HwQueue& h = map_queue(cpu);
+    if (elevator_) {
+        // Scheduler tag; the driver tag comes at dispatch (blk_mq_get_driver_tag).
+        BlkMqTags& st = *h.sched_tags;
+        const uint32_t limit = sync_read ? nr_requests_ : elevator_->limit_depth(false, nr_requests_);
+        const uint32_t stag = st.in_use() < limit ? st.get(now) : BlkMqTags::NO_TAG;
+        if (stag == BlkMqTags::NO_TAG)
+            return nullptr;
+        Request* rq = &st.rq(stag);
+        rq->q = this;
+        rq->mq_hctx = &h;
+        rq->driver_tag = BlkMqTags::NO_TAG;
+        rq->mq_ctx_cpu = cpu;
+        rq->in_flight = true;
+        rq->t_get = now;
+        rq->t_insert = now;
+        rq->next = nullptr;
+        ++allocated_;
+        elevator_->prepare_request(rq);
+        return rq;
+    }
     if (tag_set_.shared())
         tag_busy(h);
     uint32_t tag = BlkMqTags::NO_TAG;
@@ -98,6 +133,7 @@ Request* RequestQueue::alloc_request(uint32_t cpu, Time now) {
     Request* rq = &h.tags.rq(tag);
     rq->q = this;
     rq->mq_hctx = &h;
+    rq->driver_tag = tag;
     ++h.nr_active;
     rq->mq_ctx_cpu = cpu;
     rq->in_flight = true;
@@ -155,6 +191,8 @@ void RequestQueue::bio_to_request(Request* rq, Bio* bio, uint32_t pid, Time now)
     rq->op = bio->op;
     rq->bio = rq->biotail = bio;
     bio->bi_next = nullptr;
+    rq->ioprio_class = bio->ioprio_class;  // req_get_ioprio(): the first bio's priority
+    rq->ioprio_level = bio->ioprio_level;
     rq->pid = pid;
     rq->t_queue = now;
 }
@@ -164,7 +202,8 @@ bool RequestQueue::attempt_plug_merge(RequestList& plug, Bio* bio, Time now, uin
     if (cfg_.nomerges == 2 || plug.empty())
         return false;
     Request* rq = plug.back();
-    if (rq->q != this || rq->op != bio->op || rq->nr_sectors + bio->nr_sectors > max_sectors_)
+    if (rq->q != this || rq->op != bio->op || rq->nr_sectors + bio->nr_sectors > max_sectors_ ||
+        rq->ioprio_class != bio->ioprio_class || rq->ioprio_level != bio->ioprio_level)
         return false;
     const unsigned dir = bio->op == ReqOp::WRITE ? 1u : 0u;
     if (rq->end_sector() == bio->sector) {
@@ -221,7 +260,106 @@ bool RequestQueue::issue_directly(HwQueue& h, Request* rq, bool last, Time now, 
     return false;
 }
 
+// blk_mq_get_driver_tag(): an elevator's request needs a driver tag to reach the driver;
+// the shared-tag fair share applies here, not at allocation.
+bool RequestQueue::get_driver_tag(HwQueue& h, Request* rq, Time now) {
+    if (rq->driver_tag != BlkMqTags::NO_TAG)
+        return true;
+    if (tag_set_.shared())
+        tag_busy(h);
+    if (!hctx_may_queue(h))
+        return false;
+    const uint32_t tag = h.tags.get(now);
+    if (tag == BlkMqTags::NO_TAG)
+        return false;
+    rq->driver_tag = tag;
+    ++h.nr_active;
+    return true;
+}
+
+// A section under the elevator's lock on `cpu` from `t`: spin until it is ours, hold it for
+// `hold`; the core is busy for both. Returns the instant the lock is released.
+Time RequestQueue::elv_lock(uint32_t cpu, Time t, Duration hold) {
+    const cpu::Spinlock::Section s = elv_lock_.acquire(cpu, t, hold);
+    cpus_[cpu]->charge(t, s.end - t);
+    cpus_[cpu]->account_spin(s.spin);
+    return s.end;
+}
+
+// The plug flush with an elevator (blk_mq_dispatch_list → ->insert_requests, then
+// blk_mq_run_hw_queue inline): one lock section inserts the batch (trace I), then the hctx
+// is run. Requests the policy lets bypass it (E3's direct dispatch) go straight to the driver.
+void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu) {
+    Time t = now;
+    RequestList to_insert;
+    HwQueue* h_run = nullptr;
+    while (Request* rq = list.pop_front()) {
+        HwQueue& h = *rq->mq_hctx;
+        const bool hctx_idle = h.dispatch.empty() && !h.busy();
+        if (elevator_->may_direct_dispatch(*rq, hctx_idle) && get_driver_tag(h, rq, t)) {
+            t = elv_lock(cpu, t, costs_.elv_insert);  // the decision and accounting, under the lock
+            elevator_->direct_dispatched(rq, t);
+            const Time start = t;
+            t = cpus_[cpu]->charge(t, costs_.queue_rq);
+            issue_directly(h, rq, list.empty(), start, cpu);
+            continue;
+        }
+        to_insert.push_back(rq);
+        h_run = &h;
+    }
+    if (to_insert.empty())
+        return;
+    t = elv_lock(cpu, t, costs_.elv_insert * to_insert.size());
+    while (Request* rq = to_insert.pop_front()) {
+        rq->t_insert = t;
+        trace(TraceAction::INSERT, *rq, t, cpu);
+        ++stats_.inserts;
+        elevator_->insert_request(rq, false, t);
+    }
+    run_hw_queue(*h_run, t, cpu);
+}
+
+// __blk_mq_do_dispatch_sched(): rounds of at most max_dispatch requests pulled from the
+// elevator (one lock section each), each needing a driver tag; a round that cannot get one
+// stops pulling (what is pulled can no longer be merged or sorted) and the request waits on
+// hctx->dispatch for a completion to restart the queue.
+Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
+    Time t = now;
+    for (;;) {
+        const uint32_t max_dispatch = h.busy() ? 1 : elevator_->max_dispatch_per_round(nr_requests_);
+        RequestList list;
+        uint32_t n = 0;
+        bool no_tag = false;
+        while (n < max_dispatch && elevator_->has_work()) {
+            t = elv_lock(cpu, t, costs_.elv_dispatch);
+            Request* rq = elevator_->dispatch_request(t);
+            if (rq == nullptr)
+                break;
+            list.push_back(rq);
+            ++n;
+            if (!get_driver_tag(h, rq, t)) {
+                no_tag = true;
+                break;
+            }
+        }
+        if (n == 0) {
+            // has_work but nothing to hand out (strict priority): BLK_MQ_BUDGET_DELAY rerun.
+            if (elevator_->has_work())
+                delay_run_hw_queue(h, t + BLK_MQ_RESOURCE_DELAY);
+            return t;
+        }
+        dispatch_rq_list(h, list, t, cpu);
+        t = sim::max(t, cpus_[cpu]->free_at());
+        if (no_tag || !h.dispatch.empty())
+            return t;
+    }
+}
+
 void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu) {
+    if (elevator_) {
+        insert_requests(plug, now, cpu);
+        return;
+    }
     // Each ->queue_rq costs the submitting CPU; the D of request i is stamped when its
     // ->queue_rq starts.
     Time t = now;
@@ -232,7 +370,7 @@ void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu) {
         if (!h.busy() && h.dispatch.empty() && h.sw_pending.empty()) {
             // ->queue_rqs / blk_mq_issue_direct: no I, straight to D.
             const Time start = t;
-            t = cpus_[cpu]->irq(t, costs_.queue_rq);
+            t = cpus_[cpu]->charge(t, costs_.queue_rq);
             if (issue_directly(h, rq, plug.empty(), start, cpu))
                 continue;
         } else {
@@ -258,6 +396,10 @@ void RequestQueue::run_hw_queue(HwQueue& h, Time now, uint32_t cpu) {
         if (!h.dispatch.empty())
             return;
     }
+    if (elevator_) {
+        sched_dispatch(h, sim::max(now, cpus_[cpu]->free_at()), cpu);
+        return;
+    }
     if (!h.sw_pending.empty()) {
         RequestList list;
         list.splice_tail(h.sw_pending);
@@ -270,9 +412,16 @@ void RequestQueue::run_hw_queue(HwQueue& h, Time now, uint32_t cpu) {
 void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uint32_t cpu) {
     Time t = now;
     dev::BlkStatus st = dev::BlkStatus::OK;
+    bool no_tag = false;
     while (Request* rq = list.pop_front()) {
+        if (!get_driver_tag(h, rq, t)) {
+            // blk_mq_mark_tag_wait: wait for a completion (SCHED_RESTART), no delayed rerun.
+            list.push_front(rq);
+            no_tag = true;
+            break;
+        }
         const Time start = t;
-        t = cpus_[cpu]->irq(t, costs_.queue_rq);
+        t = cpus_[cpu]->charge(t, costs_.queue_rq);
         st = dev_.queue_rq(rq, list.empty(), start, cpu);
         if (st != dev::BlkStatus::OK) {
             ++stats_.resource_requeues;
@@ -286,7 +435,7 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
         return;
     h.dispatch.splice_tail(list);
     h.sched_restart = true;
-    if (st == dev::BlkStatus::RESOURCE)
+    if (!no_tag && st == dev::BlkStatus::RESOURCE)
         delay_run_hw_queue(h, now + BLK_MQ_RESOURCE_DELAY);
     // DEV_RESOURCE: the next completion of this device restarts the hctx.
 }
@@ -374,11 +523,21 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
     }
 }
 
+// __blk_mq_free_request(): the elevator's finish hook, then the driver tag, then the
+// scheduler tag; freed tags wake sleepers.
 void RequestQueue::free_request(Request* rq, Time now) {
+    HwQueue& h = *rq->mq_hctx;
     rq->in_flight = false;
-    --rq->mq_hctx->nr_active;
     ++freed_;
-    rq->mq_hctx->tags.put(rq->tag, now);
+    if (elevator_)
+        elevator_->completed_request(rq, now);
+    if (rq->driver_tag != BlkMqTags::NO_TAG) {
+        --h.nr_active;
+        h.tags.put(rq->driver_tag, now);
+        rq->driver_tag = BlkMqTags::NO_TAG;
+    }
+    if (elevator_)
+        h.sched_tags->put(rq->tag, now);
 }
 
 Duration RequestQueue::busy_time(Time now) const {

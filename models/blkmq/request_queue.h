@@ -17,7 +17,9 @@
 #include "models/blkmq/trace.h"
 #include "models/cpu/cpu.h"
 #include "models/cpu/cpu_config.h"
+#include "models/cpu/spinlock.h"
 #include "models/device/device.h"
+#include "models/sched/elevator.h"
 #include "models/report/job_result.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
@@ -60,8 +62,16 @@ public:
     // __blk_mq_alloc_requests(): a request with a driver tag from the submitting CPU's
     // hctx, or nullptr when the tags are exhausted or the shared-tag fair share is used up
     // (the caller then sleeps, see wait_for_tag).
-    Request* alloc_request(uint32_t cpu, sim::Time now);
-    void wait_for_tag(uint32_t cpu, TagWaiter* w) { map_queue(cpu).tags.prepare_to_wait(w); }
+    // With an elevator the request comes from the scheduler tags, within the elevator's
+    // depth limit for anything but synchronous reads (limit_depth).
+    Request* alloc_request(uint32_t cpu, sim::Time now, bool sync_read = true);
+    void wait_for_tag(uint32_t cpu, TagWaiter* w) {
+        HwQueue& h = map_queue(cpu);
+        (h.sched_tags ? *h.sched_tags : h.tags).prepare_to_wait(w);
+    }
+    sched::Elevator* elevator() { return elevator_.get(); }
+    uint32_t nr_requests() const { return nr_requests_; }
+    const cpu::Spinlock& elevator_lock() const { return elv_lock_; }
 
     // blk_attempt_plug_merge(): merge `bio` into the plug's last request if it is
     // contiguous (back merge: M, front merge: F), of the same op, and the result stays within
@@ -119,6 +129,10 @@ public:
 private:
     bool issue_directly(HwQueue& h, Request* rq, bool last, sim::Time now, uint32_t cpu);
     void run_hw_queue(HwQueue& h, sim::Time now, uint32_t cpu);
+    sim::Time sched_dispatch(HwQueue& h, sim::Time now, uint32_t cpu);
+    void insert_requests(RequestList& list, sim::Time now, uint32_t cpu);
+    bool get_driver_tag(HwQueue& h, Request* rq, sim::Time now);
+    sim::Time elv_lock(uint32_t cpu, sim::Time t, sim::Duration hold);
     void run_work(uint64_t hctx_index);
     void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     void free_request(Request* rq, sim::Time now);
@@ -147,6 +161,10 @@ private:
     sim::Time busy_since_;
     uint64_t allocated_ = 0, freed_ = 0;
     uint32_t max_sectors_;
+    std::unique_ptr<sched::Elevator> elevator_;  // nullptr: none
+    std::vector<std::unique_ptr<BlkMqTags>> sched_tags_;
+    uint32_t nr_requests_ = 0;
+    cpu::Spinlock elv_lock_;                     // the elevator's lock (dd->lock)
 };
 
 }  // namespace blksim::blkmq

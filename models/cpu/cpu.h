@@ -68,6 +68,14 @@ public:
         busy_ += cost;
         return free_at_;
     }
+    // Kernel work done after a step on behalf of the task that ran it (the plug flush's
+    // ->queue_rq, elevator lock sections): like interrupt work it is charged from `now`,
+    // but it is not counted as interrupt time. Returns its end.
+    sim::Time charge(sim::Time now, sim::Duration cost) {
+        free_at_ = sim::max(free_at_, now) + cost;
+        busy_ += cost;
+        return now + cost;
+    }
     // Interrupt work: starts at `now` whatever runs, delays the core by `cost`; returns end.
     sim::Time irq(sim::Time now, sim::Duration cost) {
         free_at_ = sim::max(free_at_, now) + cost;

@@ -158,8 +158,16 @@ void Machine::check_invariants() const {
             throw std::logic_error(fmt::format(
                 "invariant violated: queue {}: {} requests allocated, {} freed, {} in flight",
                 q->name(), q->allocated(), q->freed(), q->in_flight()));
+        if (auto* e = q->elevator(); e && e->queued() != 0)
+            throw std::logic_error(fmt::format(
+                "invariant violated: queue {}: the {} scheduler still holds {} request(s)",
+                q->name(), e->name(), e->queued()));
         for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
             auto& hctx = const_cast<blkmq::RequestQueue&>(*q).hctx(h);
+            if (hctx.sched_tags && hctx.sched_tags->in_use() != 0)
+                throw std::logic_error(fmt::format(
+                    "invariant violated: queue {} hctx {}: {} scheduler tags still in use",
+                    q->name(), h, hctx.sched_tags->in_use()));
             if (hctx.tags.in_use() != 0 || hctx.nr_active != 0 || hctx.in_driver != 0 ||
                 hctx.has_pending())
                 throw std::logic_error(fmt::format(

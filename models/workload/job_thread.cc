@@ -282,7 +282,8 @@ bool JobThread::submit_one(uint32_t idx, Time now) {
     if (!plug_.empty() &&
         (plug_.size() >= BLK_MAX_REQUEST_COUNT || plug_.back()->bytes() >= BLK_PLUG_FLUSH_SIZE))
         unplug(now, false);
-    blkmq::Request* rq = q_.alloc_request(cpu, now);
+    // Direct reads are synchronous; writes count as async for the elevator's limit_depth.
+    blkmq::Request* rq = q_.alloc_request(cpu, now, bio.op == blkmq::ReqOp::READ);
     if (rq == nullptr)
         return false;
     q_.bio_to_request(rq, &bio, res_.pid, io.queued);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "models/registry.h"
+#include "models/sched/mq_deadline.h"
 #include "models/report/blkparse_writer.h"
 #include "models/report/job_result.h"
 #include "models/topology/machine.h"
@@ -122,8 +123,13 @@ int cmd_list(const std::string& what) {
         print_table("devices", registry::device_models());
     if (what.empty() || what == "engines")
         print_table("engines", registry::io_engines());
-    if (what.empty() || what == "schedulers")
+    if (what.empty() || what == "schedulers") {
         print_table("schedulers", registry::schedulers());
+        fmt::print("  mq-deadline iosched tunables (sysfs name, default, range):\n");
+        const sched::MqDeadlineTunables defaults;
+        for (const auto& t : sched::mq_deadline_tunables())
+            fmt::print("      {:<34} default {:<8} {}..{}  {}\n", t.name, t.get(defaults), t.min, t.max, t.help);
+    }
     if (!what.empty() && what != "devices" && what != "engines" && what != "schedulers") {
         fmt::print(stderr, "blksim: list: unknown kind '{}' (allowed: devices, engines, schedulers)\n", what);
         return 2;

@@ -27,6 +27,7 @@
 #include <valijson/validator.hpp>
 #pragma GCC diagnostic pop
 
+#include "models/sched/mq_deadline.h"
 #include "tools/scenario/units.h"
 
 namespace blksim::scenario {
@@ -40,7 +41,7 @@ namespace fs = std::filesystem;
 // The names a scenario may use, one table per kind. scenarios/schema.json lists the same
 // names in its enums (test_scenario.cc checks that the two agree).
 
-constexpr std::string_view kSchedulers[] = {"none"};
+constexpr std::string_view kSchedulers[] = {"none", "mq-deadline"};
 
 struct EngineName {
     std::string_view name;
@@ -854,6 +855,31 @@ private:
             if (q.contains("max_sectors_kb")) c.max_sectors_kb = q["max_sectors_kb"].get<uint32_t>();
             if (q.contains("nomerges")) c.nomerges = q["nomerges"].get<uint32_t>();
             if (q.contains("rq_affinity")) c.rq_affinity = q["rq_affinity"].get<uint32_t>();
+            if (q.contains("iosched")) decode_iosched(q["iosched"], child(at, "iosched"), c);
+        }
+    }
+
+    // /sys/block/<dev>/queue/iosched/: the scheduler's tunables by their sysfs names, range
+    // checked against the policy's own table (the one `blksim list schedulers` prints).
+    void decode_iosched(const json& obj, const std::string& ptr, blkmq::QueueConfig& c) const {
+        if (c.scheduler != "mq-deadline")
+            rep_.fail(ptr, "iosched tunables need a scheduler that has them (scheduler is " + squote(c.scheduler) +
+                               "; mq-deadline has iosched tunables)");
+        const auto table = sched::mq_deadline_tunables();
+        for (const auto& [key, value] : obj.items()) {
+            const std::string at = child(ptr, key);
+            const auto t = std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == key; });
+            if (t == table.end()) {
+                std::vector<std::string> names;
+                for (const auto& e : table) names.emplace_back(e.name);
+                rep_.fail(at, "unknown mq-deadline tunable " + squote(key) + " (allowed: " + join(names) + ")");
+            }
+            if (!value.is_number_integer())
+                rep_.fail(at, "expected an integer in sysfs units (" + std::string(t->unit == sched::TunableUnit::MSEC ? "milliseconds" : "a count") + ")");
+            const int64_t v = value.get<int64_t>();
+            if (v < t->min || v > t->max)
+                rep_.fail(at, std::to_string(v) + " is out of range (allowed: " + std::to_string(t->min) + ".." + std::to_string(t->max) + ")");
+            t->set(c.mq_deadline, v);
         }
     }
 

@@ -1,0 +1,120 @@
+// The I/O scheduler contract, after the kernel's struct elevator_mq_ops (block/elevator.h).
+// The block-layer core owns the loop (allocation, insert, the hctx dispatch round, budgets,
+// driver tags, completion); the policy only answers questions and keeps its own queues.
+// Hooks with a default body are optional, as they are in the kernel.
+//
+// Locking is the core's job: the policy never takes a lock itself, it documents which of
+// its entry points the kernel runs under the elevator lock (for mq-deadline: dd->lock for
+// insert, bio_merge and dispatch) and the core charges that lock on the CPU timeline.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <variant>
+
+#include "models/blkmq/request.h"
+#include "sim/time.h"
+
+namespace blksim::sched {
+
+// enum elv_merge (ELEVATOR_DISCARD_MERGE left out: blksim has no discards).
+enum class ElvMerge : uint8_t { NO_MERGE, FRONT_MERGE, BACK_MERGE };
+
+class Elevator {
+public:
+    virtual ~Elevator() = default;
+    virtual std::string_view name() const = 0;
+
+    // ops.prepare_request (blk_mq_rq_ctx_init): a request was just allocated from the
+    // scheduler tags; reset the policy's per-request state.
+    virtual void prepare_request(blkmq::Request* /*rq*/) {}
+
+    // ops.insert_requests: at_head for requeues / flush; now = insertion instant. The core
+    // inserts a whole list under one acquisition of the elevator lock.
+    virtual void insert_request(blkmq::Request* rq, bool at_head, sim::Time now) = 0;
+    // ops.dispatch_request: the next request to hand to the driver, or nullptr. May be
+    // nullptr even when has_work() (mq-deadline's strict priority holds lower levels back
+    // while a higher level still owns requests in the device).
+    virtual blkmq::Request* dispatch_request(sim::Time now) = 0;
+    virtual bool has_work() const = 0;
+
+    // elv_merge() + ops.request_merge: a request `bio` can be merged into, checking op,
+    // ioprio (class and level), contiguity and that the result stays within max_sectors.
+    // The core then merges the bio into *out and calls request_merged().
+    virtual ElvMerge bio_merge(const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) = 0;
+    // elv_merged_request(): the core merged a bio into rq (rq grew): re-position it (a front
+    // merge changes the sort key, a back merge the end-sector key).
+    virtual void request_merged(blkmq::Request* rq, ElvMerge type) = 0;
+    // elv_former_request / elv_latter_request: rq's neighbours in the policy's sort order,
+    // for the core's attempt_front_merge / attempt_back_merge after a bio merge.
+    virtual blkmq::Request* former_request(blkmq::Request* /*rq*/) { return nullptr; }
+    virtual blkmq::Request* next_request(blkmq::Request* /*rq*/) { return nullptr; }
+    // elv_merge_requests() + ops.requests_merged: the core appended `next` to `rq`
+    // (rq grew at its back); next leaves the scheduler and will be freed (and must then be
+    // passed to completed_request like any other request). `next` may be a request that
+    // was never inserted (blk_mq_sched_try_insert_merge at insert time).
+    virtual void requests_merged(blkmq::Request* /*rq*/, blkmq::Request* /*next*/) {}
+
+    // ops.finish_request (blk_mq_free_request): rq is freed, after completing in the device
+    // or after being merged into another request.
+    virtual void completed_request(blkmq::Request* /*rq*/, sim::Time /*now*/) {}
+    // ops.requeue_request: rq comes back from the driver and will be inserted at head.
+    virtual void requeue_request(blkmq::Request* /*rq*/) {}
+
+    // ops.limit_depth: shallow depth for allocations other than synchronous reads; return
+    // nr_requests for no limit.
+    virtual uint32_t limit_depth(bool /*is_sync_read*/, uint32_t nr_requests) const { return nr_requests; }
+    // How many requests one __blk_mq_do_dispatch_sched() round may pull from the policy
+    // when the hctx is not dispatch_busy (kernel: nr_requests; the E1 patch's
+    // q->nr_sched_batch). A busy hctx still pulls one at a time.
+    virtual uint32_t max_dispatch_per_round(uint32_t nr_requests) const { return nr_requests; }
+
+    // Direct dispatch past the scheduler (E3): may the core issue rq straight to the driver
+    // instead of inserting it? hctx_idle = hctx->dispatch is empty and the hctx is not
+    // dispatch_busy (the core's part of the conditions). The core must also have a budget
+    // and a driver tag without waiting, and never asks for at-head / flush requests. After
+    // issuing it calls direct_dispatched() (under the elevator lock) so that the policy's
+    // accounting and sweep position stay right.
+    virtual bool may_direct_dispatch(const blkmq::Request& /*rq*/, bool /*hctx_idle*/) const { return false; }
+    virtual void direct_dispatched(blkmq::Request* /*rq*/, sim::Time /*now*/) {}
+
+    // Requests held by the policy now; the invariant checker compares it with
+    // inserted + requeued - dispatched - merged.
+    virtual uint64_t queued() const = 0;
+};
+
+// One scheduler tunable as sysfs shows it: the scenario loader sets tunables by `name`
+// (rejecting values outside [min, max]) and `blksim list` prints the table.
+enum class TunableUnit : uint8_t {
+    COUNT,     // plain integer
+    BOOL,      // 0 or 1
+    MSEC,      // milliseconds in sysfs, a sim::Duration in the struct
+    REQUESTS,  // a number of requests (0 = follow nr_requests where documented)
+    HERTZ,     // a kernel build constant (CONFIG_HZ), not a sysfs attribute
+};
+
+template <class Config>
+struct Tunable {
+    using Member = std::variant<int32_t Config::*, sim::Duration Config::*>;
+
+    std::string_view name;
+    Member member;
+    int64_t min, max;  // in the sysfs unit (ms for MSEC)
+    TunableUnit unit;
+    std::string_view help;
+
+    int64_t get(const Config& c) const {
+        if (const auto* m = std::get_if<int32_t Config::*>(&member))
+            return c.**m;
+        return (c.*std::get<sim::Duration Config::*>(member)).count() / 1000000;
+    }
+    // The caller checks the range first.
+    void set(Config& c, int64_t v) const {
+        if (const auto* m = std::get_if<int32_t Config::*>(&member))
+            c.**m = static_cast<int32_t>(v);
+        else
+            c.*std::get<sim::Duration Config::*>(member) = sim::Duration::ns(v * 1000000);
+    }
+};
+
+}  // namespace blksim::sched

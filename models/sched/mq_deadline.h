@@ -1,0 +1,216 @@
+// mq-deadline (block/mq-deadline.c, current mainline): per I/O-priority level a
+// sector-sorted tree and an arrival FIFO per direction plus an at-head dispatch list;
+// batches of up to fifo_batch requests swept in ascending sector order; reads preferred,
+// but writes get a batch after writes_starved read batches; a batch starts at the oldest
+// request when its deadline (read_expire / write_expire) has passed; strict priority
+// between levels with prio_aging_expire as the escape hatch.
+//
+// The seed patches are options of this one class (DESIGN.md), all off by default:
+//   E1 (linux-block.md §8a)  nr_sched_batch: requests per dispatch round (the core reads
+//                            max_dispatch_per_round());
+//                            head_on_wrap: a new batch with nothing expired and nothing
+//                            above the position restarts at the lowest sector (C-SCAN)
+//                            instead of the FIFO head.
+//   E3 (§8c)                 direct_dispatch with three separately switchable conditions
+//                            (may_direct_dispatch()).
+//
+// Time: the kernel keeps read_expire, write_expire and prio_aging_expire in jiffies
+// (msecs_to_jiffies() rounds a sysfs value up to whole jiffies) and compares them with the
+// jiffies counter, which advances once per 1/HZ s. blksim does the same with a `hz`
+// tunable (CONFIG_HZ, default 250): jiffies(t) = floor(t * HZ); a request inserted at t
+// gets the deadline jiffies(t) + expire_j, i.e. it expires at the start of that tick. So a
+// request may expire up to one tick *before* t + expire (its insertion tick began before
+// t), and expire values are effectively multiples of 1/HZ (4 ms at HZ=250).
+//
+// Locking (the core charges it, see Elevator): insert_request, bio_merge (+
+// request_merged / requests_merged, which run inside the same critical section),
+// dispatch_request and direct_dispatched run under the single queue-wide dd->lock;
+// completed_request (dd_finish_request: an atomic increment), has_work and limit_depth
+// take no lock.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include <boost/intrusive/list.hpp>
+#include <boost/intrusive/set.hpp>
+
+#include "models/sched/elevator.h"
+#include "sim/time.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace blksim::sched {
+
+// Tunables: /sys/block/<dev>/queue/iosched/ attributes with the kernel's defaults, then the
+// build constant HZ, then the seed-patch options (off = mainline).
+struct MqDeadlineTunables {
+    sim::Duration read_expire = sim::Duration::ns(500'000'000);        // HZ / 2: max time before a read is served (soft)
+    sim::Duration write_expire = sim::Duration::ns(5'000'000'000);     // 5 * HZ: ditto for writes
+    int32_t writes_starved = 2;      // read batches allowed while writes wait
+    int32_t front_merges = 1;        // look up front merges in the sector tree
+    int32_t async_depth = 0;         // tags usable by async I/O and writes; 0 = nr_requests (v6.11+ default)
+    int32_t fifo_batch = 16;         // requests per batch before deadlines / direction are looked at again
+    sim::Duration prio_aging_expire = sim::Duration::ns(10'000'000'000);  // 10 * HZ: lower level served anyway
+    int32_t hz = 250;                // CONFIG_HZ: the jiffy the expire times are counted in
+
+    // E1 (Wang You, 2022): requests one dispatch round may pull; 0 = nr_requests (mainline).
+    int32_t nr_sched_batch = 0;
+    // E1: restart a sweep at the lowest sector instead of the FIFO head when nothing expired.
+    int32_t head_on_wrap = 0;
+    // E3 (Kaitao Cheng, 2026): issue a request straight to the driver when that cannot
+    // change mq-deadline's decision; each condition can be switched off on its own.
+    int32_t direct_dispatch = 0;
+    int32_t direct_dispatch_if_empty = 1;           // (i) no request waits in any level
+    int32_t direct_dispatch_if_no_higher_prio = 1;  // (i') no higher level owns a request (in flight)
+    int32_t direct_dispatch_if_hctx_idle = 1;       // (ii) hctx->dispatch empty, hctx not dispatch_busy
+};
+
+// The table the scenario loader sets tunables from (by sysfs name) and `blksim list` shows.
+std::span<const Tunable<MqDeadlineTunables>> mq_deadline_tunables();
+const Tunable<MqDeadlineTunables>* find_mq_deadline_tunable(std::string_view name);
+
+enum DdDataDir : uint8_t { DD_READ = 0, DD_WRITE = 1 };
+enum DdPrio : uint8_t { DD_RT_PRIO = 0, DD_BE_PRIO = 1, DD_IDLE_PRIO = 2 };
+inline constexpr uint32_t DD_DIR_COUNT = 2;
+inline constexpr uint32_t DD_PRIO_COUNT = 3;
+
+// struct io_stats_per_prio, plus `requeued` (at-head re-insertions of a request already
+// counted; the kernel counts those only as a second `dispatched`), so that
+// inserted + requeued - dispatched - merged is exactly what the scheduler holds.
+struct IoStatsPerPrio {
+    uint64_t inserted = 0;
+    uint64_t merged = 0;
+    uint64_t dispatched = 0;
+    uint64_t completed = 0;
+    uint64_t requeued = 0;
+};
+
+class MqDeadline final : public Elevator {
+public:
+    explicit MqDeadline(const MqDeadlineTunables& t = {});
+    ~MqDeadline() override;
+    MqDeadline(const MqDeadline&) = delete;
+    MqDeadline& operator=(const MqDeadline&) = delete;
+
+    std::string_view name() const override { return "mq-deadline"; }
+
+    void prepare_request(blkmq::Request* rq) override { rq->elv_counted = false; }
+    void insert_request(blkmq::Request* rq, bool at_head, sim::Time now) override;
+    blkmq::Request* dispatch_request(sim::Time now) override;
+    bool has_work() const override;
+    ElvMerge bio_merge(const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override;
+    void request_merged(blkmq::Request* rq, ElvMerge type) override;
+    blkmq::Request* former_request(blkmq::Request* rq) override;
+    blkmq::Request* next_request(blkmq::Request* rq) override;
+    void requests_merged(blkmq::Request* rq, blkmq::Request* next) override;
+    void completed_request(blkmq::Request* rq, sim::Time now) override;
+    uint32_t limit_depth(bool is_sync_read, uint32_t nr_requests) const override;
+    uint32_t max_dispatch_per_round(uint32_t nr_requests) const override;
+    bool may_direct_dispatch(const blkmq::Request& rq, bool hctx_idle) const override;
+    void direct_dispatched(blkmq::Request* rq, sim::Time now) override;
+    uint64_t queued() const override;
+
+    // Runtime sysfs writes (takes effect for later decisions, as in the kernel: deadlines
+    // already assigned stay, started_after() uses the new expire values).
+    void set_tunables(const MqDeadlineTunables& t);
+    const MqDeadlineTunables& tunables() const { return t_; }
+    // Decisions worth explaining (direction switches, expired FIFO heads, aging) at debug
+    // level; nullptr (default) = off, one pointer test per decision.
+    void set_logger(std::shared_ptr<spdlog::logger> log);
+
+    // What debugfs shows (/sys/kernel/debug/block/<dev>/sched/), for tests and reports.
+    static DdPrio ioprio_class_to_prio(uint8_t ioprio_class);
+    const IoStatsPerPrio& stats(DdPrio prio) const { return per_prio_[prio].stats; }
+    // dd_queued(): inserted - completed, i.e. including requests in the device; what the
+    // strict-priority rule and aging look at.
+    uint64_t dd_queued(DdPrio prio) const;
+    uint64_t owned_by_driver(DdPrio prio) const;
+    // Requests actually linked in the level's lists (dispatch + both FIFOs).
+    uint64_t nr_waiting(DdPrio prio) const;
+    uint32_t batching() const { return batching_; }
+    uint32_t starved() const { return starved_; }
+    DdDataDir last_dir() const { return last_dir_; }
+    uint64_t latest_pos(DdPrio prio, DdDataDir dir) const { return per_prio_[prio].latest_pos[dir]; }
+    blkmq::Request* last_merge() const { return last_merge_; }
+
+    // The jiffies clock (see the file comment).
+    int64_t jiffies(sim::Time t) const;
+    sim::Time jiffies_to_time(int64_t j) const;  // the instant tick j begins
+    int64_t msecs_to_jiffies(sim::Duration d) const;
+
+private:
+    struct PosOf {
+        using type = uint64_t;
+        uint64_t operator()(const blkmq::Request& rq) const { return rq.sector; }
+    };
+    struct EndOf {
+        using type = uint64_t;
+        uint64_t operator()(const blkmq::Request& rq) const { return rq.end_sector(); }
+    };
+    // Equal keys go after the existing ones, as elv_rb_add() sends ties to the right.
+    using SortList = boost::intrusive::multiset<
+        blkmq::Request,
+        boost::intrusive::member_hook<blkmq::Request, boost::intrusive::set_member_hook<>, &blkmq::Request::rb_node>,
+        boost::intrusive::key_of_value<PosOf>>;
+    // elv_rqhash (queue-wide, keyed by end sector): the newest entry of a key is the last
+    // of its equal range, the one elv_rqhash_find() returns (hash_add adds at the head).
+    using RqHash = boost::intrusive::multiset<
+        blkmq::Request,
+        boost::intrusive::member_hook<blkmq::Request, boost::intrusive::set_member_hook<>, &blkmq::Request::hash_node>,
+        boost::intrusive::key_of_value<EndOf>>;
+    using FifoList = boost::intrusive::list<
+        blkmq::Request,
+        boost::intrusive::member_hook<blkmq::Request, boost::intrusive::list_member_hook<>, &blkmq::Request::queuelist>>;
+
+    // struct dd_per_prio
+    struct DdPerPrio {
+        FifoList dispatch;                   // at-head inserts, served first
+        SortList sort_list[DD_DIR_COUNT];
+        FifoList fifo_list[DD_DIR_COUNT];
+        uint64_t latest_pos[DD_DIR_COUNT] = {0, 0};  // sector of the last dispatched request
+        IoStatsPerPrio stats;
+    };
+
+    static DdDataDir rq_data_dir(const blkmq::Request& rq) {
+        return rq.op == blkmq::ReqOp::WRITE ? DD_WRITE : DD_READ;
+    }
+    DdPerPrio& per_prio_of(const blkmq::Request& rq) { return per_prio_[ioprio_class_to_prio(rq.ioprio_class)]; }
+
+    blkmq::Request* deadline_from_pos(DdPerPrio& pp, DdDataDir dir, uint64_t pos);
+    blkmq::Request* deadline_next_request(DdPerPrio& pp, DdDataDir dir);
+    blkmq::Request* deadline_fifo_request(DdPerPrio& pp, DdDataDir dir);
+    blkmq::Request* deadline_head_request(DdPerPrio& pp, DdDataDir dir);
+    bool deadline_check_fifo(DdPerPrio& pp, DdDataDir dir, int64_t now_j) const;
+    void deadline_remove_request(DdPerPrio& pp, blkmq::Request* rq);
+    bool started_after(const blkmq::Request& rq, int64_t latest_start) const;
+    // __dd_dispatch_request() (renamed: leading double underscores are reserved in C++)
+    blkmq::Request* dd_dispatch_from_prio(DdPerPrio& pp, int64_t latest_start, int64_t now_j);
+    std::optional<DdDataDir> deadline_choose_dir(DdPerPrio& pp);
+    blkmq::Request* deadline_batch_start(DdPerPrio& pp, DdDataDir data_dir, int64_t now_j);
+    blkmq::Request* dd_account_dispatch(DdPerPrio& pp, blkmq::Request* rq);
+    blkmq::Request* dd_dispatch_prio_aged_requests(int64_t now_j);
+    static bool elv_bio_merge_ok(const blkmq::Request& rq, const blkmq::Bio& bio);
+
+    // run time data
+    DdPerPrio per_prio_[DD_PRIO_COUNT];
+    RqHash hash_;                         // q->elevator->hash
+    blkmq::Request* last_merge_ = nullptr;  // q->last_merge: the one-hit merge cache
+    DdDataDir last_dir_ = DD_WRITE;       // direction of the current batch
+    uint32_t batching_ = 0;               // requests dispatched in the current batch
+    uint32_t starved_ = 0;                // read batches chosen while writes waited
+
+    // settings that change how the i/o scheduler behaves
+    MqDeadlineTunables t_;
+    int64_t fifo_expire_j_[DD_DIR_COUNT] = {0, 0};  // in jiffies, as the kernel keeps them
+    int64_t prio_aging_expire_j_ = 0;
+
+    std::shared_ptr<spdlog::logger> log_;
+};
+
+}  // namespace blksim::sched
