@@ -15,9 +15,24 @@ constexpr Param null_blk_params[] = {
     {"requeue_every", "0", "fault injection: every Nth ->queue_rq answers BLK_STS_RESOURCE"},
 };
 
+constexpr Param nvme_params[] = {
+    {"nr_io_queues", "0", "queue pairs; 0 = one per CPU"},
+    {"queue_depth", "1023", "tags per queue"},
+    {"cmd_overhead", "1000", "controller ns per command (IOPS ceiling)"},
+    {"read_latency", "80000", "ns of media time per read up to 4 KiB"},
+    {"write_latency", "20000", "ns to buffer a write up to 4 KiB"},
+    {"per_4k", "2000", "ns of media time per further 4 KiB"},
+    {"parallel_units", "64", "flash units working at once"},
+    {"link_mbps", "3200", "host transfer rate, MB/s"},
+    {"gb", "1920", "capacity in 10^9 bytes"},
+    {"blocksize", "512", "logical block size"},
+};
+
 constexpr Entry device_table[] = {
     {"null_blk", "drivers/block/null_blk: no media, completes per irqmode; the calibration device",
      null_blk_params},
+    {"nvme", "NVMe SSD: per-CPU queues, controller / parallel flash / link timelines, interrupts on the queue's CPU",
+     nvme_params},
 };
 
 constexpr Param async_params[] = {

@@ -24,12 +24,29 @@ struct NullBlkConfig {
     uint32_t requeue_every = 0;
 };
 
-enum class DeviceModel : uint8_t { NULL_BLK };
+// A datacenter NVMe SSD, first model (the device issue refines it): a controller front
+// end that takes commands one at a time, flash units working in parallel, and a host link
+// that moves the data. Each is a timeline; no per-unit events.
+struct NvmeConfig {
+    uint32_t nr_io_queues = 0;         // submission/completion queue pairs; 0 = one per CPU
+    uint32_t queue_depth = 1023;       // per queue (MQES + 1 as Linux uses it)
+    sim::Duration cmd_overhead = sim::Duration::ns(1000);     // controller time per command
+    sim::Duration read_latency = sim::Duration::ns(80000);    // media time of a read (up to 4 KiB)
+    sim::Duration write_latency = sim::Duration::ns(20000);   // write into the controller's buffer
+    sim::Duration per_4k = sim::Duration::ns(2000);           // media time per further 4 KiB
+    uint32_t parallel_units = 64;      // flash dies/planes busy at once
+    uint64_t link_bytes_per_s = 3'200'000'000;  // host transfer rate (PCIe link / controller)
+    uint64_t size_bytes = 1'920'000'000'000;    // 1.92 TB
+    uint32_t blocksize = 512;
+};
+
+enum class DeviceModel : uint8_t { NULL_BLK, NVME };
 
 struct DeviceConfig {
     std::string name;         // e.g. "nullb0"
     DeviceModel model = DeviceModel::NULL_BLK;
     NullBlkConfig null_blk;
+    NvmeConfig nvme;
 };
 
 }  // namespace blksim::dev

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/device/null_blk.h"
+#include "models/device/nvme.h"
 
 namespace blksim::topology {
 
@@ -22,6 +23,9 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             devices_.push_back(std::move(nb));
             break;
         }
+        case dev::DeviceModel::NVME:
+            devices_.push_back(std::make_unique<dev::Nvme>(eq_, d.nvme, cfg.host.nr_cpus));
+            break;
         }
     }
     // The driver's tag sets: one per device, except null_blk devices loaded with
@@ -55,6 +59,8 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             qc.device, eq_, qc, *devices_[di], *device_tag_set_[di], cpus_, cfg.host.costs));
         if (cfg.devices[di].model == dev::DeviceModel::NULL_BLK)
             static_cast<dev::NullBlk&>(*devices_[di]).attach(queues_.back().get());
+        else if (cfg.devices[di].model == dev::DeviceModel::NVME)
+            static_cast<dev::Nvme&>(*devices_[di]).attach(queues_.back().get());
     }
 
     // One thread per numjobs clone; fio numbers them in order. Without cpus_allowed the

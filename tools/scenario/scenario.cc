@@ -788,6 +788,9 @@ private:
             if (model == "null_blk") {
                 cfg.model = dev::DeviceModel::NULL_BLK;
                 cfg.null_blk = decode_null_blk(params, child(at, "params"));
+            } else if (model == "nvme") {
+                cfg.model = dev::DeviceModel::NVME;
+                cfg.nvme = decode_nvme(params, child(at, "params"));
             } else {
                 rep_.fail(child(at, "model"), "unknown device model " + squote(model));
             }
@@ -815,16 +818,36 @@ private:
         return c;
     }
 
+    dev::NvmeConfig decode_nvme(const json& p, const std::string& ptr) const {
+        dev::NvmeConfig c;
+        auto time = [&](const char* key, sim::Duration& out) {
+            if (p.contains(key)) out = parse_time_at(p[key], child(ptr, key), units::TimeUnit::NSEC, rep_);
+        };
+        if (p.contains("nr_io_queues")) c.nr_io_queues = p["nr_io_queues"].get<uint32_t>();
+        if (p.contains("queue_depth")) c.queue_depth = p["queue_depth"].get<uint32_t>();
+        time("cmd_overhead", c.cmd_overhead);
+        time("read_latency", c.read_latency);
+        time("write_latency", c.write_latency);
+        time("per_4k", c.per_4k);
+        if (p.contains("parallel_units")) c.parallel_units = p["parallel_units"].get<uint32_t>();
+        if (p.contains("link_mbps")) c.link_bytes_per_s = p["link_mbps"].get<uint64_t>() * 1'000'000;
+        if (p.contains("gb")) c.size_bytes = p["gb"].get<uint64_t>() * kNullBlkGb;
+        if (p.contains("blocksize")) c.blocksize = p["blocksize"].get<uint32_t>();
+        return c;
+    }
+
     // What jobs need to know of a device, whatever its model.
     static uint64_t capacity_bytes(const dev::DeviceConfig& d) {
         switch (d.model) {
             case dev::DeviceModel::NULL_BLK: return d.null_blk.size_bytes;
+            case dev::DeviceModel::NVME: return d.nvme.size_bytes;
         }
         return 0;
     }
     static uint64_t logical_block_size(const dev::DeviceConfig& d) {
         switch (d.model) {
             case dev::DeviceModel::NULL_BLK: return d.null_blk.blocksize;
+            case dev::DeviceModel::NVME: return d.nvme.blocksize;
         }
         return 512;
     }

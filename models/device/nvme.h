@@ -1,0 +1,46 @@
+// An NVMe SSD (first model): one submission/completion queue pair per CPU by default, deep
+// queues, no budget, interrupts on the queue's CPU, coalescing off. Service of a command:
+//   controller  takes commands one at a time: cmd_overhead each (the IOPS ceiling);
+//   flash       the earliest free of parallel_units works read_latency / write_latency plus
+//               per_4k for each further 4 KiB;
+//   link        moves the data at link_bytes_per_s, one transfer at a time (the bandwidth
+//               ceiling).
+// Each stage is a timeline, so a command's completion instant is known when it arrives; the
+// completion is one event. Simplified: no garbage collection, no write-buffer flushes, no
+// read/write interference beyond sharing the stages (docs/model.md).
+#pragma once
+
+#include <queue>
+#include <vector>
+
+#include "models/blkmq/request_queue.h"
+#include "models/device/device.h"
+#include "models/device/device_config.h"
+#include "sim/event_queue.h"
+
+namespace blksim::dev {
+
+class Nvme final : public Device {
+public:
+    Nvme(sim::EventQueue& eq, const NvmeConfig& cfg, uint32_t nr_cpus);
+    void attach(blkmq::RequestQueue* q) { q_ = q; }
+
+    BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
+    uint32_t nr_hw_queues() const override { return nr_queues_; }
+    uint32_t queue_depth() const override { return cfg_.queue_depth; }
+    uint64_t capacity_sectors() const override { return cfg_.size_bytes >> 9; }
+    uint32_t logical_block_size() const override { return cfg_.blocksize; }
+
+private:
+    void complete(uint64_t rq_addr);
+
+    sim::EventQueue& eq_;
+    NvmeConfig cfg_;
+    uint32_t nr_queues_;
+    blkmq::RequestQueue* q_ = nullptr;
+    sim::Time ctrl_free_, link_free_;
+    // Free instants of the flash units, earliest on top.
+    std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> units_;
+};
+
+}  // namespace blksim::dev
