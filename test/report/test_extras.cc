@@ -58,7 +58,7 @@ RunResult extras_run() {
     r.disks.push_back(du);
     r.queues.push_back(std::move(q));
     r.cpus.push_back({0, 1500_ms, 250_ms, 200_ms});
-    r.cpus.push_back({1, 1_ms, 0_ns});
+    r.cpus.push_back({1, 1_ms, 0_ns, 0_ns});
     r.sim_time = 2_s;
     return r;
 }
@@ -94,7 +94,7 @@ TEST_CASE("blksim extras: nothing measured still prints the heading only", "[ext
     RunResult r;
     CHECK(format_blksim_extras(r) == "\nblksim (what fio cannot show):\n");
     // A zero-length run must not divide by zero.
-    r.cpus.push_back({3, 1_ms, 1_ms});
+    r.cpus.push_back({3, 1_ms, 1_ms, 0_ns});
     CHECK(format_blksim_extras(r) ==
           "\nblksim (what fio cannot show):\n"
           "  cpus (% of 0.000000 s simulated):\n"

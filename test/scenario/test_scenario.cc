@@ -444,8 +444,8 @@ TEST_CASE("out-of-range and not-allowed values", "[scenario]") {
                Catch::StartsWith("test.json: /devices/0/params/blocksize: 1000 is not allowed here"));
     CHECK_THAT(error_of(kMinimal, {"devices.0.params.hw_queue_depth=10241"}),
                Catch::StartsWith("test.json: /devices/0/params/hw_queue_depth: 10241 is out of range (allowed: 1..10240)"));
-    CHECK_THAT(error_of(kMinimal, {"devices.0.model=nvme"}),
-               Catch::StartsWith("test.json: /devices/0/model: \"nvme\" is not allowed here; expected one of: null_blk"));
+    CHECK_THAT(error_of(kMinimal, {"devices.0.model=ssd"}),
+               Catch::StartsWith("test.json: /devices/0/model: \"ssd\" is not allowed here; expected one of: null_blk, nvme"));
     CHECK_THAT(error_of(kMinimal, {"devices.0.name=null b0"}),
                Catch::StartsWith("test.json: /devices/0/name: 'null b0' is not valid here"));
     CHECK_THAT(error_of(kMinimal, {"jobs.0.rw=trim"}),
@@ -561,7 +561,7 @@ TEST_CASE("cost profile problems", "[scenario]") {
     CHECK(error_of(kMinimal, {"host.cost_profile=laptop"}) ==
           "test.json: /host/cost_profile: cost profile 'laptop' not found (no file " +
               (fs::path(scenario::default_scenario_dir()) / "cpu" / "laptop.json").string() +
-              "); available: desktop-8t, e2-testbox (value from --set host.cost_profile=laptop)");
+              "); available: desktop-8t, e2-testbox, e3-host (value from --set host.cost_profile=laptop)");
 
     TempDir dir("bad_profile");
     const std::string scen = (dir.path / "scen.json").string();
