@@ -104,16 +104,7 @@ Request* RequestQueue::alloc_request(uint32_t cpu, Time now, bool sync_read) {
         const uint32_t stag = st.in_use() < limit ? st.get(now) : BlkMqTags::NO_TAG;
         if (stag == BlkMqTags::NO_TAG)
             return nullptr;
-        Request* rq = &st.rq(stag);
-        rq->q = this;
-        rq->mq_hctx = &h;
-        rq->driver_tag = BlkMqTags::NO_TAG;
-        rq->mq_ctx_cpu = cpu;
-        rq->in_flight = true;
-        rq->t_get = now;
-        rq->t_insert = now;
-        rq->next = nullptr;
-        ++allocated_;
+        Request* rq = init_request(st.rq(stag), h, BlkMqTags::NO_TAG, cpu, now);
         elevator_->prepare_request(rq);
         return rq;
     }
@@ -130,18 +121,22 @@ Request* RequestQueue::alloc_request(uint32_t cpu, Time now, bool sync_read) {
         }
         return nullptr;
     }
-    Request* rq = &h.tags.rq(tag);
-    rq->q = this;
-    rq->mq_hctx = &h;
-    rq->driver_tag = tag;
     ++h.nr_active;
-    rq->mq_ctx_cpu = cpu;
-    rq->in_flight = true;
-    rq->t_get = now;
-    rq->t_insert = now;
-    rq->next = nullptr;
+    return init_request(h.tags.rq(tag), h, tag, cpu, now);
+}
+
+// blk_mq_rq_ctx_init(): a request taken from a tag space starts its life here (trace G).
+Request* RequestQueue::init_request(Request& rq, HwQueue& h, uint32_t driver_tag, uint32_t cpu, Time now) {
+    rq.q = this;
+    rq.mq_hctx = &h;
+    rq.driver_tag = driver_tag;
+    rq.mq_ctx_cpu = cpu;
+    rq.in_flight = true;
+    rq.t_get = now;
+    rq.t_insert = now;
+    rq.next = nullptr;
     ++allocated_;
-    return rq;
+    return &rq;
 }
 
 void RequestQueue::emit(TraceAction a, const Request& rq, Time t, uint32_t cpu, uint32_t pdu) const {

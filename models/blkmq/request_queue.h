@@ -132,6 +132,7 @@ private:
     sim::Time sched_dispatch(HwQueue& h, sim::Time now, uint32_t cpu);
     void insert_requests(RequestList& list, sim::Time now, uint32_t cpu);
     bool get_driver_tag(HwQueue& h, Request* rq, sim::Time now);
+    Request* init_request(Request& rq, HwQueue& h, uint32_t driver_tag, uint32_t cpu, sim::Time now);
     sim::Time elv_lock(uint32_t cpu, sim::Time t, sim::Duration hold);
     void run_work(uint64_t hctx_index);
     void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "models/blkmq/trace.h"
-#include "models/topology/machine.h"
+#include "test/models/machine_fixture.h"
 
 using namespace blksim;
 using namespace blksim::sim::literals;
@@ -18,28 +18,16 @@ struct ActionSink final : blkmq::TraceSink {
 };
 
 topology::MachineConfig machine(const std::string& sched, uint32_t numjobs, bool direct = false) {
-    topology::MachineConfig m;
-    m.seed = 4;
-    m.host.nr_cpus = 12;
-    auto& c = m.host.costs;
-    c.syscall = 100_ns; c.io_prep = 50_ns; c.bio_submit = 100_ns; c.rq_alloc = 100_ns;
-    c.plug = 50_ns; c.queue_rq = 100_ns; c.irq = 300_ns; c.softirq = 200_ns;
-    c.complete_rq = 150_ns; c.io_complete = 80_ns; c.reap = 40_ns; c.context_switch = 1000_ns;
-    c.elv_insert = 300_ns; c.elv_dispatch = 400_ns; c.lock_handoff = 100_ns;
-    dev::DeviceConfig d;
-    d.name = "nullb0";
-    d.null_blk.irqmode = dev::NullBlkConfig::IrqMode::NONE;
-    m.devices.push_back(d);
-    blkmq::QueueConfig q;
-    q.device = "nullb0";
-    q.scheduler = sched;
-    q.mq_deadline.direct_dispatch = direct ? 1 : 0;
-    m.queues.push_back(q);
-    workload::JobConfig j;
+    using namespace blksim::sim::literals;
+    dev::NullBlkConfig nb;
+    nb.irqmode = dev::NullBlkConfig::IrqMode::NONE;
+    auto m = testing::nullb_machine(12, nb, sched, 4);
+    m.host.costs.elv_insert = 300_ns;
+    m.host.costs.elv_dispatch = 400_ns;
+    m.host.costs.lock_handoff = 100_ns;
+    m.queues[0].mq_deadline.direct_dispatch = direct ? 1 : 0;
+    auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::RANDREAD);
     j.name = "r";
-    j.device = "nullb0";
-    j.ioengine = workload::IoEngine::PSYNC;
-    j.rw = workload::RwPattern::RANDREAD;
     j.numjobs = numjobs;
     j.runtime = 5_ms;
     j.time_based = true;

@@ -2,51 +2,19 @@
 // figures computed by hand from the cost profile.
 #include <catch2/catch.hpp>
 
-#include "models/topology/machine.h"
+#include "test/models/machine_fixture.h"
 
 using namespace blksim;
 using namespace blksim::sim::literals;
 
 namespace {
 
-cpu::CpuCosts unit_costs() {
-    cpu::CpuCosts c;
-    c.syscall = 100_ns;
-    c.io_prep = 50_ns;
-    c.bio_submit = 200_ns;
-    c.rq_alloc = 100_ns;
-    c.plug = 50_ns;
-    c.queue_rq = 100_ns;
-    c.irq = 300_ns;
-    c.softirq = 200_ns;
-    c.complete_rq = 150_ns;
-    c.io_complete = 80_ns;
-    c.reap = 40_ns;
-    c.context_switch = 1000_ns;
-    return c;
-}
+using testing::unit_costs;
 
-topology::MachineConfig one_nullb(uint32_t cpus, dev::NullBlkConfig nb) {
-    topology::MachineConfig m;
-    m.seed = 1;
-    m.host.nr_cpus = cpus;
-    m.host.costs = unit_costs();
-    dev::DeviceConfig d;
-    d.name = "nullb0";
-    d.null_blk = nb;
-    m.devices.push_back(d);
-    blkmq::QueueConfig q;
-    q.device = "nullb0";
-    m.queues.push_back(q);
-    return m;
-}
+topology::MachineConfig one_nullb(uint32_t cpus, dev::NullBlkConfig nb) { return testing::nullb_machine(cpus, nb); }
 
 workload::JobConfig job(workload::IoEngine e, uint32_t depth, uint32_t numjobs) {
-    workload::JobConfig j;
-    j.name = "j";
-    j.device = "nullb0";
-    j.ioengine = e;
-    j.rw = workload::RwPattern::RANDREAD;
+    auto j = testing::nullb_job(e, workload::RwPattern::RANDREAD);
     j.iodepth = depth;
     j.numjobs = numjobs;
     j.runtime = 10_ms;

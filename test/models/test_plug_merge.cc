@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "models/blkmq/trace.h"
-#include "models/topology/machine.h"
+#include "test/models/machine_fixture.h"
 
 using namespace blksim;
 using namespace blksim::sim::literals;
@@ -26,27 +26,13 @@ struct RecordingSink final : blkmq::TraceSink {
 };
 
 topology::MachineConfig batch_writer(uint32_t nr_ios, uint32_t batch, uint32_t max_sectors_kb) {
-    topology::MachineConfig m;
-    m.seed = 3;
-    m.host.nr_cpus = 1;
-    auto& c = m.host.costs;
-    c.syscall = 100_ns; c.io_prep = 50_ns; c.bio_submit = 100_ns; c.rq_alloc = 100_ns;
-    c.plug = 50_ns; c.queue_rq = 100_ns; c.irq = 300_ns; c.softirq = 200_ns;
-    c.complete_rq = 150_ns; c.io_complete = 80_ns; c.reap = 40_ns; c.context_switch = 1000_ns;
-    dev::DeviceConfig d;
-    d.name = "nullb0";
-    d.null_blk.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-    d.null_blk.completion_nsec = 50_us;
-    m.devices.push_back(d);
-    blkmq::QueueConfig q;
-    q.device = "nullb0";
-    q.max_sectors_kb = max_sectors_kb;
-    m.queues.push_back(q);
-    workload::JobConfig j;
+    dev::NullBlkConfig nb;
+    nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+    nb.completion_nsec = 50_us;
+    auto m = testing::nullb_machine(1, nb, "none", 3);
+    m.queues[0].max_sectors_kb = max_sectors_kb;
+    auto j = testing::nullb_job(workload::IoEngine::LIBAIO, workload::RwPattern::WRITE);
     j.name = "seqw";
-    j.device = "nullb0";
-    j.ioengine = workload::IoEngine::LIBAIO;
-    j.rw = workload::RwPattern::WRITE;
     j.bs_write = 4096;
     j.iodepth = batch;
     j.iodepth_batch_submit = batch;

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "models/blkmq/trace.h"
-#include "models/topology/machine.h"
+#include "test/models/machine_fixture.h"
 
 using namespace blksim;
 using namespace blksim::sim::literals;
@@ -25,27 +25,13 @@ struct CountingSink final : blkmq::TraceSink {
 }  // namespace
 
 TEST_CASE("a resource-busy device requeues without losing or duplicating a request", "[models][dispatch]") {
-    topology::MachineConfig m;
-    m.seed = 9;
-    m.host.nr_cpus = 4;
-    auto& c = m.host.costs;
-    c.syscall = 100_ns; c.io_prep = 50_ns; c.bio_submit = 100_ns; c.rq_alloc = 100_ns;
-    c.plug = 50_ns; c.queue_rq = 100_ns; c.irq = 300_ns; c.softirq = 200_ns;
-    c.complete_rq = 150_ns; c.io_complete = 80_ns; c.reap = 40_ns; c.context_switch = 1000_ns;
-    dev::DeviceConfig d;
-    d.name = "nullb0";
-    d.null_blk.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-    d.null_blk.completion_nsec = 50_us;
-    d.null_blk.requeue_every = 7;
-    m.devices.push_back(d);
-    blkmq::QueueConfig q;
-    q.device = "nullb0";
-    m.queues.push_back(q);
-    workload::JobConfig j;
+    dev::NullBlkConfig nb;
+    nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+    nb.completion_nsec = 50_us;
+    nb.requeue_every = 7;
+    auto m = testing::nullb_machine(4, nb, "none", 9);
+    auto j = testing::nullb_job(workload::IoEngine::IO_URING, workload::RwPattern::RANDREAD);
     j.name = "r";
-    j.device = "nullb0";
-    j.ioengine = workload::IoEngine::IO_URING;
-    j.rw = workload::RwPattern::RANDREAD;
     j.iodepth = 16;
     j.numjobs = 4;
     j.number_ios = 2000;

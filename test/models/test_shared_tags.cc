@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/blkmq/request_queue.h"
-#include "models/topology/machine.h"
+#include "test/models/machine_fixture.h"
 
 using namespace blksim;
 using namespace blksim::sim::literals;
@@ -26,10 +26,7 @@ topology::MachineConfig two_disks(blkmq::TagFairness f, uint32_t depth, sim::Dur
     topology::MachineConfig m;
     m.seed = 5;
     m.host.nr_cpus = 2;
-    auto& c = m.host.costs;
-    c.syscall = 100_ns; c.io_prep = 50_ns; c.bio_submit = 100_ns; c.rq_alloc = 100_ns;
-    c.plug = 50_ns; c.queue_rq = 100_ns; c.irq = 300_ns; c.softirq = 200_ns;
-    c.complete_rq = 150_ns; c.io_complete = 80_ns; c.reap = 40_ns; c.context_switch = 1000_ns;
+    m.host.costs = testing::unit_costs();
     m.tag_fairness = f;
     for (const char* name : {"nullb0", "nullb1"}) {
         dev::DeviceConfig d;

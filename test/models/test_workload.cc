@@ -1,7 +1,7 @@
 // fio job semantics: size-bounded jobs, ramp_time, rwmixread, sequential offsets, batches.
 #include <catch2/catch.hpp>
 
-#include "models/topology/machine.h"
+#include "test/models/machine_fixture.h"
 
 using namespace blksim;
 using namespace blksim::sim::literals;
@@ -9,21 +9,10 @@ using namespace blksim::sim::literals;
 namespace {
 
 topology::MachineConfig machine_with(workload::JobConfig j) {
-    topology::MachineConfig m;
-    m.seed = 11;
-    m.host.nr_cpus = 2;
-    auto& c = m.host.costs;
-    c.syscall = 100_ns; c.io_prep = 50_ns; c.bio_submit = 100_ns; c.rq_alloc = 100_ns;
-    c.plug = 50_ns; c.queue_rq = 100_ns; c.irq = 300_ns; c.softirq = 200_ns;
-    c.complete_rq = 150_ns; c.io_complete = 80_ns; c.reap = 40_ns; c.context_switch = 1000_ns;
-    dev::DeviceConfig d;
-    d.name = "nullb0";
-    d.null_blk.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-    d.null_blk.completion_nsec = 20_us;
-    m.devices.push_back(d);
-    blkmq::QueueConfig q;
-    q.device = "nullb0";
-    m.queues.push_back(q);
+    dev::NullBlkConfig nb;
+    nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+    nb.completion_nsec = 20_us;
+    auto m = testing::nullb_machine(2, nb, "none", 11);
     j.name = "j";
     j.device = "nullb0";
     m.jobs.push_back(j);

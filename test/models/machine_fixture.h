@@ -1,0 +1,58 @@
+// What the model tests share: round per-step CPU costs, so that expected figures can be
+// worked out by hand, and a machine with one null_blk disk "nullb0".
+#pragma once
+
+#include <string>
+
+#include "models/topology/machine.h"
+
+namespace blksim::testing {
+
+inline cpu::CpuCosts unit_costs() {
+    using namespace blksim::sim::literals;
+    cpu::CpuCosts c;
+    c.syscall = 100_ns;
+    c.io_prep = 50_ns;
+    c.bio_submit = 100_ns;
+    c.rq_alloc = 100_ns;
+    c.plug = 50_ns;
+    c.queue_rq = 100_ns;
+    c.irq = 300_ns;
+    c.softirq = 200_ns;
+    c.complete_rq = 150_ns;
+    c.io_complete = 80_ns;
+    c.reap = 40_ns;
+    c.context_switch = 1000_ns;
+    return c;
+}
+
+// `cpus` CPUs with unit_costs(), one null_blk "nullb0" with `nb`, its queue with scheduler
+// `sched`, no jobs yet.
+inline topology::MachineConfig nullb_machine(uint32_t cpus, const dev::NullBlkConfig& nb = {},
+                                             const std::string& sched = "none", uint64_t seed = 1) {
+    topology::MachineConfig m;
+    m.seed = seed;
+    m.host.nr_cpus = cpus;
+    m.host.costs = unit_costs();
+    dev::DeviceConfig d;
+    d.name = "nullb0";
+    d.null_blk = nb;
+    m.devices.push_back(d);
+    blkmq::QueueConfig q;
+    q.device = "nullb0";
+    q.scheduler = sched;
+    m.queues.push_back(q);
+    return m;
+}
+
+// A job on nullb0 with fio's defaults but for the engine and pattern.
+inline workload::JobConfig nullb_job(workload::IoEngine engine, workload::RwPattern rw) {
+    workload::JobConfig j;
+    j.name = "j";
+    j.device = "nullb0";
+    j.ioengine = engine;
+    j.rw = rw;
+    return j;
+}
+
+}  // namespace blksim::testing
