@@ -139,45 +139,35 @@ Request* RequestQueue::init_request(Request& rq, HwQueue& h, uint32_t driver_tag
     return &rq;
 }
 
-void RequestQueue::emit(TraceAction a, const Request& rq, Time t, uint32_t cpu, uint32_t pdu) const {
+// One blktrace record: direct I/O writes are REQ_SYNC (rwbs "WS"); reads carry no flag, as
+// the real 6.18 trace shows. Unplugs carry no op, sector or size.
+void RequestQueue::emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sector, uint32_t nr_sectors,
+                              Time t, uint32_t cpu, uint32_t pid, uint32_t pdu) const {
     TraceEvent e;
     e.time = t;
     e.cpu = cpu;
     e.action = a;
-    e.write = rq.op == ReqOp::WRITE;
-    e.sync = e.write;  // direct I/O writes are REQ_SYNC (rwbs "WS"); reads carry no flag
-    e.sector = rq.sector;
-    e.nr_sectors = rq.nr_sectors;
-    e.pid = rq.pid;
+    e.write = has_op && op == ReqOp::WRITE;
+    e.sync = e.write;
+    e.sector = sector;
+    e.nr_sectors = nr_sectors;
+    e.pid = pid;
     e.pdu = pdu;
     trace_->emit(trace_dev_, e);
 }
 
+void RequestQueue::emit(TraceAction a, const Request& rq, Time t, uint32_t cpu, uint32_t pdu) const {
+    emit_event(a, true, rq.op, rq.sector, rq.nr_sectors, t, cpu, rq.pid, pdu);
+}
+
 void RequestQueue::trace_bio(TraceAction a, const Bio& bio, Time t, uint32_t cpu, uint32_t pid) const {
-    if (!trace_)
-        return;
-    TraceEvent e;
-    e.time = t;
-    e.cpu = cpu;
-    e.action = a;
-    e.write = bio.op == ReqOp::WRITE;
-    e.sync = e.write;
-    e.sector = bio.sector;
-    e.nr_sectors = bio.nr_sectors;
-    e.pid = pid;
-    trace_->emit(trace_dev_, e);
+    if (trace_)
+        emit_event(a, true, bio.op, bio.sector, bio.nr_sectors, t, cpu, pid, 0);
 }
 
 void RequestQueue::trace_unplug(TraceAction a, uint32_t nr, Time t, uint32_t cpu, uint32_t pid) const {
-    if (!trace_)
-        return;
-    TraceEvent e;
-    e.time = t;
-    e.cpu = cpu;
-    e.action = a;
-    e.pid = pid;
-    e.pdu = nr;
-    trace_->emit(trace_dev_, e);
+    if (trace_)
+        emit_event(a, false, ReqOp::READ, 0, 0, t, cpu, pid, nr);
 }
 
 void RequestQueue::bio_to_request(Request* rq, Bio* bio, uint32_t pid, Time now) {

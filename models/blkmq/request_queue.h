@@ -144,6 +144,8 @@ private:
     static void timeout_fired(void* self, uint64_t) { static_cast<RequestQueue*>(self)->timeout_work(); }
 
     void emit(TraceAction a, const Request& rq, sim::Time t, uint32_t cpu, uint32_t pdu) const;
+    void emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sector, uint32_t nr_sectors,
+                    sim::Time t, uint32_t cpu, uint32_t pid, uint32_t pdu) const;
 
     std::string name_;
     sim::EventQueue& eq_;
