@@ -214,6 +214,62 @@ bool RequestQueue::attempt_plug_merge(RequestList& plug, Bio* bio, Time now, uin
     return false;
 }
 
+bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duration& lock_time) {
+    if (!elevator_ || cfg_.nomerges == 2)
+        return false;
+    const cpu::Spinlock::Section sec = elv_lock_.acquire(cpu, now, costs_.elv_insert);
+    cpus_[cpu]->account_spin(sec.spin);
+    lock_time = sec.end - now;
+    Request* rq = nullptr;
+    const sched::ElvMerge m = elevator_->bio_merge(*bio, max_sectors_, &rq);
+    if (m == sched::ElvMerge::NO_MERGE)
+        return false;
+    const unsigned dir = bio->op == ReqOp::WRITE ? 1u : 0u;
+    ++stats_.merges[dir];
+    if (m == sched::ElvMerge::BACK_MERGE) {
+        rq->biotail->bi_next = bio;
+        rq->biotail = bio;
+        bio->bi_next = nullptr;
+        rq->nr_sectors += bio->nr_sectors;
+        elevator_->request_merged(rq, m);
+        trace(TraceAction::BACKMERGE, *rq, now, cpu);
+        // attempt_back_merge: the grown request may now reach its successor.
+        if (Request* next = elevator_->next_request(rq); next && mergeable(*rq, *next))
+            merge_requests(rq, next, now, cpu);
+    } else {
+        bio->bi_next = rq->bio;
+        rq->bio = bio;
+        rq->sector = bio->sector;
+        rq->nr_sectors += bio->nr_sectors;
+        elevator_->request_merged(rq, m);
+        trace(TraceAction::FRONTMERGE, *rq, now, cpu);
+        // attempt_front_merge: its predecessor may now reach it, and absorbs it.
+        if (Request* prev = elevator_->former_request(rq); prev && mergeable(*prev, *rq))
+            merge_requests(prev, rq, now, cpu);
+    }
+    return true;
+}
+
+// ll_merge_requests_fn's conditions for appending `b` to `a`.
+bool RequestQueue::mergeable(const Request& a, const Request& b) const {
+    return a.end_sector() == b.sector && a.op == b.op && a.ioprio_class == b.ioprio_class &&
+           a.ioprio_level == b.ioprio_level && a.nr_sectors + b.nr_sectors <= max_sectors_ &&
+           b.driver_tag == BlkMqTags::NO_TAG;
+}
+
+// attempt_merge(): `next` joins the back of `rq` (trace M for the request merge); the
+// elevator forgets it and it is freed, its bios now riding on `rq`.
+void RequestQueue::merge_requests(Request* rq, Request* next, Time now, uint32_t cpu) {
+    rq->biotail->bi_next = next->bio;
+    rq->biotail = next->biotail;
+    rq->nr_sectors += next->nr_sectors;
+    next->bio = next->biotail = nullptr;
+    elevator_->requests_merged(rq, next);
+    trace(TraceAction::BACKMERGE, *rq, now, cpu);
+    ++stats_.merges[rq->op == ReqOp::WRITE ? 1u : 0u];
+    free_request(next, now);
+}
+
 void RequestQueue::start_request(Request* rq, Time now) {
     rq->t_issue = now;
     trace(TraceAction::ISSUE, *rq, now, rq->mq_ctx_cpu);

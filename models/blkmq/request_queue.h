@@ -77,6 +77,11 @@ public:
     // contiguous (back merge: M, front merge: F), of the same op, and the result stays within
     // max_sectors_kb. True when merged: the bio rides on that request and needs no tag.
     bool attempt_plug_merge(RequestList& plug, Bio* bio, sim::Time now, uint32_t cpu);
+    // blk_mq_sched_bio_merge(): with an elevator, under its lock, merge `bio` into a
+    // request the elevator holds (back or front), then try to fuse that request with its
+    // neighbour (attempt_back_merge / attempt_front_merge), freeing the absorbed one.
+    // `lock_time` gets the spin + hold the submitting step must add to its CPU time.
+    bool attempt_sched_merge(Bio* bio, sim::Time now, uint32_t cpu, sim::Duration& lock_time);
     // blk_mq_bio_to_request(): the request starts out carrying `bio`.
     void bio_to_request(Request* rq, Bio* bio, uint32_t pid, sim::Time now);
     uint32_t max_sectors() const { return max_sectors_; }
@@ -133,6 +138,8 @@ private:
     void insert_requests(RequestList& list, sim::Time now, uint32_t cpu);
     bool get_driver_tag(HwQueue& h, Request* rq, sim::Time now);
     Request* init_request(Request& rq, HwQueue& h, uint32_t driver_tag, uint32_t cpu, sim::Time now);
+    bool mergeable(const Request& a, const Request& b) const;
+    void merge_requests(Request* rq, Request* next, sim::Time now, uint32_t cpu);
     sim::Time elv_lock(uint32_t cpu, sim::Time t, sim::Duration hold);
     void run_work(uint64_t hctx_index);
     void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);

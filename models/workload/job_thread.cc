@@ -169,15 +169,16 @@ void JobThread::run_step(Time start) {
             sys += costs_.syscall;
             batch_syscall_charged_ = true;
         }
-        const Time t = start + sys + usr;
         while (batch_pos_ < batch_.size()) {
-            if (!submit_one(batch_[batch_pos_], t)) {
+            Duration lock_time;  // a scheduler merge attempt under the elevator's lock
+            if (!submit_one(batch_[batch_pos_], start + sys + usr, lock_time)) {
                 // No tag: sleep in blk_mq_get_tag; the plug is flushed on the way (step_done).
+                sys += lock_time;
                 tag_wait_ = true;
                 q_.wait_for_tag(cpu_.id(), this);
                 break;
             }
-            sys += costs_.bio_submit + costs_.rq_alloc + costs_.plug;
+            sys += lock_time + costs_.bio_submit + costs_.rq_alloc + costs_.plug;
             ++batch_pos_;
         }
         const uint32_t nr = batch_pos_ - step_first_;
@@ -258,7 +259,7 @@ uint32_t JobThread::prep_io_u(Time t) {
 static constexpr uint32_t BLK_MAX_REQUEST_COUNT = 32;
 static constexpr uint64_t BLK_PLUG_FLUSH_SIZE = 128 * 1024;
 
-bool JobThread::submit_one(uint32_t idx, Time now) {
+bool JobThread::submit_one(uint32_t idx, Time now, Duration& lock_time) {
     IoU& io = ious_[idx];
     blkmq::Bio& bio = io.bio;
     const uint32_t cpu = cpu_.id();
@@ -272,7 +273,8 @@ bool JobThread::submit_one(uint32_t idx, Time now) {
         bio.end_io = this;
         bio.cookie = idx;
         q_.trace_bio(blkmq::TraceAction::QUEUE, bio, now, cpu, res_.pid);
-        if (q_.attempt_plug_merge(plug_, &bio, now, cpu)) {
+        // blk_mq_attempt_bio_merge: the plug first, then the scheduler.
+        if (q_.attempt_plug_merge(plug_, &bio, now, cpu) || q_.attempt_sched_merge(&bio, now, cpu, lock_time)) {
             io.state = IoU::State::INFLIGHT;
             ++in_kernel_;
             ++submitted_;

@@ -67,7 +67,9 @@ private:
     sim::Duration reap(sim::Time t0, uint32_t max);
     void account_done(IoU& io, sim::Time done);
     // kernel side
-    bool submit_one(uint32_t idx, sim::Time now);  // bio → (merge | request) → plug; false: no tag
+    // bio → (merge | request) → plug; false: no tag. `lock_time` gets the time spent in the
+    // elevator's lock (spin + hold) for a scheduler merge attempt.
+    bool submit_one(uint32_t idx, sim::Time now, sim::Duration& lock_time);
     void unplug(sim::Time now, bool from_schedule);
     void finish(sim::Time now);
 

@@ -73,9 +73,10 @@ TEST_CASE("mq-deadline's single lock costs little at 1 job and collapses 10 jobs
     const double dl1 = iops(machine("mq-deadline", 1));
     // One psync job, CPU-bound (irqmode=0): per I/O prep 50 + syscall 100 + bio 100 + rq 100
     // + plug 50 + queue_rq 100 + complete_rq 150 + pread return 80 = 730 ns. mq-deadline adds
-    // its insert and dispatch hold times (300 + 400); one CPU never hands the lock off.
+    // three dd->lock sections: the bio-merge attempt and the insert (300 each) and the
+    // dispatch (400); one CPU never hands the lock off.
     CHECK(none1 == Approx(1e9 / 730).epsilon(0.01));
-    CHECK(dl1 == Approx(1e9 / (730 + 700)).epsilon(0.01));
+    CHECK(dl1 == Approx(1e9 / (730 + 1000)).epsilon(0.01));
     double spin10 = 0;
     const double none10 = iops(machine("none", 10));
     const double dl10 = iops(machine("mq-deadline", 10, false), &spin10);
@@ -83,8 +84,11 @@ TEST_CASE("mq-deadline's single lock costs little at 1 job and collapses 10 jobs
     // hand-offs) per request whatever the number of CPUs, and the cores spin.
     CHECK(none10 > 8 * none1);
     CHECK(dl10 < 0.5 * none10);
-    CHECK(dl10 <= 1e9 / (300 + 400));        // the lock is busy all the time...
-    CHECK(dl10 >= 1e9 / (300 + 400 + 200));  // ...with at most two hand-offs per request
+    // The lock bounds it: 1000 ns held per request. Sections are reserved a little ahead
+    // (a bio-merge attempt at its instant inside a step, the insert when the step ends), so
+    // the lock's timeline has gaps and hand-offs: it gets 60-100 % of that bound.
+    CHECK(dl10 <= 1e9 / 1000);
+    CHECK(dl10 >= 0.6 * 1e9 / 1000);
     CHECK(spin10 > 0.2);
     // E3's patch: direct dispatch skips the insert/dispatch pair when it cannot change the
     // decision (nothing queued, hctx idle) — most of the gap closes.
@@ -92,4 +96,30 @@ TEST_CASE("mq-deadline's single lock costs little at 1 job and collapses 10 jobs
     const double direct10 = iops(machine("mq-deadline", 10, true), &spin_direct);
     CHECK(direct10 > 1.5 * dl10);
     CHECK(spin_direct < spin10);
+}
+
+TEST_CASE("mq-deadline merges bios into requests it holds (and fuses neighbours)", "[models][mq-deadline-path][merge]") {
+    using namespace blksim::sim::literals;
+    // Sequential writes, one io_submit per 4 KiB, but only 2 driver tags: requests wait in
+    // the scheduler and later bios back-merge into them under dd->lock.
+    dev::NullBlkConfig nb;
+    nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+    nb.completion_nsec = 200_us;
+    nb.hw_queue_depth = 2;
+    auto m = testing::nullb_machine(1, nb, "mq-deadline", 6);
+    auto j = testing::nullb_job(workload::IoEngine::LIBAIO, workload::RwPattern::WRITE);
+    j.iodepth = 32;
+    j.number_ios = 2048;
+    m.jobs.push_back(j);
+    topology::Machine machine(m);
+    ActionSink sink;
+    machine.set_trace(&sink);
+    auto r = machine.run();  // invariants: every bio ended once, the scheduler empty, tags back
+    const auto& st = machine.queues()[0]->stats();
+    CHECK(r.jobs[0].dir[1].total_ios == 2048);
+    CHECK(st.merges[1] > 1000);
+    CHECK(st.ios[1] + st.merges[1] >= 2048);  // each bio either started a request or merged
+    CHECK(st.ios[1] < 1024);
+    CHECK(st.sectors[1] == 2048 * 8);
+    CHECK(sink.actions.find('M') != std::string::npos);
 }
