@@ -40,6 +40,16 @@ struct LatDist {
     void merge(const LatDist& o);
 };
 
+// fio's per-priority completion latency (clat_prio): one entry per I/O priority the job
+// used, in the order first seen. ioprio_class 0 = NONE, 1 = RT, 2 = BE, 3 = IDLE; fio prints
+// them as "prio <class>/<level>".
+struct PrioResult {
+    uint8_t ioprio_class = 0;
+    uint8_t ioprio_level = 0;
+    sim::RunningStat clat;              // ns
+    sim::LatencyHistogram clat_hist;    // ns
+};
+
 struct DirResult {
     uint64_t io_bytes = 0;
     uint64_t total_ios = 0;
@@ -52,6 +62,9 @@ struct DirResult {
     sim::RunningStat bw_samples;        // bytes/s per bwavgtime window
     sim::RunningStat iops_samples;      // I/Os per second per iopsavgtime window
     SummedStat bw_sum, iops_sum;        // set by merge() only; read them via bw_stat()/iops_stat()
+    // Filled only for jobs that set an I/O priority option (prioclass, cmdprio_percentage...),
+    // as fio keeps clat_prio only then; empty means "do not print per-priority sections".
+    std::vector<PrioResult> prios;
 
     // Record one completion latency everywhere fio does (clat stat, histogram, distribution).
     void add_clat(uint64_t ns) {

@@ -37,6 +37,14 @@ struct JobConfig {
     uint32_t groupid = 0;
     bool stonewall = false;               // fio stonewall: start after all earlier jobs have ended
     std::vector<uint32_t> cpus_allowed;   // empty = spread over all CPUs
+    // I/O priority, as fio sets it on each I/O (§6.6): prioclass/prio for all of the job's
+    // I/Os, or cmdprio_class/cmdprio for cmdprio_percentage % of them (libaio, io_uring).
+    uint8_t prioclass = 0;                // 0 = not set (IOPRIO_CLASS_NONE), 1 RT, 2 BE, 3 IDLE
+    uint8_t prio = 0;                     // level 0 (highest) .. 7
+    uint32_t cmdprio_percentage = 0;
+    uint8_t cmdprio_class = 1;            // fio's default for cmdprio_class: RT
+    uint8_t cmdprio = 0;
+    bool uses_prio() const { return prioclass != 0 || cmdprio_percentage != 0; }
 };
 
 }  // namespace blksim::workload

@@ -42,6 +42,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(costs), res_(result),
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
       rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
+      rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
       bw_avg_time_(bw_avg_time) {
     const uint32_t depth = is_sync() ? 1 : std::max(1u, cfg.iodepth);
     ious_.resize(depth);
@@ -247,6 +248,15 @@ uint32_t JobThread::prep_io_u(Time t) {
         io.offset = next;
         next += io.len;
     }
+    // fio's cmdprio: this I/O gets cmdprio_class/cmdprio with cmdprio_percentage % chance,
+    // else the job's prioclass/prio (class 0: none, the kernel then uses the task's).
+    if (cfg_.cmdprio_percentage != 0 && rng_prio_.below(100) < cfg_.cmdprio_percentage) {
+        io.bio.ioprio_class = cfg_.cmdprio_class;
+        io.bio.ioprio_level = cfg_.cmdprio;
+    } else {
+        io.bio.ioprio_class = cfg_.prioclass;
+        io.bio.ioprio_level = cfg_.prio;
+    }
     io.start_time = t;
     io.state = IoU::State::PREPPED;
     issued_bytes_ += io.len;
@@ -365,12 +375,30 @@ void JobThread::account_done(IoU& io, Time done) {
     report::DirResult& d = res_.dir[io.ddir];
     d.io_bytes += io.len;
     ++d.total_ios;
-    d.add_clat(static_cast<uint64_t>((done - io.issue_time).count()));
+    const auto clat = static_cast<uint64_t>((done - io.issue_time).count());
+    d.add_clat(clat);
+    if (cfg_.uses_prio())
+        add_prio_clat(d, io.bio.ioprio_class, io.bio.ioprio_level, clat);
     d.lat.add(static_cast<double>((done - io.start_time).count()));
     if (!is_sync())
         d.slat.add(static_cast<double>((io.issue_time - io.start_time).count()));
     bw_[io.ddir].add(done, io.len);
     iops_[io.ddir].add(done, 1);
+}
+
+// fio's clat_prio: one entry per priority seen, found by a short linear search (a job uses
+// one or two priorities); a new priority allocates once.
+void JobThread::add_prio_clat(report::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat) {
+    for (auto& p : d.prios) {
+        if (p.ioprio_class == cls && p.ioprio_level == level) {
+            p.clat.add(static_cast<double>(clat));
+            p.clat_hist.add(clat);
+            return;
+        }
+    }
+    d.prios.push_back({cls, level, {}, {}});
+    d.prios.back().clat.add(static_cast<double>(clat));
+    d.prios.back().clat_hist.add(clat);
 }
 
 void JobThread::finish(Time now) {

@@ -66,6 +66,7 @@ private:
     uint32_t prep_io_u(sim::Time now);             // picks offset/len/ddir; returns index
     sim::Duration reap(sim::Time t0, uint32_t max);
     void account_done(IoU& io, sim::Time done);
+    static void add_prio_clat(report::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat);
     // kernel side
     // bio → (merge | request) → plug; false: no tag. `lock_time` gets the time spent in the
     // elevator's lock (spin + hold) for a scheduler merge attempt.
@@ -79,7 +80,7 @@ private:
     blkmq::RequestQueue& q_;
     const cpu::CpuCosts& costs_;
     report::JobResult& res_;
-    sim::Rng rng_offsets_, rng_ddir_;
+    sim::Rng rng_offsets_, rng_ddir_, rng_prio_;
 
     State state_ = State::NEW;
     std::vector<IoU> ious_;

@@ -105,6 +105,11 @@ constexpr FioOption kFioOptions[] = {
     {"wait_for_previous", "stonewall"},
     {"ioscheduler", "ioscheduler"},
     {"kb_base", "kb_base"},
+    {"prioclass", "prioclass", true},
+    {"prio", "prio", true},
+    {"cmdprio_percentage", "cmdprio_percentage", true},
+    {"cmdprio_class", "cmdprio_class", true},
+    {"cmdprio", "cmdprio", true},
 };
 
 const FioOption* find_fio_option(std::string_view name) {
@@ -914,6 +919,22 @@ private:
         rep_.fail(ptr, "unknown device " + squote(name) + " (devices: " + join(names) + ")");
     }
 
+    // fio's priority options. The cmdprio_* ones belong to the libaio and io_uring engines.
+    void decode_prio(const Options& o, workload::JobConfig& j) const {
+        auto u8 = [&](const char* name, uint8_t& out) {
+            if (const Opt* v = get(o, name)) out = static_cast<uint8_t>(v->value->get<uint64_t>());
+        };
+        u8("prioclass", j.prioclass);
+        u8("prio", j.prio);
+        u8("cmdprio_class", j.cmdprio_class);
+        u8("cmdprio", j.cmdprio);
+        if (const Opt* v = get(o, "cmdprio_percentage")) {
+            j.cmdprio_percentage = static_cast<uint32_t>(v->value->get<uint64_t>());
+            if (j.cmdprio_percentage != 0 && j.ioengine == workload::IoEngine::PSYNC)
+                rep_.fail(v->ptr, "cmdprio_percentage is an option of the libaio and io_uring engines (this job uses psync)");
+        }
+    }
+
     // --- output ---
 
     OutputConfig decode_output() const {
@@ -999,6 +1020,7 @@ private:
         if (const Opt* v = get(o, "cpus_allowed")) j.cpus_allowed = decode_cpus(*v);
         if (const Opt* v = get(o, "group_reporting"); v && boolean(*v)) output.group_reporting = true;
         if (const Opt* v = get(o, "ioscheduler")) set_scheduler(dev, *v);
+        decode_prio(o, j);
         // "thread" and "filename" are accepted for fio compatibility and have no effect.
 
         const bool stonewall = get(o, "stonewall") && boolean(*get(o, "stonewall"));
