@@ -166,6 +166,35 @@ std::string show_clat_percentiles(const sim::LatencyHistogram& h, std::string_vi
     return out;
 }
 
+uint32_t ioprio_value(const PrioResult& p) {
+    if (p.ioprio_class == 0)
+        return 0;  // class NONE: fio's default ioprio, never combined with a level
+    return (static_cast<uint32_t>(p.ioprio_class) << IOPRIO_CLASS_SHIFT) | (p.ioprio_level & 7u);
+}
+
+unsigned ioprio_class(uint32_t value) {
+    return value >> IOPRIO_CLASS_SHIFT;
+}
+
+unsigned ioprio(uint32_t value) {
+    return value & 7;  // IOPRIO_MAX_PRIO
+}
+
+std::string prio_name(const PrioResult& p) {
+    const uint32_t v = ioprio_value(p);
+    return fmt::format("prio {}/{}", ioprio_class(v), ioprio(v));
+}
+
+std::vector<const PrioResult*> prios_to_show(const DirResult& d) {
+    std::vector<const PrioResult*> shown;
+    for (const PrioResult& p : d.prios)
+        if (p.clat.count())
+            shown.push_back(&p);
+    if (shown.size() < 2)
+        shown.clear();
+    return shown;
+}
+
 LatDist lat_dist_from_hist(const sim::LatencyHistogram& h) {
     LatDist d;
     if (h.total() == 0)

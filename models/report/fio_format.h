@@ -48,6 +48,23 @@ std::string show_clat_percentiles(const sim::LatencyHistogram& h, std::string_vi
                                       sim::LatencyHistogram::default_percentiles(),
                                   unsigned precision = 2);
 
+// fio's per-priority completion latency (clat_prio), as stat.c prints it.
+//
+// fio keys an entry by its ioprio value (os/os-linux.h: class << 13 | level). fio builds a
+// class-NONE value only for a job that set no priority option (ioprio_value() turns a level
+// given without a class into BE), so a NONE entry is always value 0 and prints as "0/0",
+// whatever level the model attached to it.
+inline constexpr unsigned IOPRIO_CLASS_SHIFT = 13;
+uint32_t ioprio_value(const PrioResult& p);
+unsigned ioprio_class(uint32_t value);  // "prioclass"
+unsigned ioprio(uint32_t value);        // "prio", the level
+// "prio <class>/<level>", the name fio 3.33 gives an entry after "clat ".
+std::string prio_name(const PrioResult& p);
+// The entries fio prints for a direction: those with samples, in the job's order, and only
+// when at least two have samples (stat.c get_nr_prios_with_samples() >= 2) — a job that ran
+// everything at one priority shows no per-priority section, as its clat already says it all.
+std::vector<const PrioResult*> prios_to_show(const DirResult& d);
+
 // The job's completion-latency distribution (fio's io_u_lat_n/u/m) over both directions:
 // a direction's exact clat_dist when the model filled it, else its clat_hist with every bin
 // counted at its midpoint (idx_to_val) — exact below 128 ns, and above that only a bin

@@ -150,6 +150,25 @@ void add_ddir_lat_json(FioJsonWriter& w, std::string_view key, const sim::Runnin
     w.close_object();
 }
 
+// stat.c add_ddir_status_json()'s "prios" array, between "lat_ns" and "bw_min": one object
+// per priority fio prints (see prios_to_show()), its completion latency under "clat_ns"
+// with percentiles, as clat_percentiles=1 gives. fio 3.33 has no "priohint" key yet.
+void add_prios_json(FioJsonWriter& w, const DirResult& dr) {
+    const std::vector<const PrioResult*> prios = fio::prios_to_show(dr);
+    if (prios.empty())
+        return;
+    w.open_array("prios");
+    for (const PrioResult* p : prios) {
+        const uint32_t ioprio = fio::ioprio_value(*p);
+        w.open_object();
+        w.add_int("prioclass", fio::ioprio_class(ioprio));
+        w.add_int("prio", fio::ioprio(ioprio));
+        add_ddir_lat_json(w, "clat_ns", p->clat, &p->clat_hist);
+        w.close_object();
+    }
+    w.close_array();
+}
+
 // stat.c add_ddir_status_json() for read/write/trim. `runt` is 0 for a direction without
 // data, which zeroes the rates as fio does.
 void add_ddir_status_json(FioJsonWriter& w, std::string_view name, const DirResult& dr,
@@ -175,6 +194,7 @@ void add_ddir_status_json(FioJsonWriter& w, std::string_view name, const DirResu
     add_ddir_lat_json(w, "slat_ns", dr.slat, nullptr);
     add_ddir_lat_json(w, "clat_ns", dr.clat, &dr.clat_hist);
     add_ddir_lat_json(w, "lat_ns", dr.lat, nullptr);
+    add_prios_json(w, dr);
 
     const fio::SampleStat bws = fio::bw_kib(dr);
     const double p_of_agg =

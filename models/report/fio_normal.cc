@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -51,8 +52,32 @@ std::string show_job_descriptions(const RunResult& r) {
     return out;
 }
 
+// stat.c show_ddir_status(), per-priority part 1: one "clat prio <class>/<level>" stat
+// line per priority, after the " lat" line, in display_lat()'s units.
+std::string show_prio_lat(const std::vector<const PrioResult*>& prios) {
+    std::string out;
+    for (const PrioResult* p : prios)
+        out += fio::display_lat("clat " + fio::prio_name(*p), fio::calc_lat(p->clat));
+    return out;
+}
+
+// Part 2: after the direction's clat percentiles, one block per priority headed with its
+// share of the direction's completions, e.g. "clat prio 0/0 (89.99% of IOs) percentiles".
+std::string show_prio_percentiles(const std::vector<const PrioResult*>& prios,
+                                  uint64_t clat_samples) {
+    std::string out;
+    for (const PrioResult* p : prios) {
+        const double share = 100.0 * static_cast<double>(p->clat.count()) /
+                             static_cast<double>(clat_samples);
+        out += fio::show_clat_percentiles(
+            p->clat_hist, fmt::format("clat {} ({:.2f}% of IOs)", fio::prio_name(*p), share));
+    }
+    return out;
+}
+
 // stat.c show_ddir_status(): the "read:"/"write:" line, the slat/clat/lat lines, the clat
-// percentiles and the bw/iops sample lines of one direction.
+// percentiles (each followed by its per-priority counterparts, when the job used several
+// priorities) and the bw/iops sample lines of one direction.
 std::string show_ddir_status(const fio::GroupRunStats& rs, const JobResult& t, Ddir d) {
     const DirResult& dr = t.dir[d];
     const uint64_t runt = fio::ddir_runtime_msec(t, d);
@@ -74,8 +99,12 @@ std::string show_ddir_status(const fio::GroupRunStats& rs, const JobResult& t, D
         out += fio::display_lat("clat", fio::calc_lat(dr.clat));
     if (dr.lat.count())
         out += fio::display_lat(" lat", fio::calc_lat(dr.lat));
-    if (dr.clat.count())
+    const std::vector<const PrioResult*> prios = fio::prios_to_show(dr);
+    out += show_prio_lat(prios);
+    if (dr.clat.count()) {
         out += fio::show_clat_percentiles(dr.clat_hist, "clat");
+        out += show_prio_percentiles(prios, dr.clat.count());
+    }
 
     const fio::SampleStat bws = fio::bw_kib(dr);
     if (bws.samples) {

@@ -1,11 +1,13 @@
 // Folding results together for group_reporting, the way fio's sum_thread_stats() does:
 // latency stats are pooled (the jobs' samples treated as one stream), byte and I/O counts
-// are added, and the bandwidth/IOPS stats are *summed* so the merged job shows the group's
-// total bandwidth.
+// are added, the bandwidth/IOPS stats are *summed* so the merged job shows the group's
+// total bandwidth, and per-priority latencies are pooled priority by priority.
 #include "models/report/job_result.h"
 
 #include <algorithm>
 #include <cmath>
+
+#include "models/report/fio_format.h"
 
 namespace blksim::report {
 
@@ -88,6 +90,51 @@ SummedStat DirResult::iops_stat() const {
     return iops_sum.samples ? iops_sum : SummedStat::of(iops_samples);
 }
 
+namespace {
+
+// fio's clat_prio_stat_add_samples(): pool `src` into the entry with the same ioprio value
+// (class NONE is one value whatever its level, see fio::ioprio_value()), or append it, so
+// the group keeps its first member's order. An empty stat adds nothing.
+void add_prio_samples(std::vector<PrioResult>& dst, const PrioResult& src) {
+    if (!src.clat.count())
+        return;
+    const uint32_t ioprio = fio::ioprio_value(src);
+    auto it = std::find_if(dst.begin(), dst.end(),
+                           [&](const PrioResult& p) { return fio::ioprio_value(p) == ioprio; });
+    if (it == dst.end()) {
+        dst.push_back(src);
+        return;
+    }
+    it->clat.merge(src.clat);
+    it->clat_hist.merge(src.clat_hist);
+}
+
+// A member without per-priority stats ran every I/O at fio's default ioprio 0 (it set no
+// priority option), so its whole clat is its "0/0" entry (fio's
+// sum_clat_prio_stats_src_single_prio()).
+PrioResult default_prio(const DirResult& d) {
+    PrioResult p;
+    p.clat = d.clat;
+    p.clat_hist = d.clat_hist;
+    return p;
+}
+
+// fio's sum_clat_prio_stats(). Call before `dst`'s own clat absorbs `src`'s.
+void merge_prios(DirResult& dst, const DirResult& src) {
+    if (dst.prios.empty() && src.prios.empty())
+        return;  // no member set a priority option: nothing per priority to report
+    if (dst.prios.empty())
+        add_prio_samples(dst.prios, default_prio(dst));
+    if (src.prios.empty()) {
+        add_prio_samples(dst.prios, default_prio(src));
+        return;
+    }
+    for (const PrioResult& p : src.prios)
+        add_prio_samples(dst.prios, p);
+}
+
+}  // namespace
+
 void DirResult::merge(const DirResult& o) {
     // Take the summed views before bw_samples/iops_samples are pooled below.
     SummedStat bw = bw_stat(), iops = iops_stat();
@@ -96,6 +143,7 @@ void DirResult::merge(const DirResult& o) {
     bw_sum = bw;
     iops_sum = iops;
 
+    merge_prios(*this, o);  // reads clat/clat_hist as they were before this merge
     io_bytes += o.io_bytes;
     total_ios += o.total_ios;
     slat.merge(o.slat);
