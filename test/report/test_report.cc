@@ -514,13 +514,11 @@ TEST_CASE("JSON group_reporting merges jobs and names escape", "[report]") {
 // percentiles fio printed, and the bin-derived latency distribution must be close to fio's
 // exact one.
 TEST_CASE("JSON percentiles from the real run's clat bins match fio's", "[report]") {
-    const std::string path =
-        "/work/shared/fixtures/real-linux-6.18/fio/cmdprio10rt_mq-deadline.jsonplus.json";
+    const std::string path = std::string(BLKSIM_SOURCE_DIR) +
+                             "/test/fixtures/real-linux-6.18/fio/cmdprio10rt_mq-deadline.jsonplus.json";
     std::ifstream in(path);
-    if (!in) {
-        WARN("fixture not found, skipped: " << path);
-        return;
-    }
+    INFO(path);
+    REQUIRE(in.good());
     const ordered_json fx = ordered_json::parse(in);
     const ordered_json& fjob = fx["jobs"][0];
     const ordered_json& fclat = fjob["read"]["clat_ns"];

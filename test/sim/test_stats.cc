@@ -18,9 +18,6 @@
 #include "sim/stats.h"
 #include "sim/time.h"
 
-#ifndef BLKSIM_SOURCE_DIR
-#define BLKSIM_SOURCE_DIR "/work/main"
-#endif
 
 using namespace blksim::sim;
 using namespace blksim::sim::literals;
@@ -334,16 +331,11 @@ void check_fio_latency_object(const nlohmann::json& lat, const std::string& wher
 }  // namespace
 
 TEST_CASE("LatencyHistogram: reproduces fio 3.33 json+ percentiles from its bins", "[sim]") {
-    // The fixture may be vendored under test/fixtures, or sit in the shared tree next to
-    // the source directory.
-    const std::string rel = "fixtures/real-linux-6.18/fio/cmdprio10rt_mq-deadline.jsonplus.json";
-    std::ifstream f;
-    for (const std::string& dir : {std::string(BLKSIM_SOURCE_DIR) + "/test/", std::string(BLKSIM_SOURCE_DIR) + "/../shared/"}) {
-        f.open(dir + rel);
-        if (f.good())
-            break;
-        f.clear();
-    }
+    // The real run, copied into test/fixtures from the shared fixtures.
+    const std::string path = std::string(BLKSIM_SOURCE_DIR) +
+                             "/test/fixtures/real-linux-6.18/fio/cmdprio10rt_mq-deadline.jsonplus.json";
+    std::ifstream f(path);
+    INFO(path);
     REQUIRE(f.good());
     const auto doc = nlohmann::json::parse(f);
     REQUIRE(doc["jobs"].size() == 2);
