@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/report/job_result.h"
+#include "test/report/report_fixture.h"
 
 using namespace blksim;
 using namespace blksim::report;
@@ -63,13 +64,6 @@ RunResult extras_run() {
     return r;
 }
 
-std::vector<std::string> object_keys(const ordered_json& o) {
-    std::vector<std::string> k;
-    for (auto it = o.begin(); it != o.end(); ++it)
-        k.push_back(it.key());
-    return k;
-}
-
 }  // namespace
 
 TEST_CASE("blksim extras: queue summary, btt stage table, CPUs", "[extras]") {
@@ -107,16 +101,16 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
     REQUIRE_NOTHROW(j = ordered_json::parse(text));
 
     // After fio's own keys, so that fio's order is untouched.
-    const std::vector<std::string> top = object_keys(j);
+    const std::vector<std::string> top = testing::keys_of(j);
     REQUIRE(top.size() >= 2);
     CHECK(top[top.size() - 2] == "disk_util");
     CHECK(top.back() == "blksim");
 
     const ordered_json& b = j["blksim"];
-    CHECK(object_keys(b) == std::vector<std::string>{"queues", "cpus"});
+    CHECK(testing::keys_of(b) == std::vector<std::string>{"queues", "cpus"});
     REQUIRE(b["queues"].size() == 1);
     const ordered_json& q = b["queues"][0];
-    CHECK(object_keys(q) == std::vector<std::string>{
+    CHECK(testing::keys_of(q) == std::vector<std::string>{
                                 "name", "scheduler", "nr_hw_queues", "tag_depth",
                                 "tags_mean_in_use", "tag_sleeps", "direct_issues", "inserts",
                                 "resource_requeues", "stages_ns"});
@@ -131,14 +125,14 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
     CHECK(q["resource_requeues"] == 4);
 
     const ordered_json& st = q["stages_ns"];
-    CHECK(object_keys(st) == std::vector<std::string>{"q2g", "g2i", "i2d", "d2c", "q2c"});
+    CHECK(testing::keys_of(st) == std::vector<std::string>{"q2g", "g2i", "i2d", "d2c", "q2c"});
     const ordered_json& d2c = st["d2c"];
-    CHECK(object_keys(d2c) == std::vector<std::string>{"N", "mean", "min", "max", "percentile"});
+    CHECK(testing::keys_of(d2c) == std::vector<std::string>{"N", "mean", "min", "max", "percentile"});
     CHECK(d2c["N"] == 1000);
     CHECK(d2c["mean"].get<double>() == Approx(29500.0));
     CHECK(d2c["min"] == 10000);
     CHECK(d2c["max"] == 1000000);
-    CHECK(object_keys(d2c["percentile"]) ==
+    CHECK(testing::keys_of(d2c["percentile"]) ==
           std::vector<std::string>{"50.000000", "90.000000", "99.000000", "99.900000"});
     CHECK(d2c["percentile"]["50.000000"] == 10048);
     CHECK(d2c["percentile"]["90.000000"] == 49920);
@@ -153,7 +147,7 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
 
     REQUIRE(b["cpus"].size() == 2);
     const ordered_json& c0 = b["cpus"][0];
-    CHECK(object_keys(c0) ==
+    CHECK(testing::keys_of(c0) ==
           std::vector<std::string>{"id", "busy_ns", "irq_ns", "busy_pct", "irq_pct", "spin_ns", "spin_pct"});
     CHECK(c0["id"] == 0);
     CHECK(c0["busy_ns"] == 1500000000);

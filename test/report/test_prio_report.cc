@@ -15,11 +15,15 @@
 
 #include "models/report/fio_format.h"
 #include "models/report/job_result.h"
+#include "test/report/report_fixture.h"
 
 using namespace blksim;
 using namespace blksim::report;
 using namespace blksim::sim::literals;
 using nlohmann::ordered_json;
+using testing::bin_value_for_usec;
+using testing::keys_of;
+using testing::libaio_randread;
 
 namespace {
 
@@ -56,16 +60,6 @@ sim::RunningStat stat_with(uint64_t n, double min, double max, double mean, doub
     return s;
 }
 
-// The first histogram bin whose midpoint fio prints as `usec` in a usec percentile list.
-uint64_t bin_value_for_usec(uint64_t usec) {
-    for (unsigned i = 0; i < sim::LatencyHistogram::PLAT_NR; ++i) {
-        const uint64_t v = sim::LatencyHistogram::idx_to_val(i);
-        if ((v + 999) / 1000 == usec)
-            return v;
-    }
-    return 0;
-}
-
 // A histogram of n samples whose default percentiles print as `usec` (ascending): each
 // value carries the running count one past its percentile's threshold (p% of n, in long
 // double as fio computes it), so that percentile, and not the one before, lands on it.
@@ -92,15 +86,6 @@ PrioResult prio(uint8_t cls, uint8_t level, sim::RunningStat clat, sim::LatencyH
     p.clat = std::move(clat);
     p.clat_hist = std::move(hist);
     return p;
-}
-
-workload::JobConfig libaio_randread(const std::string& name, uint32_t iodepth) {
-    workload::JobConfig c;
-    c.name = name;
-    c.rw = workload::RwPattern::RANDREAD;
-    c.ioengine = workload::IoEngine::LIBAIO;
-    c.iodepth = iodepth;
-    return c;
 }
 
 // One of the fixture's two jobs as far as the read line and bw/iops lines go.
@@ -138,13 +123,6 @@ JobResult fixture_job_3671() {
                            hist_with(17238, {149, 269, 347, 433, 498, 562, 635, 734, 848, 963,
                                              1123, 1369, 2114, 2442, 4424, 4490, 4555})));
     return j;
-}
-
-std::vector<std::string> keys_of(const ordered_json& o) {
-    std::vector<std::string> k;
-    for (auto it = o.begin(); it != o.end(); ++it)
-        k.push_back(it.key());
-    return k;
 }
 
 // A completion as the workload model records it for a job with a priority option.

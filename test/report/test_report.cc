@@ -14,23 +14,17 @@
 
 #include "models/report/fio_format.h"
 #include "models/report/job_result.h"
+#include "test/report/report_fixture.h"
 
 using namespace blksim;
 using namespace blksim::report;
 using namespace blksim::sim::literals;
 using nlohmann::ordered_json;
+using testing::bin_value_for_usec;
+using testing::keys_of;
+using testing::libaio_randread;
 
 namespace {
-
-workload::JobConfig libaio_randread(std::string name, uint32_t iodepth, uint32_t numjobs = 1) {
-    workload::JobConfig c;
-    c.name = std::move(name);
-    c.rw = workload::RwPattern::RANDREAD;
-    c.ioengine = workload::IoEngine::LIBAIO;
-    c.iodepth = iodepth;
-    c.numjobs = numjobs;
-    return c;
-}
 
 // 1000 random 4 KiB reads in 2 s: 500 completing in 50 us, 499 in 150 us and one in 5 ms,
 // each submitted 2 us before it was issued.
@@ -97,12 +91,6 @@ bool has_line(const std::string& text, const std::string& line) {
     return false;
 }
 
-std::vector<std::string> keys_of(const ordered_json& o) {
-    std::vector<std::string> k;
-    for (auto it = o.begin(); it != o.end(); ++it)
-        k.push_back(it.key());
-    return k;
-}
 
 // The fixture's first job (pid 3671), as far as its inputs can be rebuilt: byte and I/O
 // counts, runtime, bw/iops samples whose stats print its exact digits, depth maps, and
@@ -129,15 +117,6 @@ JobResult fixture_job(uint32_t pid, uint64_t ios, std::array<double, 3> bw_kib,
     return j;
 }
 
-// Find a histogram bin whose midpoint fio prints as `usec` in a usec percentile list.
-uint64_t bin_value_for_usec(uint64_t usec) {
-    for (unsigned i = 0; i < sim::LatencyHistogram::PLAT_NR; ++i) {
-        const uint64_t v = sim::LatencyHistogram::idx_to_val(i);
-        if ((v + 999) / 1000 == usec)
-            return v;
-    }
-    return 0;
-}
 
 }  // namespace
 
