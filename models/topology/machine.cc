@@ -66,6 +66,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
     // One thread per numjobs clone; fio numbers them in order. Without cpus_allowed the
     // kernel scheduler spreads threads over the CPUs (thread k on CPU k mod nr_cpus).
     uint32_t k = 0;
+    uint32_t wave = 0;
     std::size_t total = 0;
     for (const auto& j : cfg.jobs)
         total += j.numjobs;
@@ -77,7 +78,10 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
                 q = rq.get();
         if (q == nullptr)
             throw std::invalid_argument(fmt::format("job '{}' names unknown device '{}'", j.name, j.device));
+        if (j.stonewall && k > 0)
+            ++wave;  // wait for every earlier job (fio ignores a stonewall on the first)
         for (uint32_t clone = 0; clone < j.numjobs; ++clone, ++k) {
+            wave_.push_back(wave);
             const uint32_t cpu = j.cpus_allowed.empty()
                                      ? k % cfg.host.nr_cpus
                                      : j.cpus_allowed[clone % j.cpus_allowed.size()];
@@ -99,14 +103,21 @@ uint64_t Machine::ios_completed() const {
 }
 
 report::RunResult Machine::run() {
-    live_threads_ = static_cast<uint32_t>(threads_.size());
-    for (auto& t : threads_)
-        t->start(sim::Time::zero(), &live_threads_);
-    while (live_threads_ > 0) {
-        if (!eq_.run_one())
-            throw std::logic_error(fmt::format(
-                "invariant violated: the run stalled at {} ns with {} job thread(s) still "
-                "waiting and nothing left to happen", eq_.now().ns(), live_threads_));
+    const uint32_t nr_waves = wave_.empty() ? 0 : wave_.back() + 1;
+    for (uint32_t w = 0; w < nr_waves; ++w) {
+        // A wave starts when the previous one has ended (fio's stonewall).
+        for (std::size_t i = 0; i < threads_.size(); ++i) {
+            if (wave_[i] == w) {
+                ++live_threads_;
+                threads_[i]->start(eq_.now(), &live_threads_);
+            }
+        }
+        while (live_threads_ > 0) {
+            if (!eq_.run_one())
+                throw std::logic_error(fmt::format(
+                    "invariant violated: the run stalled at {} ns with {} job thread(s) still "
+                    "waiting and nothing left to happen", eq_.now().ns(), live_threads_));
+        }
     }
     const sim::Time end = eq_.now();
     check_invariants();

@@ -52,6 +52,9 @@ private:
     std::vector<std::unique_ptr<workload::JobThread>> threads_;
     report::RunResult result_;
     uint32_t live_threads_ = 0;
+    // fio's stonewall: thread i starts in wave wave_[i], once every thread of the waves
+    // before it has exited.
+    std::vector<uint32_t> wave_;
 };
 
 }  // namespace blksim::topology

@@ -92,3 +92,25 @@ TEST_CASE("iodepth_batch_submit groups io_us per submit call", "[models][workloa
     CHECK(dd.submit[2] >= 4096 / 8 - 1);
     CHECK(r.jobs[0].dir[0].total_ios == 4096);
 }
+
+TEST_CASE("stonewall: a job starts when every earlier job has ended", "[models][workload]") {
+    workload::JobConfig a;
+    a.rw = workload::RwPattern::RANDREAD;
+    a.runtime = 10_ms;
+    a.time_based = true;
+    auto cfg = machine_with(a);
+    auto b = cfg.jobs[0];
+    b.name = "b";
+    cfg.jobs.push_back(b);
+
+    topology::Machine together(cfg);
+    auto r1 = together.run();
+    CHECK(r1.sim_time.count() == Approx(10e6).epsilon(0.01));  // side by side
+
+    cfg.jobs[1].stonewall = true;
+    topology::Machine walled(cfg);
+    auto r2 = walled.run();
+    CHECK(r2.sim_time.count() == Approx(20e6).epsilon(0.01));  // one after the other
+    CHECK(r2.jobs[1].runtime.count() == Approx(10e6).epsilon(0.01));
+    CHECK(r2.jobs[1].dir[0].total_ios == Approx(r2.jobs[0].dir[0].total_ios).margin(2));
+}
