@@ -54,7 +54,6 @@ struct Request {
     uint32_t mq_ctx_cpu = 0;  // the submitting CPU (rq->mq_ctx->cpu)
     HwQueue* mq_hctx = nullptr;
     RequestQueue* q = nullptr;
-    bool in_flight = false;   // between allocation and free: the invariant checker's view
 
     // Life-cycle instants, for btt-style stage latencies (Q2G, G2I, I2D, D2C).
     sim::Time t_queue, t_get, t_insert, t_issue;

@@ -180,7 +180,7 @@ void Machine::check_invariants() const {
                 "invariant violated: queue {}: the {} scheduler still holds {} request(s)",
                 q->name(), e->name(), e->queued()));
         for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
-            auto& hctx = const_cast<blkmq::RequestQueue&>(*q).hctx(h);
+            const auto& hctx = q->hctx(h);
             if (hctx.sched_tags && hctx.sched_tags->in_use() != 0)
                 throw std::logic_error(fmt::format(
                     "invariant violated: queue {} hctx {}: {} scheduler tags still in use",

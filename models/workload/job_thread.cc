@@ -70,7 +70,6 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
 
 void JobThread::start(Time t, uint32_t* live) {
     live_ = live;
-    start_ = t;
     ramp_end_ = t + cfg_.ramp_time;
     end_time_ = cfg_.runtime.count() > 0 ? ramp_end_ + cfg_.runtime : Time::never();
     for (unsigned d = 0; d < 2; ++d) {
@@ -369,7 +368,6 @@ Duration JobThread::reap(Time t0, uint32_t max) {
 
 void JobThread::account_done(IoU& io, Time done) {
     ++completed_;
-    last_done_ = done;
     if (done < ramp_end_)
         return;
     report::DirResult& d = res_.dir[io.ddir];

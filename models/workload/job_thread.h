@@ -105,8 +105,7 @@ private:
     uint64_t min_bs_ = 0;
     uint64_t issued_bytes_ = 0, issued_ios_ = 0;
     uint64_t submitted_ = 0, completed_ = 0;
-    sim::Time start_, ramp_end_, end_time_;
-    sim::Time last_done_;
+    sim::Time ramp_end_, end_time_;
     sim::Duration bw_avg_time_;
     uint32_t* live_ = nullptr;
     sim::IntervalSampler bw_[2], iops_[2];
