@@ -62,6 +62,15 @@ bool RequestQueue::hctx_may_queue(const HwQueue& h) const {
     return h.nr_active < fair_share_depth(t.depth(), users);
 }
 
+// Yu Kuai's patch counts a unit as short of tags when a driver-tag allocation fails: in
+// blk_mq_get_tag() before sleeping (no elevator) and in __blk_mq_get_driver_tag() (elevator).
+void RequestQueue::note_tag_shortage(HwQueue& h) {
+    if (tag_set_.shared() && tag_set_.fairness() == TagFairness::ON_SHORTAGE && !h.dtag_wait) {
+        h.dtag_wait = true;
+        ++h.tags.pending_queues;
+    }
+}
+
 // blk_mq_tag_busy(): the first allocation of an inactive unit makes it a user.
 void RequestQueue::tag_busy(HwQueue& h) {
     if (h.tag_active)
@@ -114,11 +123,7 @@ Request* RequestQueue::alloc_request(uint32_t cpu, Time now, bool sync_read) {
     if (hctx_may_queue(h))
         tag = h.tags.get(now);
     if (tag == BlkMqTags::NO_TAG) {
-        // Yu Kuai's patch counts the unit as short of tags before the caller sleeps.
-        if (tag_set_.shared() && tag_set_.fairness() == TagFairness::ON_SHORTAGE && !h.dtag_wait) {
-            h.dtag_wait = true;
-            ++h.tags.pending_queues;
-        }
+        note_tag_shortage(h);
         return nullptr;
     }
     ++h.nr_active;
@@ -131,7 +136,6 @@ Request* RequestQueue::init_request(Request& rq, HwQueue& h, uint32_t driver_tag
     rq.mq_hctx = &h;
     rq.driver_tag = driver_tag;
     rq.mq_ctx_cpu = cpu;
-    rq.in_flight = true;
     rq.t_get = now;
     rq.t_insert = now;
     rq.next = nullptr;
@@ -308,11 +312,11 @@ bool RequestQueue::get_driver_tag(HwQueue& h, Request* rq, Time now) {
         return true;
     if (tag_set_.shared())
         tag_busy(h);
-    if (!hctx_may_queue(h))
+    const uint32_t tag = hctx_may_queue(h) ? h.tags.get(now) : BlkMqTags::NO_TAG;
+    if (tag == BlkMqTags::NO_TAG) {
+        note_tag_shortage(h);
         return false;
-    const uint32_t tag = h.tags.get(now);
-    if (tag == BlkMqTags::NO_TAG)
-        return false;
+    }
     rq->driver_tag = tag;
     ++h.nr_active;
     return true;
@@ -432,7 +436,6 @@ void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu) {
 }
 
 void RequestQueue::run_hw_queue(HwQueue& h, Time now, uint32_t cpu) {
-    ++stats_.hw_queue_runs;
     if (!h.dispatch.empty()) {
         // Requeued / bypassed requests go first; if not all of them went out, stop here.
         RequestList list;
@@ -572,7 +575,6 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
 // scheduler tag; freed tags wake sleepers.
 void RequestQueue::free_request(Request* rq, Time now) {
     HwQueue& h = *rq->mq_hctx;
-    rq->in_flight = false;
     ++freed_;
     if (elevator_)
         elevator_->completed_request(rq, now);

@@ -37,7 +37,6 @@ struct QueueStats {
     uint64_t direct_issues = 0;          // issued straight from the plug (no I)
     uint64_t inserts = 0;                // went through the software queue (I)
     uint64_t resource_requeues = 0;      // ->queue_rq said BLK_STS_*RESOURCE
-    uint64_t hw_queue_runs = 0;
     report::StageStat q2g, g2i, i2d, d2c, q2c;  // btt's stage latencies, ns
 };
 
@@ -54,6 +53,7 @@ public:
     const QueueConfig& config() const { return cfg_; }
     uint32_t nr_hw_queues() const { return static_cast<uint32_t>(hctxs_.size()); }
     HwQueue& hctx(uint32_t i) { return *hctxs_[i]; }
+    const HwQueue& hctx(uint32_t i) const { return *hctxs_[i]; }
     // blk_mq_map_queue(): the hctx of the submitting CPU (blk_mq_map_queues' contiguous
     // groups: CPU c → hctx c * nr_hw_queues / nr_cpus).
     HwQueue& map_queue(uint32_t cpu) { return *hctxs_[mq_map_[cpu]]; }
@@ -146,6 +146,7 @@ private:
     void free_request(Request* rq, sim::Time now);
     void delay_run_hw_queue(HwQueue& h, sim::Time when);
     void tag_busy(HwQueue& h);
+    void note_tag_shortage(HwQueue& h);
     void tag_idle(HwQueue& h, sim::Time now);
     void timeout_work();
     static void timeout_fired(void* self, uint64_t) { static_cast<RequestQueue*>(self)->timeout_work(); }

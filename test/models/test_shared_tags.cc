@@ -90,3 +90,15 @@ TEST_CASE("a user stops counting only when its queue's timeout work finds it idl
     const double expect = (6 * 16000.0 + 2 * 20000.0) / 8;
     CHECK(busy_iops(two_disks(blkmq::TagFairness::ALWAYS, 20, 8_s)) == Approx(expect).epsilon(0.01));
 }
+
+TEST_CASE("with an elevator the shortage that arms Yu Kuai's cap is a driver-tag failure at dispatch", "[models][tags][e2]") {
+    // mq-deadline on both disks: requests hold scheduler tags, the driver tag comes at
+    // dispatch. Wanting 40 > 32 driver tags, the busy disk fails at dispatch, becomes
+    // "pending", and is capped to its 16 like mainline.
+    auto cfg = two_disks(blkmq::TagFairness::ON_SHORTAGE, 40, 2_s);
+    for (auto& q : cfg.queues)
+        q.scheduler = "mq-deadline";
+    CHECK(busy_iops(cfg) == Approx(16000).epsilon(0.02));
+    cfg.tag_fairness = blkmq::TagFairness::OFF;
+    CHECK(busy_iops(cfg) == Approx(32000).epsilon(0.02));
+}
