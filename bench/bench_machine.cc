@@ -73,5 +73,5 @@ static void BM_nullblk_depth(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<int64_t>(ios));
 }
 BENCHMARK(BM_nullblk_depth)
-    ->Args({8, 1})->Args({8, 32})->Args({8, 1024})->Args({64, 1024})
+    ->Args({8, 1})->Args({8, 32})->Args({8, 1024})->Args({8, 8192})->Args({64, 1024})
     ->Unit(benchmark::kMillisecond);

@@ -28,11 +28,64 @@ constexpr Param nvme_params[] = {
     {"blocksize", "512", "logical block size"},
 };
 
+constexpr Param hdd_params[] = {
+    {"profile", "-", "a named profile, scenarios/devices/<name>.json (hdd-7200-sata); params override it"},
+    {"gb / sectors", "7814037168 s", "capacity in 10^9 bytes, or in 512-byte sectors"},
+    {"blocksize", "512", "logical block size"},
+    {"rpm", "7200", "spindle speed"},
+    {"heads", "8", "recording surfaces"},
+    {"zones", "24", "recording zones; the media rate falls linearly from outer to inner"},
+    {"outer_mbps", "227", "sustained media rate of the outer zone (LBA 0), MB/s"},
+    {"inner_mbps", "114", "sustained media rate of the inner zone, MB/s"},
+    {"seek_track_to_track", "230us", "single-track seek (the seek curve is fitted to the three figures)"},
+    {"seek_average", "7400us", "datasheet weighted average seek"},
+    {"seek_full_stroke", "15ms", "full-stroke seek"},
+    {"write_settle", "90us", "extra settle before a write"},
+    {"head_switch", "230us", "surface switch within a cylinder"},
+    {"cmd_overhead", "100us", "firmware time per command finding the drive idle, per cache hit"},
+    {"link_mbps", "600", "host interface, MB/s (SATA 6 Gb/s)"},
+    {"queue_depth", "32", "NCQ depth (1..32)"},
+    {"sched", "rpo", "rpo (shortest positioning time first) or fifo"},
+    {"max_wait", "890ms", "aging bound / NCQ priority starvation guard; 0 = none"},
+    {"sched_lookahead", "1", "1 = next command chosen when the current one starts"},
+    {"ncq_prio_supported", "1", "the drive honours the NCQ PRIO bit"},
+    {"ncq_prio_enable", "0", "sysfs ncq_prio_enable: ioprio class RT = high-priority command"},
+    {"cache_mb", "256", "buffer, MiB (half may be dirty)"},
+    {"cache_segments", "16", "read cache segments"},
+    {"read_ahead_kb", "512", "prefetch after a sequential read"},
+    {"write_cache", "1", "write back (WCE); 0 = write through"},
+    {"irq_cpu", "0", "CPU of the drive's interrupt"},
+};
+
+constexpr Param sata_ssd_params[] = {
+    {"profile", "-", "a named profile, scenarios/devices/<name>.json (samsung-860evo-500g); params override it"},
+    {"gb / sectors", "976773168 s", "capacity in 10^9 bytes, or in 512-byte sectors"},
+    {"blocksize", "512", "logical block size"},
+    {"queue_depth", "32", "NCQ depth (1..32); the dispatch budget behind an HBA"},
+    {"link_mbps", "550", "SATA 6 Gb/s after encoding and framing, MB/s; all data crosses it"},
+    {"cmd_overhead", "10200", "controller ns per command, one at a time (the 4 KiB IOPS ceiling)"},
+    {"write_overhead", "900", "extra controller ns per write"},
+    {"channels", "8", "flash channels"},
+    {"dies_per_channel", "2", "dies per channel; data striped page by page over all dies"},
+    {"page_kb", "16", "flash page, KiB"},
+    {"read_latency", "70us", "page read (tR), the die busy for it"},
+    {"program_latency", "870us", "page program (tPROG): buffer drains at dies x page / tPROG / gc_waf"},
+    {"buffer_mb", "22000", "write buffer (DRAM + SLC), 10^6 bytes: writes complete in it, wait when full"},
+    {"buffer_write_mbps", "520", "rate write data enters the buffer"},
+    {"gc_waf", "1", "steady-state garbage collection: write amplification multiplying program work"},
+    {"read_ahead_kb", "256", "controller prefetch after a sequential read (0 = off)"},
+    {"irq_cpu", "0", "CPU of the drive's interrupt"},
+};
+
 constexpr Entry device_table[] = {
     {"null_blk", "drivers/block/null_blk: no media, completes per irqmode; the calibration device",
      null_blk_params},
     {"nvme", "NVMe SSD: per-CPU queues, controller / parallel flash / link timelines, interrupts on the queue's CPU",
      nvme_params},
+    {"hdd", "SATA hard disk: zoned geometry, fitted seek curve, rotation in time, NCQ with RPO/FIFO, NCQ priority, "
+            "read-ahead and write-back cache", hdd_params},
+    {"sata_ssd", "SATA SSD: NCQ 32, per-command controller time, channels x dies flash, write buffer draining at "
+                 "the program rate / WAF, sequential read-ahead, 550 MB/s link", sata_ssd_params},
 };
 
 constexpr Param async_params[] = {

@@ -14,6 +14,7 @@ struct QueueConfig {
     uint32_t nr_requests = 0;      // 0 = kernel default: 2 * min(queue_depth, 128) with an elevator
     sched::MqDeadlineTunables mq_deadline;  // iosched/ tunables when scheduler = mq-deadline
     uint32_t max_sectors_kb = 1280;
+    uint32_t max_segments = 128;   // BLK_MAX_SEGMENTS; the driver's limit (read-only in sysfs)
     uint32_t nomerges = 0;         // 0 all, 1 one-hit only, 2 none
     uint32_t rq_affinity = 1;      // 0, 1, 2 as in sysfs
 };

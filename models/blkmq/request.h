@@ -41,10 +41,15 @@ struct Bio {
     uint64_t end_sector() const { return sector + nr_sectors; }
 };
 
+// The physical segments of a bio: fio's buffers are page aligned and the pages of a user
+// buffer are not physically contiguous, so a bio of n bytes has ceil(n / 4 KiB) segments.
+inline uint32_t bio_segments(uint32_t nr_sectors) { return (nr_sectors + 7) / 8; }
+
 struct Request {
     // What to do.
     uint64_t sector = 0;      // 512-byte units
     uint32_t nr_sectors = 0;
+    uint32_t nr_phys_segments = 0;  // summed over its bios (no coalescing across bios)
     ReqOp op = ReqOp::READ;
 
     // Where it lives. With an elevator `tag` is the scheduler tag (rq->internal_tag) and

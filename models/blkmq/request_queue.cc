@@ -14,10 +14,14 @@ static constexpr Duration BLK_MQ_RESOURCE_DELAY = Duration::ns(3'000'000);
 
 RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg,
                            dev::Device& dev, TagSet& tag_set,
-                           std::span<const std::unique_ptr<cpu::Cpu>> cpus, const cpu::CpuCosts& costs)
+                           std::span<const std::unique_ptr<cpu::Cpu>> cpus, const cpu::CpuCosts& costs,
+                           uint32_t budget_depth)
     : name_(std::move(name)), eq_(eq), cfg_(cfg), dev_(dev), tag_set_(tag_set),
       timeout_timer_(eq, &RequestQueue::timeout_fired, this), cpus_(cpus), costs_(costs),
-      max_sectors_(cfg.max_sectors_kb * 2), elv_lock_(name_ + ".elevator", costs.lock_handoff) {
+      budget_depth_(budget_depth), max_sectors_(cfg.max_sectors_kb * 2),
+      split_sectors_(std::min(max_sectors_, cfg.max_segments * 8) / (dev.logical_block_size() >> 9) *
+                     (dev.logical_block_size() >> 9)),
+      elv_lock_(name_ + ".elevator", costs.lock_handoff) {
     const auto nr_cpus = static_cast<uint32_t>(cpus.size());
     // The tag set was sized by the driver for min(submit queues, CPUs) hctxs.
     const uint32_t nr_hw = tag_set.nr_hw_queues();
@@ -26,11 +30,12 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
     tag_set.add_queue();
 
     // An elevator brings scheduler tags: nr_requests per hctx, by default
-    // 2 * min(queue_depth, BLKDEV_DEFAULT_RQ = 128) (blk_mq_init_sched).
+    // 2 * min(set->queue_depth, BLKDEV_DEFAULT_RQ = 128) (blk_mq_init_sched); without one
+    // nr_requests is the tag set's queue_depth.
     if (cfg.scheduler == "mq-deadline")
         elevator_ = std::make_unique<sched::MqDeadline>(cfg.mq_deadline);
     nr_requests_ = cfg.nr_requests ? cfg.nr_requests
-                                   : (elevator_ ? 2 * std::min(dev.queue_depth(), 128u) : dev.queue_depth());
+                                   : (elevator_ ? 2 * std::min(tag_set.queue_depth(), 128u) : tag_set.queue_depth());
     if (elevator_) {
         for (auto& h : hctxs_) {
             sched_tags_.push_back(std::make_unique<BlkMqTags>(nr_requests_));
@@ -146,7 +151,7 @@ Request* RequestQueue::init_request(Request& rq, HwQueue& h, uint32_t driver_tag
 // One blktrace record: direct I/O writes are REQ_SYNC (rwbs "WS"); reads carry no flag, as
 // the real 6.18 trace shows. Unplugs carry no op, sector or size.
 void RequestQueue::emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sector, uint32_t nr_sectors,
-                              Time t, uint32_t cpu, uint32_t pid, uint32_t pdu) const {
+                              Time t, uint32_t cpu, uint32_t pid, uint32_t pdu, bool from_request) const {
     TraceEvent e;
     e.time = t;
     e.cpu = cpu;
@@ -157,16 +162,22 @@ void RequestQueue::emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sec
     e.nr_sectors = nr_sectors;
     e.pid = pid;
     e.pdu = pdu;
+    e.request = from_request;
     trace_->emit(trace_dev_, e);
 }
 
 void RequestQueue::emit(TraceAction a, const Request& rq, Time t, uint32_t cpu, uint32_t pdu) const {
-    emit_event(a, true, rq.op, rq.sector, rq.nr_sectors, t, cpu, rq.pid, pdu);
+    emit_event(a, true, rq.op, rq.sector, rq.nr_sectors, t, cpu, rq.pid, pdu, true);
 }
 
 void RequestQueue::trace_bio(TraceAction a, const Bio& bio, Time t, uint32_t cpu, uint32_t pid) const {
     if (trace_)
         emit_event(a, true, bio.op, bio.sector, bio.nr_sectors, t, cpu, pid, 0);
+}
+
+void RequestQueue::trace_split(const Bio& piece, Time t, uint32_t cpu, uint32_t pid) const {
+    if (trace_)
+        emit_event(TraceAction::SPLIT, true, piece.op, piece.sector, piece.nr_sectors, t, cpu, pid, piece.nr_sectors);
 }
 
 void RequestQueue::trace_unplug(TraceAction a, uint32_t nr, Time t, uint32_t cpu, uint32_t pid) const {
@@ -177,6 +188,7 @@ void RequestQueue::trace_unplug(TraceAction a, uint32_t nr, Time t, uint32_t cpu
 void RequestQueue::bio_to_request(Request* rq, Bio* bio, uint32_t pid, Time now) {
     rq->sector = bio->sector;
     rq->nr_sectors = bio->nr_sectors;
+    rq->nr_phys_segments = bio_segments(bio->nr_sectors);
     rq->op = bio->op;
     rq->bio = rq->biotail = bio;
     bio->bi_next = nullptr;
@@ -190,8 +202,24 @@ bool RequestQueue::attempt_plug_merge(RequestList& plug, Bio* bio, Time now, uin
     // nomerges=2 sets QUEUE_FLAG_NOMERGES, which turns off plug merging too.
     if (cfg_.nomerges == 2 || plug.empty())
         return false;
-    Request* rq = plug.back();
+    return bio_attempt_merge(plug.back(), bio, now, cpu);
+}
+
+// blk_bio_list_merge() on the submitting CPU's software queue (no elevator): the kernel
+// tries the last 8 requests of that CPU's ctx list; the model's software queues of one hctx
+// are one FIFO, so it tries the newest request there when it came from the same CPU
+// (docs/model.md).
+bool RequestQueue::attempt_sw_merge(Bio* bio, Time now, uint32_t cpu) {
+    HwQueue& h = map_queue(cpu);
+    Request* rq = h.sw_pending.back();
+    return rq != nullptr && rq->mq_ctx_cpu == cpu && bio_attempt_merge(rq, bio, now, cpu);
+}
+
+// bio_attempt_back_merge / bio_attempt_front_merge onto `rq`, within the queue's limits.
+bool RequestQueue::bio_attempt_merge(Request* rq, Bio* bio, Time now, uint32_t cpu) {
+    const uint32_t segs = bio_segments(bio->nr_sectors);
     if (rq->q != this || rq->op != bio->op || rq->nr_sectors + bio->nr_sectors > max_sectors_ ||
+        rq->nr_phys_segments + segs > cfg_.max_segments ||
         rq->ioprio_class != bio->ioprio_class || rq->ioprio_level != bio->ioprio_level)
         return false;
     const unsigned dir = bio->op == ReqOp::WRITE ? 1u : 0u;
@@ -201,8 +229,12 @@ bool RequestQueue::attempt_plug_merge(RequestList& plug, Bio* bio, Time now, uin
         rq->biotail = bio;
         bio->bi_next = nullptr;
         rq->nr_sectors += bio->nr_sectors;
+        rq->nr_phys_segments += segs;
         ++stats_.merges[dir];
-        trace(TraceAction::BACKMERGE, *rq, now, cpu);
+        // blk_add_trace_bio_backmerge: the bio's sector and size, with the request's pid
+        // (the merging task's for a plug; *simplification:* in a software queue the request
+        // may be another task's on the same CPU).
+        trace_bio(TraceAction::BACKMERGE, *bio, now, cpu, rq->pid);
         return true;
     }
     if (bio->end_sector() == rq->sector) {
@@ -211,23 +243,30 @@ bool RequestQueue::attempt_plug_merge(RequestList& plug, Bio* bio, Time now, uin
         rq->bio = bio;
         rq->sector = bio->sector;
         rq->nr_sectors += bio->nr_sectors;
+        rq->nr_phys_segments += segs;
         ++stats_.merges[dir];
-        trace(TraceAction::FRONTMERGE, *rq, now, cpu);
+        trace_bio(TraceAction::FRONTMERGE, *bio, now, cpu, rq->pid);
         return true;
     }
     return false;
 }
 
 bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duration& lock_time) {
-    if (!elevator_ || cfg_.nomerges == 2)
+    if (cfg_.nomerges == 2)
         return false;
+    if (!elevator_)
+        return attempt_sw_merge(bio, now, cpu);
     const cpu::Spinlock::Section sec = elv_lock_.acquire(cpu, now, costs_.elv_insert);
     cpus_[cpu]->account_spin(sec.spin);
     lock_time = sec.end - now;
     Request* rq = nullptr;
     const sched::ElvMerge m = elevator_->bio_merge(*bio, max_sectors_, &rq);
-    if (m == sched::ElvMerge::NO_MERGE)
+    const uint32_t segs = bio_segments(bio->nr_sectors);
+    // ll_back_merge_fn / ll_front_merge_fn: the elevator's candidate must stay within the
+    // segment limit too (its own lookup checked max_sectors).
+    if (m == sched::ElvMerge::NO_MERGE || rq->nr_phys_segments + segs > cfg_.max_segments)
         return false;
+    rq->nr_phys_segments += segs;
     const unsigned dir = bio->op == ReqOp::WRITE ? 1u : 0u;
     ++stats_.merges[dir];
     if (m == sched::ElvMerge::BACK_MERGE) {
@@ -236,7 +275,9 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
         bio->bi_next = nullptr;
         rq->nr_sectors += bio->nr_sectors;
         elevator_->request_merged(rq, m);
-        trace(TraceAction::BACKMERGE, *rq, now, cpu);
+        // The bio is traced (its sector and size); *simplification:* with the pid of the
+        // request's submitter, which is the merging task unless another job's bio joined it.
+        trace_bio(TraceAction::BACKMERGE, *bio, now, cpu, rq->pid);
         // attempt_back_merge: the grown request may now reach its successor.
         if (Request* next = elevator_->next_request(rq); next && mergeable(*rq, *next))
             merge_requests(rq, next, now, cpu);
@@ -246,7 +287,7 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
         rq->sector = bio->sector;
         rq->nr_sectors += bio->nr_sectors;
         elevator_->request_merged(rq, m);
-        trace(TraceAction::FRONTMERGE, *rq, now, cpu);
+        trace_bio(TraceAction::FRONTMERGE, *bio, now, cpu, rq->pid);
         // attempt_front_merge: its predecessor may now reach it, and absorbs it.
         if (Request* prev = elevator_->former_request(rq); prev && mergeable(*prev, *rq))
             merge_requests(prev, rq, now, cpu);
@@ -258,18 +299,21 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
 bool RequestQueue::mergeable(const Request& a, const Request& b) const {
     return a.end_sector() == b.sector && a.op == b.op && a.ioprio_class == b.ioprio_class &&
            a.ioprio_level == b.ioprio_level && a.nr_sectors + b.nr_sectors <= max_sectors_ &&
+           a.nr_phys_segments + b.nr_phys_segments <= cfg_.max_segments &&
            b.driver_tag == BlkMqTags::NO_TAG;
 }
 
 // attempt_merge(): `next` joins the back of `rq` (trace M for the request merge); the
 // elevator forgets it and it is freed, its bios now riding on `rq`.
 void RequestQueue::merge_requests(Request* rq, Request* next, Time now, uint32_t cpu) {
+    // trace_block_rq_merge(next): the absorbed request, its own sector and size.
+    trace(TraceAction::BACKMERGE, *next, now, cpu);
     rq->biotail->bi_next = next->bio;
     rq->biotail = next->biotail;
     rq->nr_sectors += next->nr_sectors;
+    rq->nr_phys_segments += next->nr_phys_segments;
     next->bio = next->biotail = nullptr;
     elevator_->requests_merged(rq, next);
-    trace(TraceAction::BACKMERGE, *rq, now, cpu);
     ++stats_.merges[rq->op == ReqOp::WRITE ? 1u : 0u];
     free_request(next, now);
 }
@@ -288,6 +332,16 @@ void RequestQueue::start_request(Request* rq, Time now) {
 }
 
 bool RequestQueue::issue_directly(HwQueue& h, Request* rq, bool last, Time now, uint32_t cpu) {
+    if (!budget_ok()) {
+        // blk_mq_get_budget_and_tag() failed: blk_mq_request_bypass_insert + run; the run
+        // finds no budget either, so the request waits on hctx->dispatch for the
+        // completion that gives budget back (scsi_run_queue_async).
+        note_budget_exhausted();
+        h.update_dispatch_busy(true);
+        h.dispatch.push_back(rq);
+        h.sched_restart = true;
+        return false;
+    }
     const dev::BlkStatus st = dev_.queue_rq(rq, last, now, cpu);
     if (st == dev::BlkStatus::OK) {
         ++stats_.direct_issues;
@@ -297,6 +351,7 @@ bool RequestQueue::issue_directly(HwQueue& h, Request* rq, bool last, Time now, 
     // Resource error: the request goes to hctx->dispatch (bypass insert) and the hctx
     // is run (blk_mq_request_bypass_insert + blk_mq_run_hw_queue).
     ++stats_.resource_requeues;
+    trace(TraceAction::REQUEUE, *rq, now, cpu);  // __blk_mq_requeue_request
     h.update_dispatch_busy(true);
     h.dispatch.push_back(rq);
     h.sched_restart = true;
@@ -380,6 +435,12 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         uint32_t n = 0;
         bool no_tag = false;
         while (n < max_dispatch && elevator_->has_work()) {
+            // __blk_mq_do_dispatch_sched takes the budget before it dequeues: without
+            // budget the requests stay in the elevator, sorted and mergeable.
+            if (!budget_ok(n)) {
+                note_budget_exhausted();
+                break;
+            }
             t = elv_lock(cpu, t, costs_.elv_dispatch);
             Request* rq = elevator_->dispatch_request(t);
             if (rq == nullptr)
@@ -393,7 +454,8 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         }
         if (n == 0) {
             // has_work but nothing to hand out (strict priority): BLK_MQ_BUDGET_DELAY rerun.
-            if (elevator_->has_work())
+            // Out of budget, the completion that returns some reruns the queue instead.
+            if (elevator_->has_work() && !budget_restart_)
                 delay_run_hw_queue(h, t + BLK_MQ_RESOURCE_DELAY);
             return t;
         }
@@ -462,6 +524,13 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
     dev::BlkStatus st = dev::BlkStatus::OK;
     bool no_tag = false;
     while (Request* rq = list.pop_front()) {
+        // blk_mq_prep_dispatch_rq(): budget first, then the driver tag.
+        if (!budget_ok()) {
+            list.push_front(rq);
+            note_budget_exhausted();
+            no_tag = true;  // no delayed rerun: the completion that gives budget back reruns
+            break;
+        }
         if (!get_driver_tag(h, rq, t)) {
             // blk_mq_mark_tag_wait: wait for a completion (SCHED_RESTART), no delayed rerun.
             list.push_front(rq);
@@ -473,6 +542,7 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
         st = dev_.queue_rq(rq, list.empty(), start, cpu);
         if (st != dev::BlkStatus::OK) {
             ++stats_.resource_requeues;
+            trace(TraceAction::REQUEUE, *rq, start, cpu);  // blk_mq_handle_dev_resource
             list.push_front(rq);
             break;
         }
@@ -560,6 +630,19 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
         bio = next;
     }
     free_request(rq, now);
+
+    // scsi_end_request → scsi_run_queue_async(): a dispatch that ran out of budget left
+    // requests somewhere on this queue; the budget just returned lets every hctx run.
+    if (budget_restart_) {
+        budget_restart_ = false;
+        for (auto& hx : hctxs_) {
+            if (hx.get() != &h && !hx->run_pending) {
+                hx->run_pending = true;
+                eq_.at<&RequestQueue::run_work>(now, this, hx->queue_num());
+            }
+        }
+        h.sched_restart = true;
+    }
 
     // blk_mq_sched_restart(): a completion reruns a hctx that had to leave requests behind.
     if (h.sched_restart) {

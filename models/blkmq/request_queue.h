@@ -37,6 +37,7 @@ struct QueueStats {
     uint64_t direct_issues = 0;          // issued straight from the plug (no I)
     uint64_t inserts = 0;                // went through the software queue (I)
     uint64_t resource_requeues = 0;      // ->queue_rq said BLK_STS_*RESOURCE
+    uint64_t budget_exhausted = 0;       // a dispatch found the device's budget used up
     report::StageStat q2g, g2i, i2d, d2c, q2c;  // btt's stage latencies, ns
 };
 
@@ -44,7 +45,7 @@ class RequestQueue {
 public:
     RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg, dev::Device& dev,
                  TagSet& tag_set, std::span<const std::unique_ptr<cpu::Cpu>> cpus,
-                 const cpu::CpuCosts& costs);
+                 const cpu::CpuCosts& costs, uint32_t budget_depth = 0);
     RequestQueue(const RequestQueue&) = delete;
     RequestQueue& operator=(const RequestQueue&) = delete;
 
@@ -58,6 +59,9 @@ public:
     // groups: CPU c → hctx c * nr_hw_queues / nr_cpus).
     HwQueue& map_queue(uint32_t cpu) { return *hctxs_[mq_map_[cpu]]; }
     uint64_t capacity_sectors() const { return dev_.capacity_sectors(); }
+    // The dispatch budget (->get_budget): SCSI disks may have at most sdev->queue_depth
+    // commands at the driver, whatever the host's tags allow; 0 = no budget (NVMe, null_blk).
+    uint32_t budget_depth() const { return budget_depth_; }
 
     // __blk_mq_alloc_requests(): a request with a driver tag from the submitting CPU's
     // hctx, or nullptr when the tags are exhausted or the shared-tag fair share is used up
@@ -77,7 +81,8 @@ public:
     // contiguous (back merge: M, front merge: F), of the same op, and the result stays within
     // max_sectors_kb. True when merged: the bio rides on that request and needs no tag.
     bool attempt_plug_merge(RequestList& plug, Bio* bio, sim::Time now, uint32_t cpu);
-    // blk_mq_sched_bio_merge(): with an elevator, under its lock, merge `bio` into a
+    // blk_mq_sched_bio_merge(): without an elevator, merge `bio` into a request waiting in
+    // the submitting CPU's software queue; with one, under its lock, merge `bio` into a
     // request the elevator holds (back or front), then try to fuse that request with its
     // neighbour (attempt_back_merge / attempt_front_merge), freeing the absorbed one.
     // `lock_time` gets the spin + hold the submitting step must add to its CPU time.
@@ -85,6 +90,10 @@ public:
     // blk_mq_bio_to_request(): the request starts out carrying `bio`.
     void bio_to_request(Request* rq, Bio* bio, uint32_t pid, sim::Time now);
     uint32_t max_sectors() const { return max_sectors_; }
+    uint32_t max_segments() const { return cfg_.max_segments; }
+    // bio_split_to_limits(): the largest piece, in sectors, a bio may be submitted as: within
+    // max_sectors and max_segments pages, whole logical blocks. Larger bios are split.
+    uint32_t split_sectors() const { return split_sectors_; }
 
     // hctx_may_queue(): may this hctx take one more driver tag of a shared set?
     bool hctx_may_queue(const HwQueue& h) const;
@@ -123,6 +132,8 @@ public:
             emit(a, rq, t, cpu, pdu);
     }
     void trace_bio(TraceAction a, const Bio& bio, sim::Time t, uint32_t cpu, uint32_t pid) const;
+    // blk_add_trace_split: `piece` was cut off the front of its bio; the rest starts at its end.
+    void trace_split(const Bio& piece, sim::Time t, uint32_t cpu, uint32_t pid) const;
     void trace_unplug(TraceAction a, uint32_t nr, sim::Time t, uint32_t cpu, uint32_t pid) const;
 
     const QueueStats& stats() const { return stats_; }
@@ -133,6 +144,16 @@ public:
 
 private:
     bool issue_directly(HwQueue& h, Request* rq, bool last, sim::Time now, uint32_t cpu);
+    bool attempt_sw_merge(Bio* bio, sim::Time now, uint32_t cpu);
+    bool bio_attempt_merge(Request* rq, Bio* bio, sim::Time now, uint32_t cpu);
+    // blk_mq_get_dispatch_budget(): one more command may go to the driver. The budget is
+    // taken right before ->queue_rq and given back when the driver ends the request, so
+    // the commands at the driver are the budget in use.
+    bool budget_ok(uint32_t extra = 0) const { return budget_depth_ == 0 || in_flight_ + extra < budget_depth_; }
+    void note_budget_exhausted() {
+        budget_restart_ = true;
+        ++stats_.budget_exhausted;
+    }
     void run_hw_queue(HwQueue& h, sim::Time now, uint32_t cpu);
     sim::Time sched_dispatch(HwQueue& h, sim::Time now, uint32_t cpu);
     void insert_requests(RequestList& list, sim::Time now, uint32_t cpu);
@@ -153,7 +174,7 @@ private:
 
     void emit(TraceAction a, const Request& rq, sim::Time t, uint32_t cpu, uint32_t pdu) const;
     void emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sector, uint32_t nr_sectors,
-                    sim::Time t, uint32_t cpu, uint32_t pid, uint32_t pdu) const;
+                    sim::Time t, uint32_t cpu, uint32_t pid, uint32_t pdu, bool from_request = false) const;
 
     std::string name_;
     sim::EventQueue& eq_;
@@ -169,9 +190,12 @@ private:
     std::vector<uint32_t> mq_map_;
     QueueStats stats_;
     uint32_t in_flight_ = 0;   // at the driver
+    uint32_t budget_depth_;
+    bool budget_restart_ = false;  // sdev->restarts: rerun every hctx at the next completion
     sim::Time busy_since_;
     uint64_t allocated_ = 0, freed_ = 0;
     uint32_t max_sectors_;
+    uint32_t split_sectors_;
     std::unique_ptr<sched::Elevator> elevator_;  // nullptr: none
     std::vector<std::unique_ptr<BlkMqTags>> sched_tags_;
     uint32_t nr_requests_ = 0;

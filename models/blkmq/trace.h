@@ -21,6 +21,7 @@ enum class TraceAction : char {
     ISSUE = 'D',       // handed to the driver
     COMPLETE = 'C',    // completed
     REQUEUE = 'R',     // requeued
+    SPLIT = 'X',       // bio split to the queue's limits; `pdu` = sector where the rest starts
 };
 
 struct TraceEvent {
@@ -33,7 +34,11 @@ struct TraceEvent {
     uint32_t nr_sectors = 0;
     uint32_t pid = 0;
     uint32_t pdu = 0;          // U/T: requests unplugged
-    int error = 0;             // C
+    int error = 0;             // C: 0 or a negative errno, as blk_status_to_errno() gives
+    // Recorded from a request (blk_add_trace_rq: I, D, C, R and the M of a request merge,
+    // which carry BLK_TC_FS in a binary trace) rather than from a bio (Q, G, and the M/F
+    // of a bio merge, with the bio's sector and size) or from the queue (P, U).
+    bool request = false;
 };
 
 class TraceSink {

@@ -8,6 +8,13 @@
 #include "models/blkmq/request.h"
 #include "sim/time.h"
 
+namespace blksim::report {
+struct DeviceReport;
+}
+namespace blksim::blkmq {
+class RequestQueue;
+}
+
 namespace blksim::dev {
 
 // blk_status_t results of ->queue_rq that the block layer distinguishes.
@@ -21,6 +28,9 @@ class Device {
 public:
     virtual ~Device() = default;
 
+    // The request queue the device completes its requests to (the driver's disk).
+    virtual void attach(blkmq::RequestQueue* q) = 0;
+
     // ->queue_rq(hctx, {rq, last}) at `now`, from CPU `cpu`. The driver emits D itself in
     // the kernel (blk_mq_start_request); here the request queue does it on OK.
     virtual BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) = 0;
@@ -33,6 +43,9 @@ public:
     virtual sim::Duration request_timeout() const { return sim::Duration::ns(30'000'000'000); }
     // True when ->queue_rq completes the request before returning (null_blk irqmode=0).
     virtual bool completes_inline() const { return false; }
+    // The model's own figures for blksim's report section (seek/rotation split, cache hits,
+    // internal queue depth...); a model with nothing to add leaves `r` empty.
+    virtual void report(report::DeviceReport& /*r*/) const {}
 };
 
 }  // namespace blksim::dev

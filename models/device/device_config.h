@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "models/device/hdd_config.h"
+#include "models/device/sata_ssd_config.h"
 #include "sim/time.h"
 
 namespace blksim::dev {
@@ -40,13 +42,16 @@ struct NvmeConfig {
     uint32_t blocksize = 512;
 };
 
-enum class DeviceModel : uint8_t { NULL_BLK, NVME };
+enum class DeviceModel : uint8_t { NULL_BLK, NVME, HDD, SATA_SSD };
 
 struct DeviceConfig {
     std::string name;         // e.g. "nullb0"
+    std::string controller;   // the HBA / expander it sits behind; "" = directly on the host
     DeviceModel model = DeviceModel::NULL_BLK;
     NullBlkConfig null_blk;
     NvmeConfig nvme;
+    HddConfig hdd;
+    SataSsdConfig sata_ssd;
 };
 
 }  // namespace blksim::dev

@@ -19,7 +19,7 @@ namespace blksim::dev {
 class NullBlk final : public Device {
 public:
     NullBlk(sim::EventQueue& eq, const NullBlkConfig& cfg) : eq_(eq), cfg_(cfg) {}
-    void attach(blkmq::RequestQueue* q) { q_ = q; }
+    void attach(blkmq::RequestQueue* q) override { q_ = q; }
 
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
     uint32_t nr_hw_queues() const override { return cfg_.submit_queues; }

@@ -23,7 +23,7 @@ namespace blksim::dev {
 class Nvme final : public Device {
 public:
     Nvme(sim::EventQueue& eq, const NvmeConfig& cfg, uint32_t nr_cpus);
-    void attach(blkmq::RequestQueue* q) { q_ = q; }
+    void attach(blkmq::RequestQueue* q) override { q_ = q; }
 
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
     uint32_t nr_hw_queues() const override { return nr_queues_; }

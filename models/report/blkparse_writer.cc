@@ -29,6 +29,7 @@ const char* action_name(TraceAction a) {
     case TraceAction::ISSUE: return "D";
     case TraceAction::COMPLETE: return "C";
     case TraceAction::REQUEUE: return "R";
+    case TraceAction::SPLIT: return "X";
     }
     return "?";
 }
@@ -136,6 +137,10 @@ void BlkparseWriter::format_line(const TraceDevice& d, uint32_t sequence, const 
     case TraceAction::UNPLUG_TIMER:
         // The pdu is the number of requests the unplug flushed.
         fmt::format_to(out, "[{}] {}\n", comm_, e.pdu);
+        break;
+    case TraceAction::SPLIT:
+        // blkparse: "sector / new_sector", where the rest of the bio starts.
+        fmt::format_to(out, "{} / {} [{}]\n", e.sector, e.sector + e.pdu, comm_);
         break;
     }
 }

@@ -41,6 +41,8 @@ void format_queue_header(Out out, const QueueReport& q) {
                    q.name, q.scheduler, q.nr_hw_queues, q.tag_depth, q.tags_mean_in_use);
     fmt::format_to(out, "    tag_sleeps={}, direct_issues={}, inserts={}, resource_requeues={}\n",
                    q.tag_sleeps, q.direct_issues, q.inserts, q.resource_requeues);
+    if (q.budget)
+        fmt::format_to(out, "    budget={} (sdev queue_depth), budget_exhausted={}\n", q.budget, q.budget_exhausted);
 }
 
 void format_stage_table_header(Out out) {
@@ -71,6 +73,23 @@ void format_queue(Out out, const QueueReport& q) {
     format_stage_row(out, "Q2C", q.q2c);
 }
 
+// A device model's own figures (Device::report), "key=value" as the model listed them.
+void format_device(Out out, const DeviceReport& d) {
+    fmt::format_to(out, "  {} ({}):\n", d.name, d.model);
+    for (const auto& line : d.lines) {
+        fmt::format_to(out, "   ");
+        const char* sep = " ";
+        for (const DeviceReport::Field& f : line) {
+            if (f.decimals > 0)
+                fmt::format_to(out, "{}{}={:.{}f}", sep, f.key, f.value, f.decimals);
+            else
+                fmt::format_to(out, "{}{}={}", sep, f.key, static_cast<int64_t>(f.value));
+            sep = ", ";
+        }
+        fmt::format_to(out, "\n");
+    }
+}
+
 void format_cpus(Out out, const std::vector<CpuReport>& cpus, sim::Duration sim_time) {
     if (cpus.empty())
         return;
@@ -88,6 +107,8 @@ std::string format_blksim_extras(const RunResult& r) {
     const Out out(s);
     for (const QueueReport& q : r.queues)
         format_queue(out, q);
+    for (const DeviceReport& d : r.devices)
+        format_device(out, d);
     format_cpus(out, r.cpus, r.sim_time);
     return s;
 }

@@ -332,6 +332,8 @@ void add_queue_json(FioJsonWriter& w, const QueueReport& q) {
     w.add_int("direct_issues", q.direct_issues);
     w.add_int("inserts", q.inserts);
     w.add_int("resource_requeues", q.resource_requeues);
+    w.add_int("budget", q.budget);
+    w.add_int("budget_exhausted", q.budget_exhausted);
     w.open_object("stages_ns");
     add_stage_json(w, "q2g", q.q2g);
     add_stage_json(w, "g2i", q.g2i);
@@ -359,6 +361,22 @@ void add_cpu_json(FioJsonWriter& w, const CpuReport& c, sim::Duration sim_time) 
     w.close_object();
 }
 
+// A device model's own figures (Device::report): one object, integers where the model
+// gave no decimals.
+void add_device_json(FioJsonWriter& w, const DeviceReport& d) {
+    w.open_object();
+    w.add_string("name", d.name);
+    w.add_string("model", d.model);
+    for (const auto& line : d.lines)
+        for (const DeviceReport::Field& f : line) {
+            if (f.decimals > 0)
+                w.add_float(f.key, f.value);
+            else
+                w.add_int(f.key, static_cast<uint64_t>(f.value));
+        }
+    w.close_object();
+}
+
 // blksim's own object after fio's keys (the JSON side of format_blksim_extras()). Tools that
 // read fio's JSON ignore an unknown top-level key. Like "disk_util", it is left out when the
 // run has nothing to put in it.
@@ -374,6 +392,12 @@ void add_blksim_json(FioJsonWriter& w, const RunResult& r) {
     for (const CpuReport& c : r.cpus)
         add_cpu_json(w, c, r.sim_time);
     w.close_array();
+    if (!r.devices.empty()) {
+        w.open_array("devices");
+        for (const DeviceReport& d : r.devices)
+            add_device_json(w, d);
+        w.close_array();
+    }
     w.close_object();
 }
 

@@ -142,6 +142,8 @@ struct QueueReport {
     uint64_t direct_issues = 0;        // requests issued straight from the plug (no I)
     uint64_t inserts = 0;              // requests that went through the software queue (I)
     uint64_t resource_requeues = 0;    // ->queue_rq answered BLK_STS_*RESOURCE
+    uint32_t budget = 0;               // dispatch budget (sdev->queue_depth); 0 = none
+    uint64_t budget_exhausted = 0;     // dispatches that found the budget used up
 };
 
 struct CpuReport {
@@ -151,11 +153,33 @@ struct CpuReport {
     sim::Duration spin;                // of which spinning on a contended lock
 };
 
+// A device model's own figures (dev::Device::report()): named values in print order, in
+// lines, e.g. the HDD's seek / rotation / transfer split and cache hits. The report prints
+// them generically ("key=value", an integer when `decimals` is 0; JSON: one object per device).
+struct DeviceReport {
+    struct Field {
+        std::string key;
+        double value = 0.0;
+        int decimals = 0;
+    };
+    std::string name;                  // the disk
+    std::string model;                 // e.g. "hdd"
+    std::vector<std::vector<Field>> lines;
+    void add(std::string key, double value, int decimals = 0) {
+        if (lines.empty())
+            lines.emplace_back();
+        lines.back().push_back({std::move(key), value, decimals});
+    }
+    void new_line() { lines.emplace_back(); }
+    bool empty() const { return lines.empty(); }
+};
+
 struct RunResult {
     std::vector<JobResult> jobs;       // one per thread (numjobs clones are separate)
     std::vector<DiskUtil> disks;
     std::vector<QueueReport> queues;   // same order as disks
     std::vector<CpuReport> cpus;
+    std::vector<DeviceReport> devices; // only the devices that report something
     sim::Duration sim_time;
 };
 

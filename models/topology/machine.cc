@@ -6,11 +6,16 @@
 #include <fmt/format.h>
 
 #include "models/device/null_blk.h"
+#include "models/device/hdd.h"
 #include "models/device/nvme.h"
+#include "models/device/sata_ssd.h"
+#include "models/topology/topology.h"
 
 namespace blksim::topology {
 
 Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
+    // Links are checked before anything is built (Topology::Error is an invalid_argument).
+    const Topology topo(cfg);
     for (uint32_t c = 0; c < cfg.host.nr_cpus; ++c)
         cpus_.push_back(std::make_unique<cpu::Cpu>(eq_, c));
 
@@ -26,14 +31,35 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
         case dev::DeviceModel::NVME:
             devices_.push_back(std::make_unique<dev::Nvme>(eq_, d.nvme, cfg.host.nr_cpus));
             break;
+        case dev::DeviceModel::HDD:
+            devices_.push_back(std::make_unique<dev::Hdd>(eq_, d.hdd));
+            break;
+        case dev::DeviceModel::SATA_SSD:
+            devices_.push_back(std::make_unique<dev::SataSsd>(eq_, d.sata_ssd));
+            break;
         }
     }
     // The driver's tag sets: one per device, except null_blk devices loaded with
-    // shared_tags=1, which all use the module's one set (it takes the first one's geometry).
+    // shared_tags=1, which all use the module's one set (it takes the first one's geometry),
+    // and SCSI disks behind an HBA, which all use the host's (shost->tag_set, can_queue
+    // tags per hctx); such a disk's own queue depth becomes its dispatch budget.
     blkmq::TagSet* null_blk_shared = nullptr;
+    std::vector<blkmq::TagSet*> hba_tag_set(cfg.controllers.size(), nullptr);
     for (std::size_t di = 0; di < cfg.devices.size(); ++di) {
         const auto& d = cfg.devices[di];
         dev::Device& dv = *devices_[di];
+        if (const auto hba = topo.host_adapter(di)) {
+            blkmq::TagSet*& ts = hba_tag_set[*hba];
+            if (ts == nullptr) {
+                const dev::ControllerConfig& c = cfg.controllers[*hba];
+                tag_sets_.push_back(std::make_unique<blkmq::TagSet>(
+                    std::max(1u, std::min(c.nr_hw_queues, cfg.host.nr_cpus)), c.can_queue, cfg.tag_fairness,
+                    c.reserved_tags));
+                ts = tag_sets_.back().get();
+            }
+            device_tag_set_.push_back(ts);
+            continue;
+        }
         const uint32_t nr_hw = std::max(1u, std::min(dv.nr_hw_queues(), cfg.host.nr_cpus));
         const bool shared = d.model == dev::DeviceModel::NULL_BLK && d.null_blk.shared_tags;
         if (shared && null_blk_shared) {
@@ -55,12 +81,10 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             ++di;
         if (di == cfg.devices.size())
             throw std::invalid_argument(fmt::format("queue names unknown device '{}'", qc.device));
+        const uint32_t budget = topo.host_adapter(di) ? devices_[di]->queue_depth() : 0;
         queues_.push_back(std::make_unique<blkmq::RequestQueue>(
-            qc.device, eq_, qc, *devices_[di], *device_tag_set_[di], cpus_, cfg.host.costs));
-        if (cfg.devices[di].model == dev::DeviceModel::NULL_BLK)
-            static_cast<dev::NullBlk&>(*devices_[di]).attach(queues_.back().get());
-        else if (cfg.devices[di].model == dev::DeviceModel::NVME)
-            static_cast<dev::Nvme&>(*devices_[di]).attach(queues_.back().get());
+            qc.device, eq_, qc, *devices_[di], *device_tag_set_[di], cpus_, cfg.host.costs, budget));
+        devices_[di]->attach(queues_.back().get());
     }
 
     // One thread per numjobs clone; fio numbers them in order. Without cpus_allowed the
@@ -154,10 +178,20 @@ report::RunResult Machine::run() {
         qr.direct_issues = s.direct_issues;
         qr.inserts = s.inserts;
         qr.resource_requeues = s.resource_requeues;
+        qr.budget = q->budget_depth();
+        qr.budget_exhausted = s.budget_exhausted;
         result_.queues.push_back(std::move(qr));
     }
     for (const auto& c : cpus_)
         result_.cpus.push_back({c->id(), c->busy(), c->irq_busy(), c->spin()});
+    // What the device models add (Device::report): the HDD's seek/rotation split, cache hits.
+    for (std::size_t di = 0; di < devices_.size(); ++di) {
+        report::DeviceReport dr;
+        dr.name = cfg_.devices[di].name;
+        devices_[di]->report(dr);
+        if (!dr.empty())
+            result_.devices.push_back(std::move(dr));
+    }
     return result_;
 }
 

@@ -7,6 +7,7 @@
 #include "models/blkmq/queue_config.h"
 #include "models/blkmq/tag_set.h"
 #include "models/cpu/cpu_config.h"
+#include "models/device/controller_config.h"
 #include "models/device/device_config.h"
 #include "models/workload/job_config.h"
 #include "sim/time.h"
@@ -16,6 +17,7 @@ namespace blksim::topology {
 struct MachineConfig {
     uint64_t seed = 0;
     cpu::HostConfig host;
+    std::vector<dev::ControllerConfig> controllers;
     std::vector<dev::DeviceConfig> devices;
     std::vector<blkmq::QueueConfig> queues;
     std::vector<workload::JobConfig> jobs;

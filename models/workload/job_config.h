@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/workload/replay.h"
 #include "sim/time.h"
 
 namespace blksim::workload {
@@ -45,6 +47,11 @@ struct JobConfig {
     uint8_t cmdprio_class = 1;            // fio's default for cmdprio_class: RT
     uint8_t cmdprio = 0;
     bool uses_prio() const { return prioclass != 0 || cmdprio_percentage != 0; }
+    // fio read_iolog: replay this recorded stream instead of drawing offsets (rw, bs, size,
+    // offset then only describe the job in the report). Shared by the job's clones, each of
+    // which replays all of it, as fio's clones do with one log.
+    std::shared_ptr<const ReplayLog> replay;
+    bool replay_no_stall = false;         // fio replay_no_stall: ignore the recorded timing
 };
 
 }  // namespace blksim::workload

@@ -43,7 +43,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
       rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
       rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
-      bw_avg_time_(bw_avg_time) {
+      bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
     const uint32_t depth = is_sync() ? 1 : std::max(1u, cfg.iodepth);
     ious_.resize(depth);
     free_ious_.reserve(depth);
@@ -70,6 +70,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
 
 void JobThread::start(Time t, uint32_t* live) {
     live_ = live;
+    replay_origin_ = replay_last_issue_ = t;
     ramp_end_ = t + cfg_.ramp_time;
     end_time_ = cfg_.runtime.count() > 0 ? ramp_end_ + cfg_.runtime : Time::never();
     for (unsigned d = 0; d < 2; ++d) {
@@ -83,9 +84,29 @@ void JobThread::start(Time t, uint32_t* live) {
 bool JobThread::done_issuing(Time now) const {
     if (now >= end_time_)
         return true;
+    if (replay_)
+        return replay_pos_ >= replay_->entries.size() ||
+               (cfg_.number_ios != 0 && issued_ios_ >= cfg_.number_ios);
     if (!cfg_.time_based && issued_bytes_ >= region_len_)
         return true;
     return cfg_.number_ios != 0 && issued_ios_ >= cfg_.number_ios;
+}
+
+Time JobThread::replay_due() const {
+    if (replay_pos_ >= replay_->entries.size() || cfg_.replay_no_stall)
+        return replay_origin_;
+    const ReplayEntry& e = replay_->entries[replay_pos_];
+    switch (replay_->timing) {
+    case ReplayTiming::ABSOLUTE:
+        return replay_origin_ + Duration::ns(e.time_ns);
+    case ReplayTiming::GAP:
+        if (replay_pos_ == 0)
+            return replay_origin_;
+        return replay_last_issue_ + Duration::ns(e.time_ns - replay_->entries[replay_pos_ - 1].time_ns);
+    case ReplayTiming::NONE:
+        break;
+    }
+    return replay_origin_;
 }
 
 void JobThread::schedule_wakeup(Time when) {
@@ -154,11 +175,26 @@ void JobThread::run_step(Time start) {
             const uint32_t want = is_sync() ? 1 : std::max(1u, cfg_.iodepth_batch_submit);
             const auto k = std::min<uint32_t>(want, static_cast<uint32_t>(free_ious_.size()));
             for (uint32_t i = 0; i < k && !done_issuing(start); ++i) {
+                if (replay_ && replay_due() > start + sys + usr)
+                    break;  // the next recorded I/O is not due yet: submit what we have
                 batch_.push_back(prep_io_u(start + sys + usr));
                 usr += costs_.io_prep;
             }
             if (is_sync() && !batch_.empty())
                 ious_[batch_[0]].issue_time = start + sys + usr;
+            if (batch_.empty() && replay_ && !done_issuing(start)) {
+                // fio's iolog_delay(): sleep until the next I/O is due. Completions that
+                // arrive meanwhile wait to be reaped, as they do in fio's usec_sleep().
+                const Duration c = sys + usr;
+                res_.cpu_busy += c;
+                res_.cpu_sys += sys;
+                const Time end = cpu_.book(start, c);
+                cpu_.release(start);
+                const Time due = replay_due() < end_time_ ? replay_due() : end_time_;
+                schedule_wakeup(sim::max(end, due));
+                state_ = State::SLEEP_REPLAY;
+                return;
+            }
         }
     }
 
@@ -170,7 +206,7 @@ void JobThread::run_step(Time start) {
             batch_syscall_charged_ = true;
         }
         while (batch_pos_ < batch_.size()) {
-            Duration lock_time;  // a scheduler merge attempt under the elevator's lock
+            Duration lock_time;  // merge attempts under the elevator's lock, split pieces
             if (!submit_one(batch_[batch_pos_], start + sys + usr, lock_time)) {
                 // No tag: sleep in blk_mq_get_tag; the plug is flushed on the way (step_done).
                 sys += lock_time;
@@ -225,27 +261,36 @@ uint32_t JobThread::prep_io_u(Time t) {
     const uint32_t idx = free_ious_.back();
     free_ious_.pop_back();
     IoU& io = ious_[idx];
-    switch (cfg_.rw) {
-    case RwPattern::READ:
-    case RwPattern::RANDREAD: io.ddir = 0; break;
-    case RwPattern::WRITE:
-    case RwPattern::RANDWRITE: io.ddir = 1; break;
-    default: io.ddir = rng_ddir_.below(100) < cfg_.rwmixread ? 0 : 1; break;
-    }
-    io.len = static_cast<uint32_t>(io.ddir ? cfg_.bs_write : cfg_.bs_read);
-    const uint64_t region_end = region_start_ + region_len_;
-    const bool random = cfg_.rw == RwPattern::RANDREAD || cfg_.rw == RwPattern::RANDWRITE ||
-                        cfg_.rw == RwPattern::RANDRW;
-    if (random) {
-        // fio with norandommap: uniform over the region's min-bs-aligned blocks.
-        const uint64_t blocks = (region_len_ - io.len) / min_bs_ + 1;
-        io.offset = region_start_ + rng_offsets_.below(blocks) * min_bs_;
+    if (replay_) {
+        // read_iolog_get(): the next recorded I/O, as it was.
+        const ReplayEntry& e = replay_->entries[replay_pos_++];
+        io.ddir = e.ddir;
+        io.len = e.bytes;
+        io.offset = e.offset;
+        replay_last_issue_ = t;
     } else {
-        uint64_t& next = next_seq_offset_[io.ddir];
-        if (next + io.len > region_end)
-            next = region_start_;  // wrap around, as fio does for time_based / loops
-        io.offset = next;
-        next += io.len;
+        switch (cfg_.rw) {
+        case RwPattern::READ:
+        case RwPattern::RANDREAD: io.ddir = 0; break;
+        case RwPattern::WRITE:
+        case RwPattern::RANDWRITE: io.ddir = 1; break;
+        default: io.ddir = rng_ddir_.below(100) < cfg_.rwmixread ? 0 : 1; break;
+        }
+        io.len = static_cast<uint32_t>(io.ddir ? cfg_.bs_write : cfg_.bs_read);
+        const uint64_t region_end = region_start_ + region_len_;
+        const bool random = cfg_.rw == RwPattern::RANDREAD || cfg_.rw == RwPattern::RANDWRITE ||
+                            cfg_.rw == RwPattern::RANDRW;
+        if (random) {
+            // fio with norandommap: uniform over the region's min-bs-aligned blocks.
+            const uint64_t blocks = (region_len_ - io.len) / min_bs_ + 1;
+            io.offset = region_start_ + rng_offsets_.below(blocks) * min_bs_;
+        } else {
+            uint64_t& next = next_seq_offset_[io.ddir];
+            if (next + io.len > region_end)
+                next = region_start_;  // wrap around, as fio does for time_based / loops
+            io.offset = next;
+            next += io.len;
+        }
     }
     // fio's cmdprio: this I/O gets cmdprio_class/cmdprio with cmdprio_percentage % chance,
     // else the job's prioclass/prio (class 0: none, the kernel then uses the task's).
@@ -268,12 +313,18 @@ uint32_t JobThread::prep_io_u(Time t) {
 static constexpr uint32_t BLK_MAX_REQUEST_COUNT = 32;
 static constexpr uint64_t BLK_PLUG_FLUSH_SIZE = 128 * 1024;
 
-bool JobThread::submit_one(uint32_t idx, Time now, Duration& lock_time) {
+// submit_bio() for one io_u. A bio larger than the queue's limits is split first
+// (bio_split_to_limits: an X per cut; each piece is a bio of its own, chained to the io_u,
+// which ends when its last piece does). Each piece is then merged or gets a request.
+// Returns false when a piece found no tag: the task sleeps and resumes with that piece.
+// `extra` gets the CPU time beyond one bio's submission: the lock sections of merge
+// attempts and the further pieces' own submission work.
+bool JobThread::submit_one(uint32_t idx, Time now, Duration& extra) {
     IoU& io = ious_[idx];
-    blkmq::Bio& bio = io.bio;
     const uint32_t cpu = cpu_.id();
     if (!io.bio_queued) {
         // submit_bio(): trace Q once, even if the task then sleeps for a tag.
+        blkmq::Bio& bio = io.bio;
         io.bio_queued = true;
         io.queued = now;
         bio.sector = io.offset >> 9;
@@ -282,32 +333,73 @@ bool JobThread::submit_one(uint32_t idx, Time now, Duration& lock_time) {
         bio.end_io = this;
         bio.cookie = idx;
         q_.trace_bio(blkmq::TraceAction::QUEUE, bio, now, cpu, res_.pid);
-        // blk_mq_attempt_bio_merge: the plug first, then the scheduler.
-        if (q_.attempt_plug_merge(plug_, &bio, now, cpu) || q_.attempt_sched_merge(&bio, now, cpu, lock_time)) {
-            io.state = IoU::State::INFLIGHT;
-            ++in_kernel_;
-            ++submitted_;
-            return true;
+        const uint32_t max = q_.split_sectors();
+        io.nr_pieces = bio.nr_sectors > max ? (bio.nr_sectors + max - 1) / max : 1;
+        io.pieces_left = io.nr_pieces;
+        io.next_piece = 0;
+        io.piece_tried = false;
+        if (io.nr_pieces > 1) {
+            if (io.pieces.size() < io.nr_pieces)
+                io.pieces.resize(io.nr_pieces);  // once per io_u and size: not in steady state
+            uint32_t done = 0;
+            for (uint32_t k = 0; k < io.nr_pieces; ++k) {
+                blkmq::Bio& piece = io.pieces[k];
+                piece = bio;
+                piece.sector = bio.sector + done;
+                piece.nr_sectors = std::min(max, bio.nr_sectors - done);
+                piece.bi_next = nullptr;
+                done += piece.nr_sectors;
+                if (k + 1 < io.nr_pieces && q_.tracing())
+                    q_.trace_split(piece, now, cpu, res_.pid);
+            }
         }
     }
-    if (!plug_.empty() &&
-        (plug_.size() >= BLK_MAX_REQUEST_COUNT || plug_.back()->bytes() >= BLK_PLUG_FLUSH_SIZE))
-        unplug(now, false);
-    // Direct reads are synchronous; writes count as async for the elevator's limit_depth.
-    blkmq::Request* rq = q_.alloc_request(cpu, now, bio.op == blkmq::ReqOp::READ);
-    if (rq == nullptr)
-        return false;
-    q_.bio_to_request(rq, &bio, res_.pid, io.queued);
-    if (q_.tracing()) {
-        q_.trace(blkmq::TraceAction::GETRQ, *rq, now, cpu);
-        if (plug_.empty())
-            q_.trace(blkmq::TraceAction::PLUG, *rq, now, cpu);
+    while (io.next_piece < io.nr_pieces) {
+        blkmq::Bio& bio = io.nr_pieces == 1 ? io.bio : io.pieces[io.next_piece];
+        if (!io.piece_tried) {
+            io.piece_tried = true;
+            if (io.next_piece > 0)
+                extra += costs_.bio_submit + costs_.rq_alloc + costs_.plug;
+            // blk_mq_attempt_bio_merge: the plug first, then the scheduler.
+            Duration lock_time;
+            const bool merged = q_.attempt_plug_merge(plug_, &bio, now + extra, cpu) ||
+                                q_.attempt_sched_merge(&bio, now + extra, cpu, lock_time);
+            extra += lock_time;
+            if (merged) {
+                piece_submitted(io);
+                continue;
+            }
+        }
+        if (!plug_.empty() &&
+            (plug_.size() >= BLK_MAX_REQUEST_COUNT || plug_.back()->bytes() >= BLK_PLUG_FLUSH_SIZE))
+            unplug(now + extra, false);
+        // Direct reads are synchronous; writes count as async for the elevator's limit_depth.
+        blkmq::Request* rq = q_.alloc_request(cpu, now + extra, bio.op == blkmq::ReqOp::READ);
+        if (rq == nullptr)
+            return false;
+        q_.bio_to_request(rq, &bio, res_.pid, io.queued);
+        if (q_.tracing()) {
+            q_.trace_bio(blkmq::TraceAction::GETRQ, bio, now + extra, cpu, res_.pid);  // blk_add_trace_getrq
+            if (plug_.empty())
+                q_.trace(blkmq::TraceAction::PLUG, *rq, now + extra, cpu);
+        }
+        plug_.push_back(rq);
+        piece_submitted(io);
     }
-    plug_.push_back(rq);
-    io.state = IoU::State::INFLIGHT;
-    ++in_kernel_;
-    ++submitted_;
     return true;
+}
+
+// One piece of the io_u's bio is in the kernel's hands; with the last one the io_u is in
+// flight (submit_bio has returned). Until then the task has not left submission: if it slept
+// for a tag it must resume submitting, not wait for a completion that cannot come.
+void JobThread::piece_submitted(IoU& io) {
+    ++io.next_piece;
+    io.piece_tried = false;
+    if (io.next_piece == io.nr_pieces) {
+        io.state = IoU::State::INFLIGHT;
+        ++in_kernel_;
+        ++submitted_;
+    }
 }
 
 // blk_finish_plug / blk_flush_plug: U, or UT when flushed because the task sleeps.
@@ -319,11 +411,18 @@ void JobThread::unplug(Time now, bool from_schedule) {
 
 void JobThread::end_io(blkmq::Bio* bio, Time now) {
     const uint32_t idx = bio->cookie;
-    if (idx >= ious_.size() || ious_[idx].state != IoU::State::INFLIGHT)
+    // In flight, or a piece of a split bio whose later pieces still wait to be submitted:
+    // fewer pieces have ended than were submitted.
+    if (idx >= ious_.size() ||
+        !(ious_[idx].state == IoU::State::INFLIGHT ||
+          (ious_[idx].state == IoU::State::PREPPED && ious_[idx].bio_queued &&
+           ious_[idx].nr_pieces - ious_[idx].pieces_left < ious_[idx].next_piece)))
         throw std::logic_error(fmt::format(
             "invariant violated: job '{}' got a completion for io_u {} that is not in flight "
             "(sector {})", cfg_.name, idx, bio->sector));
     IoU& io = ious_[idx];
+    if (--io.pieces_left > 0)
+        return;  // bio_endio of a split piece: the chain's parent waits for the rest
     io.state = IoU::State::DONE;
     io.bio_queued = false;
     io.kernel_done = now;

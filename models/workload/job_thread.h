@@ -54,13 +54,17 @@ public:
     void end_io(blkmq::Bio* bio, sim::Time now) override;  // blkmq::EndIo
 
 private:
-    enum class State : uint8_t { NEW, RUNNING, SLEEP_IO, SLEEP_TAG, EXITED };
+    // SLEEP_REPLAY: a replaying job waits for its next I/O's recorded time (fio's
+    // iolog_delay(), a nanosleep: completions do not wake it).
+    enum class State : uint8_t { NEW, RUNNING, SLEEP_IO, SLEEP_TAG, SLEEP_REPLAY, EXITED };
 
     void wakeup_event(uint64_t);
     void step_done(uint64_t);
     void schedule_wakeup(sim::Time when);
     bool done_issuing(sim::Time now) const;
     bool is_sync() const { return cfg_.ioengine == IoEngine::PSYNC; }
+    // A replaying job's next I/O may not be issued before this instant.
+    sim::Time replay_due() const;
 
     // fio side
     uint32_t prep_io_u(sim::Time now);             // picks offset/len/ddir; returns index
@@ -70,7 +74,8 @@ private:
     // kernel side
     // bio → (merge | request) → plug; false: no tag. `lock_time` gets the time spent in the
     // elevator's lock (spin + hold) for a scheduler merge attempt.
-    bool submit_one(uint32_t idx, sim::Time now, sim::Duration& lock_time);
+    bool submit_one(uint32_t idx, sim::Time now, sim::Duration& extra);
+    void piece_submitted(IoU& io);
     void unplug(sim::Time now, bool from_schedule);
     void finish(sim::Time now);
 
@@ -109,6 +114,11 @@ private:
     sim::Duration bw_avg_time_;
     uint32_t* live_ = nullptr;
     sim::IntervalSampler bw_[2], iops_[2];
+
+    // read_iolog replay: the log, the next entry, the job's start and the previous issue.
+    const ReplayLog* replay_ = nullptr;
+    std::size_t replay_pos_ = 0;
+    sim::Time replay_origin_, replay_last_issue_;
 };
 
 }  // namespace blksim::workload

@@ -1,6 +1,8 @@
 // The blksim command line end to end: exit statuses, one-line errors, determinism.
 #include <catch2/catch.hpp>
 
+#include "test/cli/cli_fixture.h"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -10,26 +12,9 @@
 
 namespace {
 
-struct Result {
-    int status;
-    std::string out;  // stdout and stderr, in that order
-};
-
-Result blksim(const std::string& args, bool with_stderr = true) {
-    const std::string cmd = std::string(BLKSIM_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-    Result r{-1, {}};
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::array<char, 4096> buf{};
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-        r.out.append(buf.data(), n);
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
-
-std::string src(const std::string& rel) { return std::string(BLKSIM_SOURCE_DIR) + "/" + rel; }
+using Result = clitest::CliResult;
+Result blksim(const std::string& args, bool with_stderr = true) { return clitest::run_blksim(args, with_stderr); }
+std::string src(const std::string& rel) { return clitest::source_path(rel); }
 
 std::string write_temp(const std::string& name, const std::string& text) {
     const std::string path = "/tmp/blksim-test-" + name;
@@ -137,4 +122,29 @@ TEST_CASE("blksim run --trace writes blkparse lines, Q G P U D C per psync reque
     // Each pread: Q, G, P (plug), U (unplug, 1 request), D, C — no I on the direct-issue path.
     CHECK(actions.substr(0, 12) == "QGPUDCQGPUDC");
     CHECK(blksim("run --trace /nonexistent-dir/x.txt " + src("scenarios/examples/nullblk-psync-qd1.json")).status == 2);
+}
+
+TEST_CASE("validate --graph prints the topology; a cycle in it is refused with exit 2", "[cli][topology]") {
+    const std::string base = R"({
+  "host": { "cost_profile": "desktop-8t" },
+  "controllers": [ { "name": "hba0", "kind": "hba", "can_queue": 64 },
+                   { "name": "exp0", "kind": "expander", "parent": "PARENT" } ],
+  "devices": [ { "name": "sda", "model": "null_blk", "controller": "exp0" },
+               { "name": "sdb", "model": "null_blk", "controller": "hba0" } ],
+  "jobs": [ { "name": "j", "device": "sda" } ]
+})";
+    std::string ok = base;
+    ok.replace(ok.find("PARENT"), 6, "hba0");
+    auto g = blksim("validate --graph " + write_temp("topo-ok.json", ok));
+    CHECK(g.status == 0);
+    CHECK_THAT(g.out, Catch::StartsWith("digraph G {") && Catch::Contains("hba0 host tags") &&
+                          Catch::Contains("exp0 (expander)"));
+
+    std::string cyc = base;
+    cyc.replace(cyc.find("PARENT"), 6, "exp0");
+    const std::string path = write_temp("topo-cycle.json", cyc);
+    auto r = blksim("run " + path);
+    CHECK(r.status == 2);
+    CHECK(r.out == "blksim: " + path + ": /controllers/1/parent: controllers form a cycle: exp0 -> exp0; a chain "
+                   "of expanders must end at an hba\n");
 }

@@ -418,7 +418,7 @@ TEST_CASE("a bad value from --set is reported at its path and says where it came
 
 TEST_CASE("unknown keys are named, with what is allowed", "[scenario]") {
     CHECK_THAT(error_of(kMinimal, {"duration=10"}),
-               Catch::StartsWith("test.json: /duration: unknown key 'duration' (allowed: description, devices,"));
+               Catch::StartsWith("test.json: /duration: unknown key 'duration' (allowed: controllers, description, devices,"));
     CHECK_THAT(error_of(kMinimal, {"jobs.0.iodepht=4"}),
                Catch::StartsWith("test.json: /jobs/0/iodepht: unknown fio option 'iodepht' (supported: ") &&
                    Catch::Contains("iodepth"));
@@ -642,4 +642,37 @@ TEST_CASE("schema: every property is described and every object is closed", "[sc
     std::string all;
     for (const auto& p : problems) all += p + "\n";
     CHECK(all == "");
+}
+
+// --- controllers and the topology ------------------------------------------------------
+
+TEST_CASE("controllers decode, and topology errors name the JSON path of the bad link", "[scenario][topology]") {
+    constexpr const char* kHba = R"({
+  "host": { "cost_profile": "desktop-8t" },
+  "controllers": [ { "name": "hba0", "kind": "hba", "can_queue": 64, "reserved_tags": 2 },
+                   { "name": "exp0", "kind": "expander", "parent": "hba0" } ],
+  "devices": [ { "name": "sda", "model": "null_blk", "controller": "exp0" } ],
+  "jobs": [ { "name": "j" } ]
+})";
+    const auto s = load(kHba);
+    REQUIRE(s.machine.controllers.size() == 2);
+    CHECK(s.machine.controllers[0].can_queue == 64);
+    CHECK(s.machine.controllers[0].reserved_tags == 2);
+    CHECK(s.machine.controllers[1].kind == dev::ControllerConfig::Kind::EXPANDER);
+    CHECK(s.machine.devices[0].controller == "exp0");
+
+    const std::string cycle = R"(controllers=[{"name": "hba0", "kind": "hba"},
+        {"name": "exp0", "kind": "expander", "parent": "exp1"},
+        {"name": "exp1", "kind": "expander", "parent": "exp0"}])";
+    CHECK_THAT(error_of(kHba, {cycle}),
+               Catch::StartsWith("test.json: /controllers/1/parent: controllers form a cycle: exp0 -> exp1 -> exp0; "
+                                 "a chain of expanders must end at an hba"));
+    CHECK_THAT(error_of(kHba, {"devices.0.controller=\"hba7\""}),
+               Catch::StartsWith("test.json: /devices/0/controller: device 'sda' names unknown controller 'hba7' "
+                                 "(controllers: 'hba0', 'exp0')"));
+    CHECK_THAT(error_of(kHba, {"controllers.1.can_queue=8"}),
+               Catch::StartsWith("test.json: /controllers/1/can_queue: an expander has no tags of its own"));
+    CHECK_THAT(error_of(kHba, {"controllers.0.reserved_tags=64"}),
+               Catch::StartsWith("test.json: /controllers/0/reserved_tags: reserved_tags (64) must stay below can_queue (64)"));
+    CHECK_THAT(error_of(kHba, {"controllers.0.kind=\"raid\""}), Catch::StartsWith("test.json: /controllers/0/kind:"));
 }

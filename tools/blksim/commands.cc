@@ -1,10 +1,13 @@
 #include "tools/blksim/commands.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -12,18 +15,100 @@
 #include "models/registry.h"
 #include "models/sched/mq_deadline.h"
 #include "models/report/blkparse_writer.h"
+#include "models/report/blktrace_writer.h"
 #include "models/report/job_result.h"
 #include "models/topology/machine.h"
+#include "models/topology/topology.h"
 #include "tools/scenario/scenario.h"
 
 namespace blksim::cli {
+
+namespace {
+
+// Both trace outputs at once: each sink sees every event.
+class TeeSink final : public blkmq::TraceSink {
+public:
+    void add(blkmq::TraceSink* s) {
+        if (s)
+            sinks_.push_back(s);
+    }
+    blkmq::TraceSink* sink() {
+        if (sinks_.empty())
+            return nullptr;
+        return sinks_.size() == 1 ? sinks_[0] : this;
+    }
+    void emit(uint32_t dev, const blkmq::TraceEvent& e) override {
+        for (blkmq::TraceSink* s : sinks_)
+            s->emit(dev, e);
+    }
+
+private:
+    std::vector<blkmq::TraceSink*> sinks_;
+};
+
+// `blksim run --blktrace DIR`: the per-CPU files blktrace would write, DIR/<disk>.blktrace.<cpu>
+// for every disk and every CPU of the host (blktrace opens one per online CPU; CPUs without
+// events leave theirs empty, and blkparse stops looking at the first missing number).
+struct BlktraceFiles {
+    std::vector<std::string> names;                           // per disk, '/' → '_' as the kernel does
+    std::vector<std::vector<std::unique_ptr<std::ofstream>>> files;  // [disk][cpu]
+};
+
+std::string open_blktrace_files(const std::string& dir, const std::vector<std::string>& disks,
+                                uint32_t nr_cpus, BlktraceFiles& out) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+        return fmt::format("--blktrace {}: cannot create the directory ({})", dir,
+                           ec ? ec.message() : "not a directory");
+    for (const std::string& disk : disks) {
+        std::string name = disk;
+        std::replace(name.begin(), name.end(), '/', '_');
+        out.names.push_back(name);
+        auto& per_cpu = out.files.emplace_back();
+        for (uint32_t c = 0; c < nr_cpus; ++c) {
+            const std::string path = (fs::path(dir) / fmt::format("{}.blktrace.{}", name, c)).string();
+            auto f = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
+            if (!*f)
+                return fmt::format("--blktrace {}: cannot open {} for writing", dir, path);
+            per_cpu.push_back(std::move(f));
+        }
+        // Files of CPUs this host does not have, left by an earlier run, would be read by
+        // blkparse (it takes <disk>.blktrace.N for N = 0, 1, ... until one is missing).
+        for (uint32_t c = nr_cpus;; ++c) {
+            const fs::path stale = fs::path(dir) / fmt::format("{}.blktrace.{}", name, c);
+            if (!fs::exists(stale, ec) || !fs::remove(stale, ec))
+                break;
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+// Prints the loader's warnings when it goes out of scope, whether loading succeeded or not.
+struct WarningPrinter {
+    const std::vector<std::string>& warnings;
+    ~WarningPrinter() {
+        for (const std::string& w : warnings)
+            fmt::print(stderr, "blksim: warning: {}\n", w);
+    }
+};
 
 static scenario::Scenario load(const std::string& path, std::vector<std::string> sets,
                                std::optional<uint64_t> seed) {
     if (seed)
         sets.push_back(fmt::format("seed={}", *seed));
-    return scenario::load_scenario(path, sets);
+    // A scenario whose jobs come from a fio job file may warn (options it does not support).
+    std::vector<std::string> warnings;
+    scenario::FioPolicy policy;
+    policy.warnings = &warnings;
+    const WarningPrinter printer{warnings};
+    return scenario::load_scenario(path, sets, policy);
 }
+
+static int run_loaded(const scenario::Scenario& s, const RunOptions& o);
 
 int cmd_run(const RunOptions& o) {
     scenario::Scenario s;
@@ -33,6 +118,11 @@ int cmd_run(const RunOptions& o) {
         fmt::print(stderr, "blksim: {}\n", e.what());
         return 2;
     }
+    return run_loaded(s, o);
+}
+
+// Runs a loaded scenario and prints fio's report; o.scenario names it in messages.
+static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
     bool json = s.output.format == scenario::OutputConfig::Format::JSON;
     if (o.output_format == "json")
         json = true;
@@ -57,16 +147,43 @@ int cmd_run(const RunOptions& o) {
             names.push_back(q.device);
         trace = std::make_unique<report::BlkparseWriter>(*out, report::sim_trace_devices(names));
     }
+    BlktraceFiles bt_files;
+    std::unique_ptr<report::BlktraceWriter> blktrace;
+    if (!o.blktrace_dir.empty()) {
+        std::vector<std::string> disks;
+        for (const auto& q : s.machine.queues)
+            disks.push_back(q.device);
+        if (const std::string err = open_blktrace_files(o.blktrace_dir, disks, s.machine.host.nr_cpus, bt_files);
+            !err.empty()) {
+            fmt::print(stderr, "blksim: {}\n", err);
+            return 2;
+        }
+        std::vector<std::vector<std::ostream*>> outs;
+        for (const auto& per_cpu : bt_files.files) {
+            auto& v = outs.emplace_back();
+            for (const auto& f : per_cpu)
+                v.push_back(f.get());
+        }
+        std::vector<report::TraceDevice> devs = report::sim_trace_devices(disks);
+        for (std::size_t i = 0; i < devs.size(); ++i)
+            devs[i].name = bt_files.names[i];
+        blktrace = std::make_unique<report::BlktraceWriter>(std::move(devs), std::move(outs));
+    }
+    TeeSink sinks;
+    sinks.add(trace.get());
+    sinks.add(blktrace.get());
 
     const auto wall0 = std::chrono::steady_clock::now();
     report::RunResult result;
     uint64_t events = 0, ios = 0;
     try {
         topology::Machine machine(s.machine);
-        machine.set_trace(trace.get());
+        machine.set_trace(sinks.sink());
         result = machine.run();
         if (trace)
             trace->flush();
+        if (blktrace)
+            blktrace->flush();
         events = machine.events_processed();
         ios = machine.ios_completed();
     } catch (const std::invalid_argument& e) {
@@ -91,12 +208,85 @@ int cmd_run(const RunOptions& o) {
                    "{:.2f} M simulated I/Os per wall-second\n",
                    result.sim_time.seconds(), wall, events, ios,
                    wall > 0 ? static_cast<double>(ios) / wall / 1e6 : 0.0);
+    if (blktrace) {
+        for (std::size_t d = 0; d < bt_files.files.size(); ++d)
+            for (std::size_t c = 0; c < bt_files.files[d].size(); ++c)
+                if (!*bt_files.files[d][c]) {
+                    fmt::print(stderr, "blksim: --blktrace {}: writing {}.blktrace.{} failed\n", o.blktrace_dir,
+                               bt_files.names[d], c);
+                    return 2;
+                }
+        if (!o.quiet)
+            fmt::print(stderr, "blksim: blktrace: {} events in {}/<disk>.blktrace.<0..{}> (blkparse -i <disk> -D {})\n",
+                       blktrace->events(), o.blktrace_dir, s.machine.host.nr_cpus - 1, o.blktrace_dir);
+        if (blktrace->late_events() > 0)
+            fmt::print(stderr, "blksim: blktrace: warning: {} events were written after a later event of their CPU\n",
+                       blktrace->late_events());
+    }
     return 0;
 }
 
-int cmd_validate(const std::string& path, const std::vector<std::string>& sets) {
+int cmd_fio(const FioOptions& o) {
+    if (o.fio_args.empty()) {
+        fmt::print(stderr, "blksim: fio: nothing to run: give fio's options or a job file after '--', e.g. "
+                           "blksim fio --device nvme -- --name=r --rw=randread --runtime=1s --time_based\n");
+        return 2;
+    }
+    scenario::FioCommand cmd;
+    cmd.device = o.device;
+    cmd.scheduler = o.scheduler;
+    cmd.fio_args = o.fio_args;
+    cmd.sets = o.sets;
+    if (o.seed)
+        cmd.sets.push_back(fmt::format("seed={}", *o.seed));
+    std::vector<std::string> warnings;
+    cmd.policy.strict = o.strict;
+    cmd.policy.warnings = &warnings;
+    scenario::FioRun run;
+    std::string error;
+    {
+        const WarningPrinter printer{warnings};  // the notes first, then the error
+        try {
+            run = scenario::load_fio_command(cmd);
+        } catch (const scenario::ScenarioError& e) {
+            error = e.what();
+        }
+    }
+    if (!error.empty()) {
+        fmt::print(stderr, "blksim: {}\n", error);
+        return 2;
+    }
+    if (run.parse_only) {
+        uint64_t threads = 0;
+        for (const auto& j : run.scenario.machine.jobs)
+            threads += j.numjobs;
+        fmt::print("fio: ok: {} job(s), {} thread(s) on {} ({} CPU(s), {} device(s))\n", run.scenario.machine.jobs.size(),
+                   threads, o.device, run.scenario.machine.host.nr_cpus, run.scenario.machine.devices.size());
+        return 0;
+    }
+    if (!run.output_file.empty() && !std::freopen(run.output_file.c_str(), "w", stdout)) {
+        fmt::print(stderr, "blksim: fio --output={}: cannot open for writing\n", run.output_file);
+        return 2;
+    }
+    RunOptions ro;
+    ro.scenario = o.device;
+    ro.output_format = o.output_format;
+    ro.quiet = o.quiet;
+    ro.trace_file = o.trace_file;
+    ro.blktrace_dir = o.blktrace_dir;
+    return run_loaded(run.scenario, ro);
+}
+
+int cmd_validate(const std::string& path, const std::vector<std::string>& sets, bool graph) {
     try {
         const auto s = load(path, sets, std::nullopt);
+        if (graph) {
+            // The decoder has checked the topology already; print it as Graphviz DOT.
+            std::ostringstream dot;
+            topology::Topology(s.machine).write_graphviz(dot);
+            fmt::print("{}", dot.str());
+            return 0;
+        }
         uint64_t threads = 0;
         for (const auto& j : s.machine.jobs)
             threads += j.numjobs;
@@ -119,8 +309,12 @@ static void print_table(const char* title, std::span<const registry::Entry> entr
 }
 
 int cmd_list(const std::string& what) {
-    if (what.empty() || what == "devices")
+    if (what.empty() || what == "devices") {
         print_table("devices", registry::device_models());
+        fmt::print("  device profiles (scenarios/devices/, a device entry's \"profile\"):\n");
+        for (const auto& p : scenario::device_profiles())
+            fmt::print("      {:<28} {:<10} {}\n", p.name, p.model, p.description);
+    }
     if (what.empty() || what == "engines")
         print_table("engines", registry::io_engines());
     if (what.empty() || what == "schedulers") {

@@ -16,10 +16,27 @@ struct RunOptions {
     std::optional<uint64_t> seed;
     bool quiet = false;             // no summary on stderr
     std::string trace_file;         // blkparse-style text trace ("-" = stdout)
+    std::string blktrace_dir;       // blktrace binary per-CPU files go here
+};
+
+// `blksim fio --device PROFILE|SCENARIO [...] -- <fio arguments or job file>`
+struct FioOptions {
+    std::string device;                 // a scenario file, a device profile or a built-in machine
+    std::string scheduler;              // every queue's scheduler; overrides the jobs' ioscheduler=
+    std::vector<std::string> sets;
+    std::string output_format;          // empty = fio's --output-format, else normal
+    bool strict = false;                // unsupported fio options are an error, not a warning
+    std::optional<uint64_t> seed;
+    bool quiet = false;
+    std::string trace_file;
+    std::string blktrace_dir;
+    std::vector<std::string> fio_args;  // what follows "--"
 };
 
 int cmd_run(const RunOptions& o);
-int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets);
+int cmd_fio(const FioOptions& o);
+// `graph`: print the machine's topology as Graphviz DOT instead of the summary line.
+int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets, bool graph = false);
 int cmd_list(const std::string& what);
 
 }  // namespace blksim::cli

@@ -19,12 +19,37 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--seed", run.seed, "scenario seed (overrides the file's)");
     run_cmd->add_flag("--quiet,-q", run.quiet, "no run summary on stderr");
     run_cmd->add_option("--trace", run.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
+    run_cmd->add_option("--blktrace", run.blktrace_dir,
+                        "write blktrace binary per-CPU files DIR/<disk>.blktrace.<cpu> (read them with blkparse/btt)");
+
+    FioOptions fio;
+    auto* fio_cmd = app.add_subcommand(
+        "fio", "run a fio command line or job file as written, on a simulated machine: "
+               "blksim fio --device nvme -- --name=r --rw=randread --bs=4k --runtime=1s --time_based");
+    fio_cmd->add_option("--device", fio.device,
+                        "the machine: a scenario file (its jobs are replaced), a device profile "
+                        "(scenarios/devices/<name>.json) or a built-in machine: nullb, nvme")
+        ->required();
+    fio_cmd->add_option("--scheduler", fio.scheduler,
+                        "I/O scheduler of every device (overrides the jobs' ioscheduler=)");
+    fio_cmd->add_option("--set", fio.sets, "override a machine value (host.cpus=4) or a job's (jobs.0.runtime=1s)");
+    fio_cmd->add_option("--output-format", fio.output_format, "normal or json (default: fio's --output-format, else normal)")
+        ->check(CLI::IsMember({"normal", "json"}));
+    fio_cmd->add_flag("--strict", fio.strict, "refuse fio options blksim does not support (default: warn and run without them)");
+    fio_cmd->add_option("--seed", fio.seed, "scenario seed");
+    fio_cmd->add_flag("--quiet,-q", fio.quiet, "no run summary on stderr");
+    fio_cmd->add_option("--trace", fio.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
+    fio_cmd->add_option("--blktrace", fio.blktrace_dir,
+                        "write blktrace binary per-CPU files DIR/<disk>.blktrace.<cpu> (read them with blkparse/btt)");
+    fio_cmd->add_option("fio_args", fio.fio_args, "after '--': fio's arguments as on fio's command line (job options, job files)");
 
     std::string vscenario;
     std::vector<std::string> vsets;
     auto* val_cmd = app.add_subcommand("validate", "check a scenario without running it");
     val_cmd->add_option("scenario", vscenario, "scenario JSON file")->required();
     val_cmd->add_option("--set", vsets, "override a scenario value: path=value");
+    bool vgraph = false;
+    val_cmd->add_flag("--graph", vgraph, "print the topology (host, controllers, devices, queues, tag sets) as Graphviz DOT");
 
     std::string what;
     auto* list_cmd = app.add_subcommand("list", "list device models, engines and schedulers with their parameters");
@@ -42,8 +67,10 @@ int main(int argc, char** argv) {
     }
     if (*run_cmd)
         return cmd_run(run);
+    if (*fio_cmd)
+        return cmd_fio(fio);
     if (*val_cmd)
-        return cmd_validate(vscenario, vsets);
+        return cmd_validate(vscenario, vsets, vgraph);
     if (*list_cmd)
         return cmd_list(what);
     return 2;

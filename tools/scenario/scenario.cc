@@ -27,7 +27,11 @@
 #include <valijson/validator.hpp>
 #pragma GCC diagnostic pop
 
+#include "models/device/hdd_mechanics.h"
 #include "models/sched/mq_deadline.h"
+#include "tools/replay/trace_reader.h"
+#include "models/topology/topology.h"
+#include "tools/scenario/fio_job.h"
 #include "tools/scenario/units.h"
 
 namespace blksim::scenario {
@@ -110,12 +114,78 @@ constexpr FioOption kFioOptions[] = {
     {"cmdprio_percentage", "cmdprio_percentage", true},
     {"cmdprio_class", "cmdprio_class", true},
     {"cmdprio", "cmdprio", true},
+    {"read_iolog", "read_iolog"},
+    {"replay_no_stall", "replay_no_stall"},
 };
 
 const FioOption* find_fio_option(std::string_view name) {
     for (const FioOption& o : kFioOptions)
         if (o.name == name) return &o;
     return nullptr;
+}
+
+// fio options (canonical names, see fio_vocabulary.inc) that a fio job file or command line
+// may carry and that cannot change what a simulation shows: where files live, the fio
+// process (threads, memory, users, cgroups), data content, random-map bookkeeping, error
+// handling, what fio prints anyway, and the settings of features that are off unless
+// another option (itself listed as unsupported) turns them on. Accepted and dropped.
+constexpr std::string_view kIgnoredFioOptions[] = {
+    // files and the fio process
+    "description", "directory", "filename_format", "unique_filename", "lockfile", "opendir",
+    "allow_file_create", "allow_mounted_write", "create_serialize", "create_fsync", "create_on_open",
+    "unlink", "unlink_each_loop", "overwrite", "fallocate", "fadvise_hint", "invalidate", "openfiles",
+    "file_service_type", "nice", "uid", "gid", "cgroup", "cgroup_weight", "cgroup_nodelete",
+    "exitall", "exitall_on_error", "exit_what", "exec_prerun", "exec_postrun", "lockmem", "mem",
+    "hugepage-size", "clocksource", "gtod_reduce", "gtod_cpu",
+    // data content and random-offset bookkeeping
+    "zero_buffers", "refill_buffers", "scramble_buffers", "buffer_pattern", "buffer_compress_percentage",
+    "buffer_compress_chunk", "dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage",
+    "dedupe_global", "randrepeat", "allrandrepeat", "norandommap", "random_generator",
+    // errors (a simulation has none) and what fio reports anyway
+    "continue_on_error", "ignore_error", "error_dump", "disable_lat", "disable_clat", "disable_slat",
+    "disable_bw_measurement", "clat_percentiles", "lat_percentiles", "slat_percentiles",
+    "significant_figures", "disk_util",
+    // settings of verify / rate / thinktime, which are listed themselves unless off
+    "do_verify", "verify_interval", "verify_offset", "verify_pattern", "verify_fatal", "verify_dump",
+    "verify_async", "verify_backlog", "verify_backlog_batch", "verify_state_save",
+    "verify_state_load", "experimental_verify", "rate_process", "rate_cycle",
+    "rate_ignore_thinktime", "thinktime_spin", "thinktime_blocks", "thinktime_blocks_type", "thinktime_iotime",
+    // options of fio's built-in profiles (act, tiobench), which do nothing without profile=
+    "threads", "block", "dir", "numruns", "load", "prep", "device-names", "read-req-num-512-blocks",
+    "large-block-op-kbytes", "test-duration", "threads-per-queue",
+    // engine details whose CPU cost the model does not separate
+    "fixedbufs", "registerfiles", "nonvectored", "userspace_reap",
+};
+
+// fio options blksim does not model, whose value here means "off" (fio's default): ignored.
+struct HarmlessFioValue {
+    std::string_view option;  // canonical name
+    std::string_view values;  // '|'-separated
+};
+constexpr HarmlessFioValue kHarmlessFioValues[] = {
+    {"verify", "0|null"},          {"sync", "0|none"},        {"fsync", "0"},        {"fdatasync", "0"},
+    {"end_fsync", "0"},            {"fsync_on_close", "0"},   {"loops", "1"},        {"startdelay", "0"},
+    {"thinktime", "0"},            {"rate", "0"},             {"rate_iops", "0"},    {"rate_min", "0"},
+    {"rate_iops_min", "0"},        {"nrfiles", "1"},          {"zonemode", "none"},  {"cpus_allowed_policy", "shared"},
+    {"unified_rw_reporting", "0|none"}, {"random_distribution", "random"}, {"stats", "1"}, {"offset_increment", "0"},
+    {"buffered", "0"},             {"io_submit_mode", "inline"}, {"hipri", "0"},     {"sqthread_poll", "0"},
+    {"verify_only", "0"},          {"trim_percentage", "0"},  {"create_only", "0"},  {"pre_read", "0"},
+};
+
+bool ignored_fio_option(std::string_view canonical, const std::optional<std::string>& value) {
+    if (std::find(std::begin(kIgnoredFioOptions), std::end(kIgnoredFioOptions), canonical) != std::end(kIgnoredFioOptions))
+        return true;
+    for (const HarmlessFioValue& h : kHarmlessFioValues) {
+        if (h.option != canonical) continue;
+        const std::string v = value.value_or("1");  // a bare flag means 1
+        for (std::string_view list = h.values;;) {
+            const size_t bar = list.find('|');
+            if (list.substr(0, bar) == v) return true;
+            if (bar == std::string_view::npos) break;
+            list.remove_prefix(bar + 1);
+        }
+    }
+    return false;
 }
 
 // CpuCosts fields by their JSON name.
@@ -194,9 +264,23 @@ public:
     // Remembers that the value at ptr came from a --set, so that errors about it say so.
     void note_set(const std::string& ptr, const std::string& set) { sets_.emplace_back(ptr, set); }
 
+    // Remembers that the value at ptr (and below it) was written in a fio job file or command
+    // line: errors about it name that place ("job.fio:12: bs=1000") instead of file + JSON path.
+    void note_origin(const std::string& ptr, const std::string& where) { origins_.emplace_back(ptr, where); }
+
+    // How messages name the value at ptr: its fio origin if it has one, else the JSON path.
+    std::string describe(const std::string& ptr) const {
+        const std::pair<std::string, std::string>* best = nullptr;
+        for (const auto& o : origins_)
+            if ((ptr == o.first || ptr.starts_with(o.first + "/")) && (!best || o.first.size() > best->first.size()))
+                best = &o;
+        return best ? best->second : ptr;
+    }
+
     [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const {
         std::string where = ptr.empty() ? "(top level)" : ptr;
         std::string text = file_ + ": " + where + ": " + msg;
+        if (const std::string origin = describe(ptr); origin != ptr) text = origin + ": " + msg;
         for (const auto& [set_ptr, set] : sets_)
             if (ptr == set_ptr || ptr.starts_with(set_ptr + "/")) text += " (value from --set " + set + ")";
         throw ScenarioError(text);
@@ -206,6 +290,7 @@ public:
 private:
     std::string file_;
     std::vector<std::pair<std::string, std::string>> sets_;
+    std::vector<std::pair<std::string, std::string>> origins_;  // JSON pointer -> "job.fio:12: bs=1000"
 };
 
 // ---------------------------------------------------------------------------------------
@@ -381,6 +466,234 @@ void normalize_fio_sections(json& doc, const Reporter& rep) {
         for (size_t i = 0; i < doc["jobs"].size(); ++i)
             integers_from_strings(doc["jobs"][i], child("/jobs", i), rep);
 }
+
+// ---------------------------------------------------------------------------------------
+// fio input: the jobs of a fio job file or command line (fio_job.h) become the scenario's
+// "jobs" array, each value remembered with the place it was written, so that the schema and
+// the decoder check them exactly as they check a JSON scenario's and name that place.
+
+// The options blksim does not support, gathered over all jobs for one message.
+class Unsupported {
+public:
+    // fatal: the job cannot run without it (an engine, a pattern, a scheduler blksim lacks).
+    void add(const fio::Option& o, const std::string& why, bool fatal) {
+        const std::string item = o.raw + (why.empty() ? "" : " (" + why + ")");
+        fatal_ = fatal_ || fatal;
+        for (Entry& e : entries_)
+            if (e.item == item) {
+                if (std::find(e.places.begin(), e.places.end(), o.where.str()) == e.places.end())
+                    e.places.push_back(o.where.str());
+                return;
+            }
+        entries_.push_back({item, {o.where.str()}, fatal});
+    }
+    bool empty() const { return entries_.empty(); }
+    bool fatal() const { return fatal_; }
+    // "ioengine=net (...) at job.fio:3; verify=md5 at job.fio:7; rate=10m at job.fio:9, job.fio:20":
+    // what the job cannot run without first.
+    std::string list() const {
+        std::string out;
+        for (const bool fatal : {true, false})
+            for (const Entry& e : entries_) {
+                if (e.fatal != fatal) continue;
+                if (!out.empty()) out += "; ";
+                out += e.item + " at " + join(e.places);
+            }
+        return out;
+    }
+
+private:
+    struct Entry {
+        std::string item;
+        std::vector<std::string> places;
+        bool fatal;
+    };
+    std::vector<Entry> entries_;
+    bool fatal_ = false;
+};
+
+template <class Table>
+bool in_table(const Table& table, std::string_view name) {
+    return std::any_of(std::begin(table), std::end(table), [&](const auto& e) { return e.name == name; });
+}
+
+template <class Table>
+std::string table_names(const Table& table) {
+    std::vector<std::string> names;
+    for (const auto& e : table) names.emplace_back(e.name);
+    return join(names);
+}
+
+// The options of one fio job as a JSON job object.
+class FioJobConverter {
+public:
+    FioJobConverter(Reporter& rep, Unsupported& unsupported, const std::string& scheduler_override,
+                    std::vector<std::string>& notes)
+        : rep_(rep), unsupported_(unsupported), scheduler_override_(scheduler_override), notes_(notes) {}
+
+    json convert(const fio::Job& job, const std::string& ptr) {
+        ptr_ = ptr;
+        obj_ = json{{"name", job.name}};
+        keys_.clear();
+        rep_.note_origin(ptr, job.where.str() + ": job " + squote(job.name));
+        rep_.note_origin(child(ptr, "name"), job.where.str() + ": [" + job.name + "]");
+        // The engines named in the job's sections decide which engine options it may have
+        // (fio reads a section's engine options for the engine it has at that point).
+        engines_.clear();
+        other_engine_.clear();
+        last_.clear();
+        for (size_t i = 0; i < job.options.size(); ++i) {
+            const fio::Option& o = job.options[i];
+            const std::string c = canonical(o);
+            last_[c] = i;
+            if (c != "ioengine" || !o.value) continue;
+            engines_.push_back(*o.value);
+            if (!in_table(kEngines, *o.value)) other_engine_ = *o.value;
+        }
+        if (engines_.empty()) engines_.push_back("psync");  // fio's default on Linux
+        for (size_t i = 0; i < job.options.size(); ++i) option(job.options[i], last_[canonical(job.options[i])] == i);
+        return obj_;
+    }
+
+private:
+    bool has_engine_option(const fio::OptionInfo& info) const {
+        return std::any_of(engines_.begin(), engines_.end(), [&](const std::string& e) { return info.of_engine(e); });
+    }
+
+    static std::string canonical(const fio::Option& o) {
+        const fio::OptionInfo* info = fio::find_option(o.name);
+        return std::string(info ? info->canonical : std::string_view(o.name));
+    }
+
+    [[noreturn]] void fail(const fio::Option& o, const std::string& msg) const {
+        throw ScenarioError(o.describe() + ": " + msg);
+    }
+
+    // The value of a modelled option goes into the job object; a later value of the same
+    // option (or of an alias of it) replaces an earlier one, as in fio.
+    void set(const fio::Option& o, std::string_view key, std::string_view canon, const std::string& value) {
+        const std::string c(canon);
+        if (const auto it = keys_.find(c); it != keys_.end()) obj_.erase(it->second);
+        keys_[c] = std::string(key);
+        obj_[std::string(key)] = value;
+        rep_.note_origin(child(ptr_, key), o.describe());
+    }
+
+    // effective: the job's last value of this option (earlier ones are checked, then dropped).
+    void option(const fio::Option& o, bool effective) {
+        const fio::OptionInfo* info = fio::find_option(o.name);
+        const FioOption* model = find_fio_option(o.name);
+        if (!model && info) model = find_fio_option(info->canonical);
+        if (!info && !model) {
+            // An engine blksim does not have may have options fio's vocabulary lacks (the
+            // vocabulary holds only the engines built into Debian's fio): count them as its.
+            if (!other_engine_.empty()) {
+                if (effective) unsupported_.add(o, "an option of ioengine=" + other_engine_ + "?", false);
+                return;
+            }
+            const std::string guess = fio::closest_option(o.name);
+            fail(o, "unknown fio option " + squote(o.name) + (guess.empty() ? "" : " (did you mean " + guess + "?)"));
+        }
+        if (info && info->needs_value && !o.value) fail(o, "option " + squote(o.name) + " needs a value (" + o.name + "=...)");
+        if (info && !info->engines.empty() && other_engine_.empty() && !has_engine_option(*info)) {
+            std::string engines(info->engines);
+            std::replace(engines.begin(), engines.end(), ',', ' ');
+            fail(o, squote(o.name) + " is an option of the ioengines " + engines + ", not of ioengine=" + engines_.back() +
+                        " (fio refuses it: \"Bad option\")");
+        }
+        if (!effective) return;  // a later value replaces it, as in fio
+        const std::string value = o.value.value_or("1");  // a bare flag means 1
+        const std::string canon = model ? std::string(model->canonical) : canonical(o);
+
+        if (model) {
+            if (canon == "name") {
+                obj_["name"] = value;
+                rep_.note_origin(child(ptr_, "name"), o.describe());
+                return;
+            }
+            if ((canon == "ioengine" || canon == "rw" || canon == "ioscheduler") && value.empty())
+                fail(o, "empty value" + std::string(o.raw.find("${") != std::string::npos
+                                                        ? " (an environment variable that is not set gives '', as in fio)"
+                                                        : ""));
+            if (canon == "ioengine" && !in_table(kEngines, value))
+                return unsupported_.add(o, "blksim's engines: " + table_names(kEngines), true);
+            if (canon == "ioscheduler") {
+                if (!scheduler_override_.empty()) {
+                    notes_.push_back(o.describe() + ": replaced by --scheduler " + scheduler_override_);
+                    return;
+                }
+                if (std::find(std::begin(kSchedulers), std::end(kSchedulers), value) == std::end(kSchedulers))
+                    return unsupported_.add(o, "blksim's schedulers: " + join(supported_schedulers()), true);
+            }
+            if (canon == "rw") {
+                const size_t colon = value.find(':');
+                const std::string pattern = value.substr(0, colon);
+                if (!in_table(kRwPatterns, pattern))
+                    return unsupported_.add(o, "blksim's patterns: " + table_names(kRwPatterns), true);
+                if (colon != std::string::npos) {
+                    unsupported_.add(o, "the :" + value.substr(colon + 1) + " offset modifier, runs as rw=" + pattern, false);
+                    return set(o, model->name, canon, pattern);
+                }
+            }
+            if (canon == "direct" && (value == "0" || value == "false"))
+                return unsupported_.add(o, "buffered I/O: the page cache is not modelled, runs as direct I/O", false);
+            return set(o, model->name, canon, value);
+        }
+        if (canon == "buffered" && value != "0")
+            return unsupported_.add(o, "buffered I/O: the page cache is not modelled, runs as direct I/O", false);
+        if (canon == "bsrange" || canon == "bssplit") return block_sizes(o, canon, value);
+        if (canon == "zonemode" && value != "none")  // the job needs a kind of device blksim has not
+            return unsupported_.add(o, "zoned block devices are not modelled", true);
+        if (ignored_fio_option(canon, o.value)) return;
+        unsupported_.add(o, "", false);
+    }
+
+    // bsrange / bssplit: one size per direction is bs; several are not modelled.
+    void block_sizes(const fio::Option& o, const std::string& canon, const std::string& value) {
+        const units::KbBase kb = obj_.contains("kb_base") && obj_["kb_base"] == "1000" ? units::KbBase::B1000
+                                                                                       : units::KbBase::B1024;
+        std::optional<uint64_t> r, w;
+        bool single = true;
+        try {
+            if (canon == "bsrange") {
+                const units::DdirRanges d = units::parse_ddir_ranges(value, kb);
+                const auto one = [&](const std::optional<units::SizeRange>& x, std::optional<uint64_t>& out) {
+                    if (!x) return;
+                    if (x->min != x->max) single = false;
+                    out = x->min;
+                };
+                one(d.read, r);
+                one(d.write, w);
+            } else {
+                const units::DdirBsSplit d = units::parse_bssplit(value, kb);
+                const auto one = [&](const std::optional<units::BsSplit>& x, std::optional<uint64_t>& out) {
+                    if (!x) return;
+                    if (x->size() != 1) single = false;
+                    out = x->front().bs;
+                };
+                one(d.read, r);
+                one(d.write, w);
+            }
+        } catch (const units::ValueError& e) {
+            fail(o, e.what());
+        }
+        if (!single)
+            return unsupported_.add(o, "several block sizes, blksim runs one per direction (bs=)", false);
+        const std::string bs = (r ? std::to_string(*r) : "") + (w ? "," + std::to_string(*w) : "");
+        set(o, "bs", "bs", bs);
+    }
+
+    Reporter& rep_;
+    Unsupported& unsupported_;
+    const std::string& scheduler_override_;
+    std::vector<std::string>& notes_;
+    std::string ptr_;
+    json obj_;
+    std::map<std::string, std::string> keys_;  // canonical option -> its key in obj_
+    std::vector<std::string> engines_;          // the ioengine values of the job (psync if none)
+    std::string other_engine_;                  // one of them blksim does not have, if any
+    std::map<std::string, size_t> last_;        // canonical option -> index of its last value
+};
 
 // ---------------------------------------------------------------------------------------
 // Schema validation with one clear message. valijson reports a chain of errors from the
@@ -671,6 +984,7 @@ using Options = std::map<std::string, Opt, std::less<>>;
 struct LoadContext {
     fs::path scenario_dir;  // for cost-profile paths relative to the scenario
     std::string base_dir;   // holds schema.json and cpu/
+    bool fio_jobs = false;  // jobs from fio input: their ioscheduler= switches the machine's scheduler, as fio does
 };
 
 class Decoder {
@@ -690,11 +1004,13 @@ public:
         }
         s.machine.host = decode_host(doc_.at("host"), "/host");
         nr_cpus_ = s.machine.host.nr_cpus;
+        if (doc_.contains("controllers")) s.machine.controllers = decode_controllers(doc_["controllers"], "/controllers");
         s.machine.devices = decode_devices(doc_.at("devices"), "/devices");
         decode_queues();
         s.output = decode_output();
         s.machine.jobs = decode_jobs(s.output);
         for (const QueueState& q : queues_) s.machine.queues.push_back(q.config);
+        check_topology(s.machine);
         return s;
     }
 
@@ -775,7 +1091,48 @@ private:
         return join(names);
     }
 
-    // --- devices and queues ---
+    // --- controllers, devices and queues ---
+
+    std::vector<dev::ControllerConfig> decode_controllers(const json& list, const std::string& ptr) const {
+        std::vector<dev::ControllerConfig> out;
+        for (size_t i = 0; i < list.size(); ++i) {
+            const json& c = list[i];
+            const std::string at = child(ptr, i);
+            dev::ControllerConfig cfg;
+            cfg.name = c.at("name").get<std::string>();
+            cfg.kind = c.at("kind").get<std::string>() == "hba" ? dev::ControllerConfig::Kind::HBA
+                                                                 : dev::ControllerConfig::Kind::EXPANDER;
+            if (cfg.kind == dev::ControllerConfig::Kind::EXPANDER) {
+                for (const char* key : {"can_queue", "nr_hw_queues", "reserved_tags"})
+                    if (c.contains(key))
+                        rep_.fail(child(at, key), "an expander has no tags of its own; '" + std::string(key) +
+                                                      "' belongs to the hba at the root of its chain");
+            }
+            cfg.parent = c.value("parent", std::string());
+            if (c.contains("can_queue")) cfg.can_queue = c["can_queue"].get<uint32_t>();
+            if (c.contains("nr_hw_queues")) cfg.nr_hw_queues = c["nr_hw_queues"].get<uint32_t>();
+            if (c.contains("reserved_tags")) cfg.reserved_tags = c["reserved_tags"].get<uint32_t>();
+            if (cfg.reserved_tags >= cfg.can_queue)
+                rep_.fail(child(at, "reserved_tags"), "reserved_tags (" + std::to_string(cfg.reserved_tags) +
+                                                          ") must stay below can_queue (" + std::to_string(cfg.can_queue) +
+                                                          "), or no tag is left for I/O");
+            out.push_back(std::move(cfg));
+        }
+        return out;
+    }
+
+    // The Boost.Graph topology check (dangling links, cycles, devices cut off from the host),
+    // its findings turned into the JSON path they concern.
+    void check_topology(const topology::MachineConfig& m) const {
+        try {
+            const topology::Topology topo(m);
+        } catch (const topology::Topology::Error& e) {
+            using K = topology::Topology::Ref::Kind;
+            const auto& r = e.ref;
+            const char* list = r.kind == K::CONTROLLER ? "/controllers" : r.kind == K::DEVICE ? "/devices" : "/queues";
+            rep_.fail(r.kind == K::QUEUE ? std::string(list) : child(child(list, r.index), r.field), e.what());
+        }
+    }
 
     std::vector<dev::DeviceConfig> decode_devices(const json& list, const std::string& ptr) {
         std::vector<dev::DeviceConfig> devices;
@@ -784,11 +1141,16 @@ private:
             const std::string at = child(ptr, i);
             dev::DeviceConfig cfg;
             cfg.name = d.at("name").get<std::string>();
+            cfg.controller = d.value("controller", std::string());
             for (size_t j = 0; j < devices.size(); ++j)
                 if (devices[j].name == cfg.name)
                     rep_.fail(child(at, "name"), "duplicate device name " + squote(cfg.name) + " (also " + child(ptr, j) + ")");
             const std::string model = d.at("model").get<std::string>();
-            const json params = d.value("params", json::object());
+            json params = d.value("params", json::object());
+            // A named profile (scenarios/devices/<name>.json) gives the model's parameters;
+            // the entry's own params override it key by key.
+            if (d.contains("profile"))
+                params = with_device_profile(d["profile"].get<std::string>(), model, child(at, "profile"), params);
             // One branch per device model; each reads its own parameter struct.
             if (model == "null_blk") {
                 cfg.model = dev::DeviceModel::NULL_BLK;
@@ -796,6 +1158,12 @@ private:
             } else if (model == "nvme") {
                 cfg.model = dev::DeviceModel::NVME;
                 cfg.nvme = decode_nvme(params, child(at, "params"));
+            } else if (model == "hdd") {
+                cfg.model = dev::DeviceModel::HDD;
+                cfg.hdd = decode_hdd(params, child(at, "params"), rep_);
+            } else if (model == "sata_ssd") {
+                cfg.model = dev::DeviceModel::SATA_SSD;
+                cfg.sata_ssd = decode_sata_ssd(params, child(at, "params"), rep_);
             } else {
                 rep_.fail(child(at, "model"), "unknown device model " + squote(model));
             }
@@ -823,22 +1191,163 @@ private:
         return c;
     }
 
+    // Reads one device model's "params" object: each setter changes `out` only when the key is
+    // there (the model's defaults stay otherwise); times take fio's value syntax, rates MB/s.
+    struct ParamReader {
+        const json& p;
+        const std::string& ptr;
+        const Reporter& rep;
+        void time(const char* key, sim::Duration& out) const {
+            if (p.contains(key)) out = parse_time_at(p[key], child(ptr, key), units::TimeUnit::NSEC, rep);
+        }
+        void flag(const char* key, bool& out) const {
+            if (p.contains(key)) out = p[key].is_boolean() ? p[key].get<bool>() : p[key].get<int>() != 0;
+        }
+        void u32(const char* key, uint32_t& out) const {
+            if (p.contains(key)) out = p[key].get<uint32_t>();
+        }
+        void mbps(const char* key, uint64_t& out) const {
+            if (p.contains(key)) out = p[key].get<uint64_t>() * 1'000'000;
+        }
+    };
+
     dev::NvmeConfig decode_nvme(const json& p, const std::string& ptr) const {
+        const ParamReader r{p, ptr, rep_};
         dev::NvmeConfig c;
-        auto time = [&](const char* key, sim::Duration& out) {
-            if (p.contains(key)) out = parse_time_at(p[key], child(ptr, key), units::TimeUnit::NSEC, rep_);
-        };
-        if (p.contains("nr_io_queues")) c.nr_io_queues = p["nr_io_queues"].get<uint32_t>();
-        if (p.contains("queue_depth")) c.queue_depth = p["queue_depth"].get<uint32_t>();
-        time("cmd_overhead", c.cmd_overhead);
-        time("read_latency", c.read_latency);
-        time("write_latency", c.write_latency);
-        time("per_4k", c.per_4k);
-        if (p.contains("parallel_units")) c.parallel_units = p["parallel_units"].get<uint32_t>();
-        if (p.contains("link_mbps")) c.link_bytes_per_s = p["link_mbps"].get<uint64_t>() * 1'000'000;
+        r.u32("nr_io_queues", c.nr_io_queues);
+        r.u32("queue_depth", c.queue_depth);
+        r.time("cmd_overhead", c.cmd_overhead);
+        r.time("read_latency", c.read_latency);
+        r.time("write_latency", c.write_latency);
+        r.time("per_4k", c.per_4k);
+        r.u32("parallel_units", c.parallel_units);
+        r.mbps("link_mbps", c.link_bytes_per_s);
         if (p.contains("gb")) c.size_bytes = p["gb"].get<uint64_t>() * kNullBlkGb;
-        if (p.contains("blocksize")) c.blocksize = p["blocksize"].get<uint32_t>();
+        r.u32("blocksize", c.blocksize);
         return c;
+    }
+
+    // The HDD model's parameters (models/device/hdd_config.h): datasheet figures in fio's
+    // value syntax ("7400us"), checked against each other by building the mechanics.
+    dev::HddConfig decode_hdd(const json& p, const std::string& ptr, const Reporter& rep) const {
+        const ParamReader r{p, ptr, rep};
+        dev::HddConfig c;
+        if (p.contains("gb")) c.size_bytes = p["gb"].get<uint64_t>() * kNullBlkGb;
+        if (p.contains("sectors")) c.size_bytes = p["sectors"].get<uint64_t>() * 512;
+        r.u32("blocksize", c.blocksize);
+        r.u32("rpm", c.rpm);
+        r.u32("heads", c.heads);
+        r.u32("zones", c.zones);
+        if (p.contains("outer_mbps")) c.outer_bytes_per_s = p["outer_mbps"].get<uint64_t>() * 1'000'000;
+        if (p.contains("inner_mbps")) c.inner_bytes_per_s = p["inner_mbps"].get<uint64_t>() * 1'000'000;
+        r.time("seek_track_to_track", c.seek_track_to_track);
+        r.time("seek_average", c.seek_average);
+        r.time("seek_full_stroke", c.seek_full_stroke);
+        r.time("write_settle", c.write_settle);
+        r.time("head_switch", c.head_switch);
+        r.time("cmd_overhead", c.cmd_overhead);
+        if (p.contains("link_mbps")) c.link_bytes_per_s = p["link_mbps"].get<uint64_t>() * 1'000'000;
+        r.u32("queue_depth", c.queue_depth);
+        if (p.contains("sched")) c.sched = p["sched"] == "fifo" ? dev::HddConfig::Sched::FIFO : dev::HddConfig::Sched::RPO;
+        r.time("max_wait", c.max_wait);
+        r.u32("sched_lookahead", c.sched_lookahead);
+        r.flag("ncq_prio_supported", c.ncq_prio_supported);
+        r.flag("ncq_prio_enable", c.ncq_prio_enable);
+        r.u32("cache_mb", c.cache_mb);
+        r.u32("cache_segments", c.cache_segments);
+        r.u32("read_ahead_kb", c.read_ahead_kb);
+        r.flag("write_cache", c.write_cache);
+        r.u32("irq_cpu", c.irq_cpu);
+        if (c.ncq_prio_enable && !c.ncq_prio_supported)
+            rep.fail(child(ptr, p.contains("ncq_prio_enable") ? "ncq_prio_enable" : "ncq_prio_supported"),
+                     "ncq_prio_enable=1 on a drive without NCQ priority (ncq_prio_supported=0): the kernel refuses it");
+        if (c.irq_cpu >= nr_cpus_)
+            rep.fail(child(ptr, "irq_cpu"), "CPU " + std::to_string(c.irq_cpu) + " does not exist: the host has " +
+                                                plural(nr_cpus_, "CPU"));
+        if (c.size_bytes < (1ULL << 30))
+            rep.fail(ptr, "an HDD needs at least 1 GiB (gb or sectors)");
+        try {
+            const dev::HddMechanics mech(c);  // the figures must describe a drive
+        } catch (const std::invalid_argument& e) {
+            std::string msg = e.what();
+            if (msg.starts_with("hdd: ")) msg = msg.substr(5);
+            rep.fail(ptr, msg);
+        }
+        return c;
+    }
+
+    // The SATA SSD model's parameters (models/device/sata_ssd_config.h): datasheet figures,
+    // times in fio's value syntax ("70us"), rates in MB/s (10^6 bytes).
+    dev::SataSsdConfig decode_sata_ssd(const json& p, const std::string& ptr, const Reporter& rep) const {
+        const ParamReader r{p, ptr, rep};
+        dev::SataSsdConfig c;
+        if (p.contains("gb")) c.size_bytes = p["gb"].get<uint64_t>() * kNullBlkGb;
+        if (p.contains("sectors")) c.size_bytes = p["sectors"].get<uint64_t>() * 512;
+        r.u32("blocksize", c.blocksize);
+        r.u32("queue_depth", c.queue_depth);
+        r.mbps("link_mbps", c.link_bytes_per_s);
+        r.time("cmd_overhead", c.cmd_overhead);
+        r.time("write_overhead", c.write_overhead);
+        r.u32("channels", c.channels);
+        r.u32("dies_per_channel", c.dies_per_channel);
+        r.u32("page_kb", c.page_kb);
+        r.time("read_latency", c.read_latency);
+        r.time("program_latency", c.program_latency);
+        if (p.contains("buffer_mb")) c.buffer_bytes = p["buffer_mb"].get<uint64_t>() * 1'000'000;
+        r.mbps("buffer_write_mbps", c.buffer_write_bytes_per_s);
+        if (p.contains("gc_waf")) c.gc_waf = p["gc_waf"].get<double>();
+        r.u32("read_ahead_kb", c.read_ahead_kb);
+        r.u32("irq_cpu", c.irq_cpu);
+        if (c.queue_depth < 1 || c.queue_depth > 32)
+            rep.fail(child(ptr, "queue_depth"), "NCQ depth must be 1..32, got " + std::to_string(c.queue_depth));
+        if (!(c.gc_waf >= 1.0) || c.gc_waf > 100.0)
+            rep.fail(child(ptr, "gc_waf"), "write amplification factor must be 1..100 (1 = no garbage collection)");
+        if (c.program_latency.count() <= 0)
+            rep.fail(child(ptr, "program_latency"), "program_latency must be > 0 (the buffer drains at dies x page / program_latency)");
+        if (c.irq_cpu >= nr_cpus_)
+            rep.fail(child(ptr, "irq_cpu"), "CPU " + std::to_string(c.irq_cpu) + " does not exist: the host has " +
+                                                plural(nr_cpus_, "CPU"));
+        if (c.size_bytes < (1ULL << 30))
+            rep.fail(ptr, "a SATA SSD needs at least 1 GiB (gb or sectors)");
+        return c;
+    }
+
+    // Loads a device profile (<base_dir>/devices/<name>.json, or a path ending in .json
+    // relative to the scenario), checks it against the schema and its model against the
+    // device's, decodes its params alone (so that its errors name the profile file), and
+    // returns them overridden by the entry's own params.
+    json with_device_profile(const std::string& name, const std::string& model, const std::string& ptr,
+                             const json& params) const {
+        fs::path path;
+        if (name.ends_with(".json")) {
+            const fs::path p(name);
+            path = p.is_absolute() ? p : ctx_.scenario_dir / p;
+        } else {
+            path = fs::path(ctx_.base_dir) / "devices" / (name + ".json");
+        }
+        std::error_code ec;
+        if (!fs::is_regular_file(path, ec)) {
+            std::vector<std::string> names;
+            for (const auto& entry : fs::directory_iterator(fs::path(ctx_.base_dir) / "devices", ec))
+                if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+            std::sort(names.begin(), names.end());
+            rep_.fail(ptr, "device profile " + squote(name) + " not found (no file " + path.string() + ")" +
+                               (names.empty() ? "" : "; available: " + join(names)));
+        }
+        const Reporter prep(path.string());
+        const json profile = parse_json(read_text_file(path, prep, "device profile"), prep);
+        SchemaChecker(json{{"$ref", "#/definitions/device_profile_file"}, {"definitions", schema_.at("definitions")}},
+                      path.string())
+            .check(profile, prep);
+        const std::string pmodel = profile.at("model").get<std::string>();
+        if (pmodel != model)
+            rep_.fail(ptr, "profile " + squote(name) + " describes a " + pmodel + " device, not " + model);
+        const json& pp = profile.at("params");
+        if (model == "hdd") (void)decode_hdd(pp, "/params", prep);
+        if (model == "sata_ssd") (void)decode_sata_ssd(pp, "/params", prep);
+        json merged = pp;
+        for (const auto& [key, value] : params.items()) merged[key] = value;
+        return merged;
     }
 
     // What jobs need to know of a device, whatever its model.
@@ -846,6 +1355,8 @@ private:
         switch (d.model) {
             case dev::DeviceModel::NULL_BLK: return d.null_blk.size_bytes;
             case dev::DeviceModel::NVME: return d.nvme.size_bytes;
+            case dev::DeviceModel::HDD: return d.hdd.size_bytes / 512 * 512;
+            case dev::DeviceModel::SATA_SSD: return d.sata_ssd.size_bytes / 512 * 512;
         }
         return 0;
     }
@@ -853,6 +1364,8 @@ private:
         switch (d.model) {
             case dev::DeviceModel::NULL_BLK: return d.null_blk.blocksize;
             case dev::DeviceModel::NVME: return d.nvme.blocksize;
+            case dev::DeviceModel::HDD: return d.hdd.blocksize;
+            case dev::DeviceModel::SATA_SSD: return d.sata_ssd.blocksize;
         }
         return 512;
     }
@@ -881,6 +1394,7 @@ private:
             }
             if (q.contains("nr_requests")) c.nr_requests = q["nr_requests"].get<uint32_t>();
             if (q.contains("max_sectors_kb")) c.max_sectors_kb = q["max_sectors_kb"].get<uint32_t>();
+            if (q.contains("max_segments")) c.max_segments = q["max_segments"].get<uint32_t>();
             if (q.contains("nomerges")) c.nomerges = q["nomerges"].get<uint32_t>();
             if (q.contains("rq_affinity")) c.rq_affinity = q["rq_affinity"].get<uint32_t>();
             if (q.contains("iosched")) decode_iosched(q["iosched"], child(at, "iosched"), c);
@@ -917,6 +1431,50 @@ private:
         std::vector<std::string> names;
         for (const auto& d : devices_) names.push_back(d.name);
         rep_.fail(ptr, "unknown device " + squote(name) + " (devices: " + join(names) + ")");
+    }
+
+    // fio read_iolog=: a blktrace binary (a file, or the base name of per-CPU files) or a fio
+    // iolog v2/v3, read by tools/replay. A relative path is looked up beside the scenario
+    // first, then from the working directory. The job then describes itself as fio does after
+    // reading the log: rw from the directions it holds, bs the largest I/O of each direction.
+    void decode_replay(const Opt& v, workload::JobConfig& j, const dev::DeviceConfig& d) const {
+        const std::string given = text(v);
+        std::string path = given;
+        if (const fs::path p(given); p.is_relative()) {
+            const fs::path beside = ctx_.scenario_dir / p;
+            if (!replay::replay_files(beside.string()).empty()) path = beside.string();
+        }
+        std::shared_ptr<workload::ReplayLog> log;
+        try {
+            log = std::make_shared<workload::ReplayLog>(replay::load_replay_log(path));
+        } catch (const replay::TraceError& e) {
+            rep_.fail(v.ptr, e.what());
+        }
+        const uint64_t capacity = capacity_bytes(d);
+        const uint64_t lbs = logical_block_size(d);
+        bool dirs[2] = {false, false};
+        uint64_t max_bs[2] = {0, 0};
+        for (std::size_t i = 0; i < log->entries.size(); ++i) {
+            const workload::ReplayEntry& e = log->entries[i];
+            if (e.offset > capacity || e.bytes > capacity - e.offset)
+                rep_.fail(v.ptr, fmt_replay_entry(*log, i) + " ends beyond " + d.name + " (" + std::to_string(capacity) + " bytes)");
+            if (j.direct && (e.offset % lbs != 0 || e.bytes % lbs != 0))
+                rep_.fail(v.ptr, fmt_replay_entry(*log, i) + " is not aligned to " + d.name + "'s logical block size " +
+                                     std::to_string(lbs) + " (direct I/O needs that)");
+            dirs[e.ddir] = true;
+            max_bs[e.ddir] = std::max<uint64_t>(max_bs[e.ddir], e.bytes);
+        }
+        j.rw = dirs[0] && dirs[1] ? workload::RwPattern::RW : dirs[1] ? workload::RwPattern::WRITE : workload::RwPattern::READ;
+        if (max_bs[0]) j.bs_read = max_bs[0];
+        if (max_bs[1]) j.bs_write = max_bs[1];
+        j.replay = std::move(log);
+    }
+
+    static std::string fmt_replay_entry(const workload::ReplayLog& log, std::size_t i) {
+        const workload::ReplayEntry& e = log.entries[i];
+        return log.source + ": I/O " + std::to_string(i + 1) + " of the " + log.format + " (" +
+               (e.ddir ? "write" : "read") + " of " + std::to_string(e.bytes) + " bytes at byte offset " +
+               std::to_string(e.offset) + ")";
     }
 
     // fio's priority options. The cmdprio_* ones belong to the libaio and io_uring engines.
@@ -1021,6 +1579,8 @@ private:
         if (const Opt* v = get(o, "group_reporting"); v && boolean(*v)) output.group_reporting = true;
         if (const Opt* v = get(o, "ioscheduler")) set_scheduler(dev, *v);
         decode_prio(o, j);
+        if (const Opt* v = get(o, "read_iolog")) decode_replay(*v, j, devices_[dev]);
+        if (const Opt* v = get(o, "replay_no_stall")) j.replay_no_stall = boolean(*v);
         // "thread" and "filename" are accepted for fio compatibility and have no effect.
 
         const bool stonewall = get(o, "stonewall") && boolean(*get(o, "stonewall"));
@@ -1038,10 +1598,17 @@ private:
     size_t job_device(const Options& o, const std::string& ptr) const {
         if (const Opt* v = get(o, "device")) return device_index(text(*v), v->ptr);
         if (devices_.size() == 1) return 0;
+        // A fio job names its device by file: filename=/dev/nvme0n1.
+        if (const Opt* v = get(o, "filename")) {
+            std::string f = text(*v);
+            if (f.starts_with("/dev/")) f.erase(0, 5);
+            for (size_t i = 0; i < devices_.size(); ++i)
+                if (devices_[i].name == f) return i;
+        }
         std::vector<std::string> names;
         for (const auto& d : devices_) names.push_back(d.name);
         rep_.fail(ptr, "no device given and the scenario has " + std::to_string(devices_.size()) +
-                           " devices; add \"device\": one of " + join(names));
+                           " devices; add \"device\": one of " + join(names) + " (in a fio job: filename=/dev/NAME)");
     }
 
     void decode_bs(const Options& o, units::KbBase kb_base, workload::JobConfig& j, const dev::DeviceConfig& d) const {
@@ -1155,9 +1722,13 @@ private:
     void set_scheduler(size_t dev, const Opt& v) {
         QueueState& q = queues_[dev];
         const std::string sched = text(v);
-        if (!q.scheduler_ptr.empty() && q.config.scheduler != sched)
+        // A fio job switches the machine's scheduler as fio does (by sysfs); two jobs that
+        // want different ones on one device, or a job against the scenario's choice, conflict.
+        const bool machine_default = ctx_.fio_jobs && q.scheduler_ptr.starts_with("/queues/");
+        if (!q.scheduler_ptr.empty() && q.config.scheduler != sched && !machine_default)
             rep_.fail(v.ptr, "ioscheduler " + squote(sched) + " conflicts with scheduler " +
-                                 squote(q.config.scheduler) + " of " + devices_[dev].name + " set at " + q.scheduler_ptr);
+                                 squote(q.config.scheduler) + " of " + devices_[dev].name + " set at " +
+                                 rep_.describe(q.scheduler_ptr));
         q.config.scheduler = sched;
         q.scheduler_ptr = v.ptr;
     }
@@ -1213,22 +1784,187 @@ private:
     uint32_t nr_cpus_ = 1;
 };
 
-Scenario load(std::string_view text, const std::string& path, const std::vector<std::string>& sets,
-              const std::string& base_dir) {
-    Reporter rep(path);
-    json doc = parse_json(text, rep);
-    for (const std::string& set : sets) apply_set(doc, set, rep);
+// fio input for a load: blksim fio's command line, or else the scenario's "fio" key.
+struct FioInput {
+    const std::vector<std::string>* args = nullptr;  // blksim fio: the fio command line
+    std::string scheduler;                            // blksim fio --scheduler
+    FioPolicy policy;
+    fio::Settings settings;                           // out: fio's own command-line options
+};
+
+// $ncpus is the simulated host's: host.cpus, else its cost profile's (a profile that cannot be
+// read gives 1 here; the decoder reports it).
+uint64_t host_cpus_for_fio(const json& doc, const LoadContext& ctx) {
+    if (!doc.contains("host") || !doc["host"].is_object()) return 1;
+    const json& host = doc["host"];
+    if (host.contains("cpus") && host["cpus"].is_number_unsigned()) return host["cpus"].get<uint64_t>();
+    if (!host.contains("cost_profile") || !host["cost_profile"].is_string()) return 1;
+    const std::string name = host["cost_profile"].get<std::string>();
+    const fs::path path = name.ends_with(".json") ? (fs::path(name).is_absolute() ? fs::path(name) : ctx.scenario_dir / name)
+                                                  : fs::path(ctx.base_dir) / "cpu" / (name + ".json");
+    const json profile = json::parse(std::ifstream(path), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+    if (profile.is_object() && profile.contains("cpus") && profile["cpus"].is_number_unsigned())
+        return profile["cpus"].get<uint64_t>();
+    return 1;
+}
+
+// Replaces the doc's jobs by those of the fio input.
+void expand_fio(json& doc, Reporter& rep, const LoadContext& ctx, FioInput& fio) {
+    if (!doc.is_object()) return;  // the schema reports it
+    std::vector<std::string> notes;
+    const auto note = [&](const std::string& msg) {
+        if (fio.policy.warnings) fio.policy.warnings->push_back(msg);
+    };
+    fio::Environment env;
+    env.ncpus = host_cpus_for_fio(doc, ctx);
+    env.getenv = fio.policy.getenv;
+
+    fio::Input in;
+    std::string what;
+    try {
+        if (fio.args) {
+            what = "fio command line";
+            doc.erase("global");  // the scenario's machine, the command line's jobs
+            doc.erase("jobs");
+            doc.erase("fio");
+            in = fio::parse_command_line(*fio.args, env);
+        } else {
+            if (doc.contains("global") || doc.contains("jobs"))
+                rep.fail("/fio", "a scenario takes its jobs either from a fio job file (\"fio\") or from \"global\" and "
+                                 "\"jobs\", not both");
+            if (!doc["fio"].is_string() || doc["fio"].get<std::string>().empty())
+                rep.fail("/fio", "expected the path of a fio job file (relative to the scenario), got " + brief(doc["fio"]));
+            fs::path p(doc["fio"].get<std::string>());
+            if (p.is_relative()) p = ctx.scenario_dir / p;
+            what = p.lexically_normal().string();
+            doc.erase("fio");
+            in = fio::parse_job_file(what, env);
+        }
+    } catch (const fio::ParseError& e) {
+        throw ScenarioError(e.what());
+    }
+    what = in.source;
+    fio.settings = in.settings;
+
+    Unsupported unsupported;
+    for (const fio::Option& o : in.settings.unsupported) unsupported.add(o, "an option of the fio program, not of a job", true);
+    if (const auto& f = in.settings.output_format) {
+        if (!doc.contains("output") || !doc["output"].is_object()) doc["output"] = json::object();
+        doc["output"]["format"] = f->value.value_or("");
+        rep.note_origin("/output/format", f->describe());
+    }
+    if (!fio.scheduler.empty() && doc.contains("devices") && doc["devices"].is_array()) {
+        if (!doc.contains("queues") || !doc["queues"].is_array()) doc["queues"] = json::array();
+        json& queues = doc["queues"];
+        for (const json& d : doc["devices"]) {
+            if (!d.is_object() || !d.contains("name") || !d["name"].is_string()) continue;
+            size_t i = 0;
+            while (i < queues.size() && !(queues[i].is_object() && queues[i].value("device", json()) == d["name"])) ++i;
+            if (i == queues.size()) queues.push_back(json{{"device", d["name"]}});
+            json& q = queues[i];
+            if (q.value("scheduler", json("none")) != fio.scheduler) q.erase("iosched");  // the old scheduler's tunables
+            q["scheduler"] = fio.scheduler;
+            rep.note_origin(child(child("/queues", i), "scheduler"), "--scheduler " + fio.scheduler);
+        }
+    }
+
+    json jobs = json::array();
+    FioJobConverter converter(rep, unsupported, fio.scheduler, notes);
+    for (size_t i = 0; i < in.jobs.size(); ++i) jobs.push_back(converter.convert(in.jobs[i], child("/jobs", i)));
+    doc["jobs"] = std::move(jobs);
+
+    if (in.implicit_job)
+        note(what + ": no --name and no job file: the options run as one job named 'job' (fio itself would stop "
+                    "with \"No job(s) defined\")");
+    for (const std::string& n : notes) note(n);
+    if (unsupported.empty()) return;
+    if (unsupported.fatal() || fio.policy.strict)
+        throw ScenarioError(what + ": fio options blksim does not support: " + unsupported.list() +
+                            (unsupported.fatal() ? "" : " (refused by --strict, ignored without it)"));
+    note(what + ": blksim does not support these fio options and runs without them: " + unsupported.list() +
+         " (--strict refuses them)");
+}
+
+Scenario load_doc(json doc, Reporter& rep, const std::string& path, const std::vector<std::string>& sets,
+                  const std::string& base_dir, FioInput* fio) {
+    fs::path dir = fs::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    LoadContext ctx{dir, base_dir};
+
+    // With fio jobs, "jobs.N..." overrides apply to them once they are in place.
+    ctx.fio_jobs = fio && (fio->args || (doc.is_object() && doc.contains("fio")));
+    std::vector<std::string> job_sets;
+    for (const std::string& set : sets) {
+        if (ctx.fio_jobs && set.starts_with("jobs.")) job_sets.push_back(set);
+        else apply_set(doc, set, rep);
+    }
+    if (ctx.fio_jobs) expand_fio(doc, rep, ctx, *fio);
+    for (const std::string& set : job_sets) apply_set(doc, set, rep);
     normalize_fio_sections(doc, rep);
 
     const SchemaChecker checker(load_schema_document(base_dir), (fs::path(base_dir) / "schema.json").string());
     checker.check(doc, rep);
 
-    fs::path dir = fs::path(path).parent_path();
-    if (dir.empty()) dir = ".";
-    const LoadContext ctx{dir, base_dir};
     Scenario s = Decoder(doc, rep, ctx, checker.document()).decode();
     s.path = path;
     return s;
+}
+
+Scenario load(std::string_view text, const std::string& path, const std::vector<std::string>& sets,
+              const std::string& base_dir, FioInput* fio = nullptr) {
+    Reporter rep(path);
+    FioInput scenario_fio;  // a scenario's "fio" key, when no fio input was given
+    return load_doc(parse_json(text, rep), rep, path, sets, base_dir, fio ? fio : &scenario_fio);
+}
+
+// The machines `blksim fio --device NAME` knows without a scenario file.
+struct BuiltinMachine {
+    std::string_view name, aliases, help;
+    std::string_view device, model;
+};
+constexpr BuiltinMachine kBuiltinMachines[] = {
+    {"nullb", "nullb0,null_blk", "null_blk with the kernel's defaults (modprobe null_blk) on the desktop-8t host",
+     "nullb0", "null_blk"},
+    {"nvme", "nvme0n1", "blksim's NVMe SSD model with its defaults on the desktop-8t host", "nvme0n1", "nvme"},
+};
+constexpr std::string_view kFioHost = "desktop-8t";  // the host of a built-in machine or device profile
+
+// The scenario document for --device: a scenario file, a device profile or a built-in machine.
+json fio_machine(const std::string& device, const std::string& base_dir, std::string& path) {
+    path = device;
+    const bool is_path = device.ends_with(".json") || device.find('/') != std::string::npos;
+    if (is_path) {
+        const Reporter rep(device);
+        return parse_json(read_text_file(device, rep, "scenario"), rep);
+    }
+    const json host = json{{"cost_profile", kFioHost}};
+    for (const BuiltinMachine& m : kBuiltinMachines) {
+        bool match = m.name == device;
+        for (std::string_view list = m.aliases; !match && !list.empty();) {
+            const size_t comma = list.find(',');
+            match = list.substr(0, comma) == device;
+            list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+        }
+        if (match)
+            return json{{"host", host}, {"devices", json::array({json{{"name", m.device}, {"model", m.model}}})}};
+    }
+    const fs::path profile = fs::path(base_dir) / "devices" / (device + ".json");
+    std::error_code ec;
+    if (fs::is_regular_file(profile, ec)) {
+        const Reporter rep(profile.string());
+        const json p = parse_json(read_text_file(profile, rep, "device profile"), rep);
+        if (!p.is_object() || !p.contains("model") || !p["model"].is_string())
+            rep.fail_file("a device profile needs a \"model\"");
+        // The kernel's name for a disk of that kind.
+        const std::string model = p["model"].get<std::string>();
+        const std::string name = model == "nvme" ? "nvme0n1" : model == "null_blk" ? "nullb0" : "sda";
+        path = profile.string();
+        return json{{"host", host},
+                    {"devices", json::array({json{{"name", name}, {"model", model}, {"profile", device}}})}};
+    }
+    throw ScenarioError("--device " + squote(device) + ": not a scenario file (a path ending in .json), a device profile "
+                        "(" + (fs::path(base_dir) / "devices").string() + "/<name>.json) or a built-in machine; known: " +
+                        join(fio_devices(base_dir)));
 }
 
 }  // namespace
@@ -1241,6 +1977,41 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 Scenario load_scenario_text(std::string_view text, const std::string& path_for_messages,
                             const std::vector<std::string>& sets, const std::string& base_dir) {
     return load(text, path_for_messages, sets, base_dir);
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const FioPolicy& policy,
+                       const std::string& base_dir) {
+    const Reporter rep(path);
+    FioInput fio;
+    fio.policy = policy;
+    return load(read_text_file(path, rep, "scenario"), path, sets, base_dir, &fio);
+}
+
+FioRun load_fio_command(const FioCommand& cmd, const std::string& base_dir) {
+    std::string path;
+    json doc = fio_machine(cmd.device, base_dir, path);
+    FioInput fio;
+    fio.args = &cmd.fio_args;
+    fio.scheduler = cmd.scheduler;
+    fio.policy = cmd.policy;
+    Reporter rep(path);
+    FioRun run;
+    run.scenario = load_doc(std::move(doc), rep, path, cmd.sets, base_dir, &fio);
+    run.parse_only = fio.settings.parse_only;
+    if (fio.settings.output) run.output_file = fio.settings.output->value.value_or("");
+    return run;
+}
+
+std::vector<std::string> fio_devices(const std::string& base_dir) {
+    std::vector<std::string> names;
+    for (const BuiltinMachine& m : kBuiltinMachines) names.emplace_back(m.name);
+    std::vector<std::string> profiles;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(fs::path(base_dir) / "devices", ec))
+        if (entry.path().extension() == ".json") profiles.push_back(entry.path().stem().string());
+    std::sort(profiles.begin(), profiles.end());
+    names.insert(names.end(), profiles.begin(), profiles.end());
+    return names;
 }
 
 std::string default_scenario_dir() {
@@ -1256,6 +2027,20 @@ std::vector<std::string> supported_fio_options() {
     for (const FioOption& o : kFioOptions) names.emplace_back(o.name);
     std::sort(names.begin(), names.end());
     return names;
+}
+
+std::vector<DeviceProfileInfo> device_profiles(const std::string& base_dir) {
+    std::vector<DeviceProfileInfo> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(fs::path(base_dir) / "devices", ec)) {
+        if (entry.path().extension() != ".json") continue;
+        const Reporter rep(entry.path().string());
+        const json p = parse_json(read_text_file(entry.path(), rep, "device profile"), rep);
+        out.push_back({entry.path().stem().string(), p.value("model", std::string("?")),
+                       p.value("description", std::string())});
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return out;
 }
 
 std::vector<std::string> supported_schedulers() { return {std::begin(kSchedulers), std::end(kSchedulers)}; }

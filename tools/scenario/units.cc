@@ -157,6 +157,13 @@ DdirSizes parse_ddir_sizes(std::string_view text, KbBase kb_base) {
     if (parts.size() > 3)
         throw ValueError("expected at most three comma-separated sizes (read,write,trim), got " +
                          squote(trim(text)));
+    // fio splits "4k-64k" or "4k:64k" like "4k,64k" (reads 4k, writes 64k): surely not what
+    // was meant, which is a range of sizes (bsrange). Refused, with both readings spelled out.
+    for (std::string_view p : parts)
+        if (p.find_first_of("-:", 1) != std::string_view::npos)
+            throw ValueError(squote(p) + " is a range, but this option takes one size per direction (fio would "
+                             "read it as 'reads,writes'); for a range of block sizes use bsrange=" +
+                             std::string(p) + ", for different read and write sizes write them with a comma");
     DdirSizes out;
     std::optional<uint64_t>* slots[3] = {&out.read, &out.write, &out.trim};
     for (size_t i = 0; i < parts.size(); ++i)
@@ -168,6 +175,116 @@ DdirSizes parse_ddir_sizes(std::string_view text, KbBase kb_base) {
     // comma ("4k," sets reads only; writes and trims keep their defaults).
     for (size_t i = parts.size(); i < 3 && !parts.back().empty(); ++i)
         *slots[i] = *slots[parts.size() - 1];
+    return out;
+}
+
+namespace {
+
+// Splits fio's per-direction list "read[,write[,trim]]" (also '/' for bsrange) into its
+// parts; at most three.
+std::vector<std::string_view> ddir_parts(std::string_view text, std::string_view seps) {
+    std::string_view s = trim(text);
+    std::vector<std::string_view> parts;
+    while (true) {
+        const size_t sep = s.find_first_of(seps);
+        parts.push_back(trim(s.substr(0, sep)));
+        if (sep == std::string_view::npos) break;
+        s.remove_prefix(sep + 1);
+    }
+    if (parts.size() > 3)
+        throw ValueError("expected at most three lists (read,write,trim), got " + squote(trim(text)));
+    return parts;
+}
+
+}  // namespace
+
+SizeRange parse_size_range(std::string_view text, KbBase kb_base) {
+    const std::string_view s = trim(text);
+    // The separator is the first '-' or ':' after the first character (a leading '-' is a
+    // negative number, which parse_size refuses with its own message).
+    const size_t sep = s.find_first_of("-:", 1);
+    if (sep == std::string_view::npos) {
+        const uint64_t v = parse_size(s, kb_base);
+        return {v, v};
+    }
+    const std::string_view lo = trim(s.substr(0, sep)), hi = trim(s.substr(sep + 1));
+    if (lo.empty() || hi.empty())
+        throw ValueError("expected a size range like 4k-64k, got " + squote(s));
+    uint64_t a = parse_size(lo, kb_base), b = parse_size(hi, kb_base);
+    if (a > b) std::swap(a, b);  // fio: "the two values are swapped"
+    return {a, b};
+}
+
+DdirRanges parse_ddir_ranges(std::string_view text, KbBase kb_base) {
+    const std::vector<std::string_view> parts = ddir_parts(text, ",/");
+    DdirRanges out;
+    std::optional<SizeRange>* slots[3] = {&out.read, &out.write, &out.trim};
+    for (size_t i = 0; i < parts.size(); ++i)
+        if (!parts[i].empty()) *slots[i] = parse_size_range(parts[i], kb_base);
+    if (!out.read && !out.write && !out.trim)
+        throw ValueError("expected a size range like 4k-64k, got " + squote(trim(text)));
+    for (size_t i = parts.size(); i < 3 && !parts.back().empty(); ++i) *slots[i] = *slots[parts.size() - 1];
+    return out;
+}
+
+namespace {
+
+BsSplit parse_one_bssplit(std::string_view text, KbBase kb_base) {
+    constexpr std::string_view kExpected = "expected entries like 4k/10:64k/90 (block size/percent)";
+    BsSplit out;
+    std::vector<bool> missing;
+    std::string_view s = trim(text);
+    while (!s.empty()) {
+        const size_t colon = s.find(':');
+        const std::string_view item = trim(s.substr(0, colon));
+        s = colon == std::string_view::npos ? std::string_view() : s.substr(colon + 1);
+        if (item.empty()) break;  // fio stops at an empty entry
+        const size_t slash = item.find('/');
+        BsSplitEntry e;
+        e.bs = parse_size(item.substr(0, slash), kb_base);
+        bool pct_missing = true;
+        if (slash != std::string_view::npos && !trim(item.substr(slash + 1)).empty()) {
+            uint64_t pct = 0;
+            try {
+                pct = parse_uint(item.substr(slash + 1));
+            } catch (const ValueError&) {
+                throw ValueError(std::string(kExpected) + ", got " + squote(item));
+            }
+            e.percent = static_cast<uint32_t>(std::min<uint64_t>(pct, 100));
+            pct_missing = pct == 0;  // fio: a percentage of 0 counts as missing
+        }
+        out.push_back(e);
+        missing.push_back(pct_missing);
+        if (out.size() > 64) throw ValueError("more than 64 bssplit entries (fio's BSSPLIT_MAX)");
+    }
+    if (out.empty()) return out;
+    uint32_t sum = 0, nr_missing = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (missing[i]) ++nr_missing;
+        else sum += out[i].percent;
+    }
+    if (sum > 100)
+        throw ValueError("bssplit percentages add up to " + std::to_string(sum) + "% in " + squote(trim(text)) +
+                         " (at most 100%)");
+    for (size_t i = 0; i < out.size(); ++i)
+        if (missing[i]) out[i].percent = (100 - sum) / nr_missing;
+    return out;
+}
+
+}  // namespace
+
+DdirBsSplit parse_bssplit(std::string_view text, KbBase kb_base) {
+    const std::vector<std::string_view> parts = ddir_parts(text, ",");
+    DdirBsSplit out;
+    std::optional<BsSplit>* slots[3] = {&out.read, &out.write, &out.trim};
+    for (size_t i = 0; i < parts.size(); ++i) {
+        BsSplit split = parse_one_bssplit(parts[i], kb_base);
+        if (!split.empty()) *slots[i] = std::move(split);
+    }
+    if (!out.read && !out.write && !out.trim)
+        throw ValueError("expected entries like 4k/10:64k/90 (block size/percent), got " + squote(trim(text)));
+    // fio's str_split_parse(): one list covers every direction; "r,w" also gives trims w.
+    for (size_t i = parts.size(); i < 3; ++i) *slots[i] = *slots[parts.size() - 1];
     return out;
 }
 

@@ -53,6 +53,36 @@ struct DdirSizes {
 };
 DdirSizes parse_ddir_sizes(std::string_view text, KbBase kb_base = KbBase::B1024);
 
+// fio's size range (bsrange): "4k-64k" or "4k:64k"; bounds given backwards are swapped, as
+// fio does. A single size "4k" is the range 4k-4k.
+struct SizeRange {
+    uint64_t min = 0, max = 0;
+    bool operator==(const SizeRange&) const = default;
+};
+SizeRange parse_size_range(std::string_view text, KbBase kb_base = KbBase::B1024);
+
+// bsrange's per-direction list "1k-4k,8k-32k[,trim]" (',' or '/' between the directions),
+// with parse_ddir_sizes' rule for directions left out.
+struct DdirRanges {
+    std::optional<SizeRange> read, write, trim;
+};
+DdirRanges parse_ddir_ranges(std::string_view text, KbBase kb_base = KbBase::B1024);
+
+// fio's bssplit: "4k/10:64k/50:32k/40", and per direction "reads,writes[,trims]". As in
+// fio's bssplit_ddir(), an entry without a percentage (or with 0) gets an equal share of
+// what the others leave, and a percentage above 100 counts as 100; percentages adding up
+// to more than 100 are refused (fio only refuses some of those). Entries keep their order.
+struct BsSplitEntry {
+    uint64_t bs = 0;
+    uint32_t percent = 0;
+    bool operator==(const BsSplitEntry&) const = default;
+};
+using BsSplit = std::vector<BsSplitEntry>;
+struct DdirBsSplit {
+    std::optional<BsSplit> read, write, trim;
+};
+DdirBsSplit parse_bssplit(std::string_view text, KbBase kb_base = KbBase::B1024);
+
 // The unit a bare number has: seconds for runtime/ramp_time, nanoseconds for options that
 // carry the unit in their name (completion_nsec), and so on.
 enum class TimeUnit : uint8_t { NSEC, USEC, MSEC, SEC };

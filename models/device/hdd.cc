@@ -1,0 +1,573 @@
+#include "models/device/hdd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "models/report/job_result.h"
+
+namespace blksim::dev {
+
+using sim::Duration;
+using sim::Time;
+
+namespace {
+constexpr uint8_t IOPRIO_CLASS_RT = 1;
+}
+
+template <uint32_t Cap>
+void Hdd::CmdQueue<Cap>::push(const Cmd& c) {
+    const uint32_t i = n++;
+    cyl[i] = static_cast<float>(c.pos.cylinder);
+    head[i] = static_cast<float>(c.pos.head);
+    angle[i] = static_cast<float>(c.pos.angle_ns);
+    write[i] = c.write ? 1.0f : 0.0f;
+    high[i] = c.high ? 1.0f : 0.0f;
+    arrival[i] = c.arrival_ns;
+    cmd[i] = c;
+    n_high += c.high;
+    if (i == 0 || c.arrival_ns < arrival[oldest])
+        oldest = i;
+}
+
+template <uint32_t Cap>
+void Hdd::CmdQueue<Cap>::remove(uint32_t i) {
+    n_high -= cmd[i].high;
+    const uint32_t last = --n;
+    if (i != last) {
+        cyl[i] = cyl[last];
+        head[i] = head[last];
+        angle[i] = angle[last];
+        write[i] = write[last];
+        high[i] = high[last];
+        arrival[i] = arrival[last];
+        cmd[i] = cmd[last];
+    }
+    if (oldest == i) {
+        oldest = 0;
+        for (uint32_t j = 1; j < n; ++j)
+            if (arrival[j] < arrival[oldest])
+                oldest = j;
+    } else if (oldest == last) {
+        oldest = i;
+    }
+}
+
+Hdd::Hdd(sim::EventQueue& eq, const HddConfig& cfg)
+    : eq_(eq),
+      cfg_(cfg),
+      mech_(cfg),
+      prio_(cfg.ncq_prio_enable && cfg.ncq_prio_supported),
+      settle_ns_(cfg.write_settle.count()),
+      overhead_ns_(cfg.cmd_overhead.count()),
+      max_wait_ns_(cfg.max_wait.count()) {
+    if (cfg.queue_depth == 0 || cfg.queue_depth > kMaxQueue)
+        throw std::invalid_argument("hdd: queue_depth must be 1..32 (NCQ)");
+    if (cfg.cache_segments == 0 || cfg.cache_segments > kMaxSegments)
+        throw std::invalid_argument("hdd: cache_segments must be 1..64");
+    if (cfg.link_bytes_per_s == 0)
+        throw std::invalid_argument("hdd: the link rate must be positive");
+    const uint64_t cache_sectors = static_cast<uint64_t>(cfg.cache_mb) << 11;  // MiB → sectors
+    // Half the buffer may hold dirty data; destaging takes priority from 3/4 of that on.
+    dirty_limit_ = cfg.write_cache ? cache_sectors / 2 : 0;
+    dirty_high_ = dirty_limit_ / 4 * 3;
+    merge_limit_ = 2048;  // 1 MiB per dirty extent
+    nr_seg_ = cfg.cache_segments;
+    seg_sectors_ = std::max<uint64_t>(1, (cache_sectors - dirty_limit_) / nr_seg_);
+    ra_sectors_ = std::min<uint64_t>(static_cast<uint64_t>(cfg.read_ahead_kb) * 2, seg_sectors_);
+}
+
+// --- commands ------------------------------------------------------------------------------
+
+void Hdd::set_extent(Cmd& c) const {
+    c.pos = mech_.locate(c.lba);
+    const uint32_t spt = mech_.zone_sectors_per_track(c.pos.zone);
+    if (c.pos.sector + c.nsect <= spt) {  // on one track: the common case
+        c.end_cyl = c.pos.cylinder;
+        c.end_head = c.pos.head;
+        c.media_ns = static_cast<int64_t>(static_cast<uint64_t>(c.nsect) * static_cast<uint64_t>(mech_.revolution_ns()) / spt);
+        return;
+    }
+    const HddPosition e = mech_.locate(c.lba + c.nsect - 1);
+    c.end_cyl = e.cylinder;
+    c.end_head = e.head;
+    c.media_ns = mech_.media_ns(c.lba, c.nsect);
+}
+
+Hdd::Cmd Hdd::make_cmd(blkmq::Request* rq, uint64_t lba, uint32_t nsect, bool write, bool high, Time now) const {
+    Cmd c;
+    c.rq = rq;
+    c.lba = lba;
+    c.nsect = nsect;
+    c.write = write;
+    c.high = high;
+    c.arrival_ns = now.ns();
+    set_extent(c);
+    return c;
+}
+
+BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*cpu*/) {
+    if (in_drive_ >= cfg_.queue_depth)
+        return BlkStatus::DEV_RESOURCE;  // the tag depth keeps this from happening
+    if (q_)
+        q_->start_request(rq, now);
+    ++stats_.commands;
+    depth_change(now, +1);
+    const uint64_t lba = std::min(rq->sector, mech_.capacity_sectors() - 1);
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(rq->nr_sectors, mech_.capacity_sectors() - lba));
+    const bool write = rq->op == blkmq::ReqOp::WRITE;
+    const bool high = prio_ && rq->ioprio_class == IOPRIO_CLASS_RT;
+    stats_.high_prio += high;
+
+    if (!write) {
+        if (const int s = find_hit(lba, lba + n, now); s >= 0) {
+            serve_hit(rq, s, now + Duration::ns(overhead_ns_));
+            return BlkStatus::OK;
+        }
+    } else {
+        invalidate(lba, lba + n, now);
+        if (add_dirty(lba, n, now)) {
+            // Write back: acknowledged once the data is in the buffer.
+            ++stats_.write_back_acks;
+            const Time done = sim::max(now + Duration::ns(overhead_ns_), link_free_) + Duration::ns(xfer_ns(n));
+            link_free_ = done;
+            eq_.at<&Hdd::host_done>(done, this, reinterpret_cast<uint64_t>(rq));
+            if (!busy_)
+                dispatch(now);  // the head may destage while idle
+            return BlkStatus::OK;
+        }
+    }
+    host_.push(make_cmd(rq, lba, n, write, high, now));
+    if (!busy_)
+        dispatch(now + Duration::ns(overhead_ns_));
+    return BlkStatus::OK;
+}
+
+// Choose among the queued commands for a head that is free at t_free on (cyl, head).
+template <uint32_t Cap>
+int Hdd::pick(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, Time t_free, float* cost) {
+    const bool high_only = prio_ && q.n_high > 0;
+    if (cost)
+        *cost = 0.0f;
+    if (aged(q, t_free)) {
+        ++stats_.aged;
+        return static_cast<int>(q.oldest);
+    }
+    if (cfg_.sched == HddConfig::Sched::FIFO) {
+        if (!high_only)
+            return static_cast<int>(q.oldest);
+        int best = -1;
+        for (uint32_t i = 0; i < q.n; ++i)
+            if (q.cmd[i].high && (best < 0 || q.arrival[i] < q.arrival[static_cast<uint32_t>(best)]))
+                best = static_cast<int>(i);
+        return best;
+    }
+    return pick_rpo(q, cyl, head, mech_.phase_ns(t_free), high_only, cost);
+}
+
+// RPO: the shortest positioning time, seek (or head switch, + write settle) plus the
+// rotational wait from where the platter will be after it. Computed in float, four commands
+// at a time; ties go to the lower index, so the choice is deterministic. The chosen
+// command's timing is then worked out exactly, in integer nanoseconds (start_op).
+template <uint32_t Cap>
+int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t phase0, bool high_only,
+                  float* cost_out) const {
+    const float a = static_cast<float>(mech_.a()), b = static_cast<float>(mech_.b());
+    const float c = static_cast<float>(mech_.c()), e = static_cast<float>(mech_.e());
+    const float bound = static_cast<float>(mech_.boundary());
+    const float hs = static_cast<float>(mech_.head_switch_ns()), settle = static_cast<float>(settle_ns_);
+    const float rev = static_cast<float>(mech_.revolution_ns()), inv_rev = 1.0f / rev;
+    const float fcyl = static_cast<float>(cyl), fhead = static_cast<float>(head), fphase = static_cast<float>(phase0);
+    const uint32_t n = q.n;
+#if defined(__SSE2__)
+    const __m128 vcyl = _mm_set1_ps(fcyl), vhead = _mm_set1_ps(fhead), vphase = _mm_set1_ps(fphase);
+    const __m128 va = _mm_set1_ps(a), vb = _mm_set1_ps(b), vc = _mm_set1_ps(c), ve = _mm_set1_ps(e);
+    const __m128 vbound = _mm_set1_ps(bound), vhs = _mm_set1_ps(hs), vsettle = _mm_set1_ps(settle);
+    const __m128 vrev = _mm_set1_ps(rev), vinv = _mm_set1_ps(inv_rev), v8 = _mm_set1_ps(8.0f);
+    const __m128 vzero = _mm_setzero_ps(), vinf = _mm_set1_ps(std::numeric_limits<float>::infinity());
+    const __m128 vabs = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    const __m128i i8 = _mm_set1_epi32(8), i4 = _mm_set1_epi32(4), vn = _mm_set1_epi32(static_cast<int>(n));
+    __m128i idx = _mm_setr_epi32(0, 1, 2, 3);
+    __m128 best = vinf;
+    __m128i besti = _mm_set1_epi32(-1);
+    for (uint32_t i = 0; i < n; i += 4) {
+        const __m128 d = _mm_and_ps(_mm_sub_ps(_mm_load_ps(&q.cyl[i]), vcyl), vabs);
+        const __m128 sq = _mm_add_ps(va, _mm_mul_ps(vb, _mm_sqrt_ps(d)));
+        const __m128 lin = _mm_add_ps(vc, _mm_mul_ps(ve, d));
+        const __m128 short_seek = _mm_cmplt_ps(d, vbound);
+        __m128 seek = _mm_or_ps(_mm_and_ps(short_seek, sq), _mm_andnot_ps(short_seek, lin));
+        const __m128 same_cyl = _mm_cmpeq_ps(d, vzero);
+        const __m128 other_head = _mm_and_ps(_mm_cmpneq_ps(_mm_load_ps(&q.head[i]), vhead), vhs);
+        seek = _mm_or_ps(_mm_and_ps(same_cyl, other_head), _mm_andnot_ps(same_cyl, seek));
+        const __m128 settles = _mm_and_ps(_mm_cmpneq_ps(_mm_load_ps(&q.write[i]), vzero), _mm_cmpgt_ps(seek, vzero));
+        seek = _mm_add_ps(seek, _mm_and_ps(settles, vsettle));
+        // Rotational wait: (angle - phase0 - seek) mod rev, floor by truncation after +8 revs.
+        const __m128 x = _mm_sub_ps(_mm_sub_ps(_mm_load_ps(&q.angle[i]), vphase), seek);
+        const __m128i k = _mm_sub_epi32(_mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(x, vinv), v8)), i8);
+        const __m128 wait = _mm_sub_ps(x, _mm_mul_ps(_mm_cvtepi32_ps(k), vrev));
+        __m128 cost = _mm_add_ps(seek, wait);
+        __m128 valid = _mm_castsi128_ps(_mm_cmplt_epi32(idx, vn));
+        if (high_only)
+            valid = _mm_and_ps(valid, _mm_cmpneq_ps(_mm_load_ps(&q.high[i]), vzero));
+        cost = _mm_or_ps(_mm_and_ps(valid, cost), _mm_andnot_ps(valid, vinf));
+        const __m128 better = _mm_cmplt_ps(cost, best);
+        best = _mm_or_ps(_mm_and_ps(better, cost), _mm_andnot_ps(better, best));
+        const __m128i bi = _mm_castps_si128(better);
+        besti = _mm_or_si128(_mm_and_si128(bi, idx), _mm_andnot_si128(bi, besti));
+        idx = _mm_add_epi32(idx, i4);
+    }
+    alignas(16) float bc[4];
+    alignas(16) int32_t bx[4];
+    _mm_store_ps(bc, best);
+    _mm_store_si128(reinterpret_cast<__m128i*>(bx), besti);
+    int r = -1;
+    float rc = std::numeric_limits<float>::infinity();
+    for (int l = 0; l < 4; ++l)
+        if (bx[l] >= 0 && (bc[l] < rc || (bc[l] == rc && bx[l] < r))) {
+            rc = bc[l];
+            r = bx[l];
+        }
+    if (cost_out)
+        *cost_out = rc;
+    return r;
+#else
+    int r = -1;
+    float rc = std::numeric_limits<float>::infinity();
+    for (uint32_t i = 0; i < n; ++i) {
+        if (high_only && q.high[i] == 0.0f)
+            continue;
+        const float d = std::fabs(q.cyl[i] - fcyl);
+        float seek = d < bound ? a + b * std::sqrt(d) : c + e * d;
+        if (d == 0.0f)
+            seek = q.head[i] != fhead ? hs : 0.0f;
+        if (q.write[i] != 0.0f && seek > 0.0f)
+            seek += settle;
+        const float x = q.angle[i] - fphase - seek;
+        const float k = static_cast<float>(static_cast<int32_t>(x * inv_rev + 8.0f) - 8);
+        const float cost = seek + (x - k * rev);
+        if (cost < rc) {
+            rc = cost;
+            r = static_cast<int>(i);
+        }
+    }
+    if (cost_out)
+        *cost_out = rc;
+    return r;
+#endif
+}
+
+bool Hdd::choose(Time t_free, uint32_t cyl, uint32_t head, Cmd& out) {
+    const auto take = [&out](auto& q, int i) {
+        out = q.cmd[static_cast<uint32_t>(i)];
+        q.remove(static_cast<uint32_t>(i));
+        return true;
+    };
+    if (dirty_.n == 0 && host_.n == 0)
+        return false;
+    // Destaging: when a flush asks for it, or when the head has nothing else to do.
+    if (dirty_.n > 0 && (flush_pending_ || host_.n == 0))
+        return take(dirty_, pick(dirty_, cyl, head, t_free, nullptr));
+    // Past 3/4 of the dirty limit (in sectors or extents) destages compete with the host's
+    // commands: the better positioned goes first, unless a host command has aged.
+    if (dirty_.n > 0 && (dirty_sectors_ >= dirty_high_ || dirty_.n >= kMaxDirty / 4 * 3) && !aged(host_, t_free)) {
+        float ch = 0, cd = 0;
+        const int h = pick(host_, cyl, head, t_free, &ch);
+        const int d = pick(dirty_, cyl, head, t_free, &cd);
+        return cd < ch || cfg_.sched == HddConfig::Sched::FIFO ? take(dirty_, d) : take(host_, h);
+    }
+    return take(host_, pick(host_, cyl, head, t_free, nullptr));
+}
+
+// The head is idle; start what there is, from t_free on (now, plus the command overhead
+// when a command finds the drive idle).
+void Hdd::dispatch(Time t_free) {
+    Cmd c;
+    while (!busy_ && choose(t_free, head_cyl_, head_head_, c)) {
+        // Only read-ahead brings data in while a command waits (the head was idle): the
+        // command may be a hit after all, or find its start read already.
+        const int ra = ra_seg_;
+        if (ra >= 0) {
+            if (c.rq && !c.write && seg_[static_cast<uint32_t>(ra)].start <= c.lba &&
+                c.lba + c.nsect <= seg_end(static_cast<uint32_t>(ra), t_free)) {
+                serve_hit(c.rq, ra, t_free);
+                continue;
+            }
+            stop_read_ahead(t_free);
+            const Segment& sg = seg_[static_cast<uint32_t>(ra)];
+            if (c.rq && !c.write && sg.start <= c.lba && c.lba < sg.end) {
+                c.nsect = static_cast<uint32_t>(c.lba + c.nsect - sg.end);  // read only the rest
+                c.lba = sg.end;
+                set_extent(c);
+            }
+        }
+        start_op(c, t_free);
+    }
+}
+
+void Hdd::start_op(const Cmd& cmd, Time t_free) {
+    cur_ = cmd;  // (cmd may be next_, which the seek-ahead below overwrites)
+    const Cmd& c = cur_;
+    int64_t s = mech_.move_ns(head_cyl_, head_head_, c.pos.cylinder, c.pos.head);
+    if (c.write && s > 0)
+        s += settle_ns_;
+    int64_t before = s;
+    if (c.write && c.rq)
+        before = std::max(s, xfer_ns(c.nsect));  // the data must be in the buffer first
+    const Time ready = t_free + Duration::ns(before);
+    const int64_t w = mech_.rotational_wait_ns(ready, c.pos.angle_ns);
+    const Time start = ready + Duration::ns(w);
+    Time done = start + Duration::ns(c.media_ns);
+    if (!c.write)
+        done = sim::max(done, start + Duration::ns(xfer_ns(c.nsect)));
+    ++stats_.media_ops;
+    stats_.seek_ns += s;
+    stats_.rotation_ns += w;
+    stats_.transfer_ns += (done - start).count() + (before - s);
+    if (c.rq)
+        (c.write ? stats_.write_through : stats_.read_misses) += 1;
+    else
+        ++stats_.destages;
+    busy_ = true;
+    head_cyl_ = c.end_cyl;
+    head_head_ = c.end_head;
+    eq_.at<&Hdd::op_end>(done, this, 0);
+    // Seek-ahead: the next command is chosen now, for when this one ends.
+    if (cfg_.sched_lookahead > 0 && !have_next_)
+        have_next_ = choose(done, head_cyl_, head_head_, next_);
+}
+
+void Hdd::op_end(uint64_t) {
+    const Time now = eq_.now();
+    const Cmd fin = cur_;
+    busy_ = false;
+    if (fin.rq == nullptr) {
+        // A destage: the extent is clean now.
+        dirty_sectors_ -= fin.nsect;
+        if (flush_pending_ && clean()) {
+            flush_pending_ = false;
+            ++stats_.flushes;
+            eq_.schedule(now, flush_fn_, flush_obj_, flush_arg_);
+        }
+    } else if (!fin.write) {
+        insert_read(fin.lba, fin.lba + fin.nsect, now, !have_next_ && host_.n == 0 && dirty_.n == 0);
+    }
+    // The next command: the one chosen ahead, else a choice now.
+    if (have_next_) {
+        have_next_ = false;
+        start_op(next_, now);  // (no read-ahead ran: the head was never idle)
+    } else {
+        dispatch(now);
+    }
+    if (fin.rq)
+        complete(fin.rq, now);
+}
+
+// --- completions ---------------------------------------------------------------------------
+
+void Hdd::host_done(uint64_t rq_addr) { complete(reinterpret_cast<blkmq::Request*>(rq_addr), eq_.now()); }
+
+void Hdd::complete(blkmq::Request* rq, Time now) {
+    depth_change(now, -1);
+    if (q_)
+        q_->complete_request(rq, now, cfg_.irq_cpu, blkmq::RequestQueue::CompletionPath::DEVICE_IRQ);
+    else if (sink_)
+        sink_(sink_obj_, rq, now);
+}
+
+void Hdd::depth_change(Time now, int delta) {
+    stats_.depth_area_ns += static_cast<double>(in_drive_) * static_cast<double>((now - depth_since_).count());
+    depth_since_ = now;
+    in_drive_ = static_cast<uint32_t>(static_cast<int>(in_drive_) + delta);
+    stats_.depth_max = std::max(stats_.depth_max, in_drive_);
+}
+
+double Hdd::mean_queue_depth(Time now) const {
+    const double area = stats_.depth_area_ns + static_cast<double>(in_drive_) * static_cast<double>((now - depth_since_).count());
+    return now.ns() > 0 ? area / static_cast<double>(now.ns()) : 0.0;
+}
+
+void Hdd::flush(Time now, sim::EventFn fn, void* obj, uint64_t arg) {
+    if (flush_pending_)
+        throw std::logic_error("hdd: a flush is already pending");
+    if (clean()) {
+        ++stats_.flushes;
+        eq_.schedule(now + Duration::ns(overhead_ns_), fn, obj, arg);
+        return;
+    }
+    flush_pending_ = true;
+    flush_fn_ = fn;
+    flush_obj_ = obj;
+    flush_arg_ = arg;
+    if (!busy_)
+        dispatch(now + Duration::ns(overhead_ns_));
+}
+
+// --- cache ---------------------------------------------------------------------------------
+
+uint64_t Hdd::frontier(Time t) const {
+    return ra_lba0_ + mech_.sectors_in(ra_lba0_, (t - ra_t0_).count(), ra_limit_ - ra_lba0_);
+}
+
+uint64_t Hdd::seg_end(uint32_t i, Time t) const {
+    return static_cast<int>(i) == ra_seg_ ? std::max(seg_[i].end, frontier(t)) : seg_[i].end;
+}
+
+int Hdd::find_hit(uint64_t lba, uint64_t end, Time t) const {
+    // (An empty segment is [0, 0): it holds no range.)
+    if (ra_seg_ >= 0 && seg_[static_cast<uint32_t>(ra_seg_)].start <= lba &&
+        end <= seg_end(static_cast<uint32_t>(ra_seg_), t))
+        return ra_seg_;
+    for (uint32_t i = 0; i < nr_seg_; ++i)
+        if (seg_[i].start <= lba && end <= seg_[i].end)
+            return static_cast<int>(i);
+    return -1;
+}
+
+void Hdd::serve_hit(blkmq::Request* rq, int seg, Time t) {
+    ++stats_.read_hits;
+    const uint64_t end = rq->sector + rq->nr_sectors;
+    const Time done = sim::max(t, link_free_) + Duration::ns(xfer_ns(rq->nr_sectors));
+    link_free_ = done;
+    on_hit(seg, end, t);
+    eq_.at<&Hdd::host_done>(done, this, reinterpret_cast<uint64_t>(rq));
+}
+
+// A hit in the read-ahead segment slides the read-ahead window on.
+void Hdd::on_hit(int seg, uint64_t end, Time now) {
+    seg_[static_cast<uint32_t>(seg)].last_use = now.ns();
+    if (seg != ra_seg_)
+        return;
+    const uint64_t want = std::min(end + ra_sectors_, mech_.capacity_sectors());
+    if (want <= ra_limit_)
+        return;
+    if (frontier(now) < ra_limit_) {
+        ra_limit_ = want;  // still streaming: it just goes on further
+        return;
+    }
+    // Stopped at the window's end: start again when that sector comes round.
+    Segment& s = seg_[static_cast<uint32_t>(seg)];
+    s.end = std::max(s.end, ra_limit_);
+    ra_lba0_ = ra_limit_;
+    ra_t0_ = now + Duration::ns(mech_.rotational_wait_ns(now, mech_.locate(ra_lba0_).angle_ns));
+    ra_limit_ = want;
+}
+
+void Hdd::stop_read_ahead(Time t) {
+    if (ra_seg_ < 0)
+        return;
+    Segment& s = seg_[static_cast<uint32_t>(ra_seg_)];
+    const uint64_t f = frontier(t);
+    s.end = std::max(s.end, f);
+    s.start = std::max(s.start, s.end > seg_sectors_ ? s.end - seg_sectors_ : 0);
+    // The head is where read-ahead stopped.
+    if (f > ra_lba0_) {
+        const HddPosition p = mech_.locate(f - 1);
+        head_cyl_ = p.cylinder;
+        head_head_ = p.head;
+    }
+    ra_seg_ = -1;
+}
+
+void Hdd::insert_read(uint64_t lba, uint64_t end, Time now, bool head_idle) {
+    // A read that continues (or overlaps) a segment extends it: a sequential stream.
+    // Otherwise it replaces the least recently used segment.
+    int hit = -1;
+    uint32_t victim = 0;
+    for (uint32_t i = 0; i < nr_seg_; ++i) {
+        const Segment& s = seg_[i];
+        if (s.start <= lba && lba <= s.end && s.end != 0) {
+            hit = static_cast<int>(i);
+            break;
+        }
+        if (s.last_use < seg_[victim].last_use)
+            victim = i;
+    }
+    bool sequential = false;
+    if (hit >= 0) {
+        Segment& s = seg_[static_cast<uint32_t>(hit)];
+        sequential = s.end == lba;
+        s.end = std::max(s.end, end);
+        s.start = std::max(s.start, s.end > seg_sectors_ ? s.end - seg_sectors_ : 0);
+        s.last_use = now.ns();
+    } else {
+        seg_[victim] = {end - std::min(end - lba, seg_sectors_), end, now.ns()};
+        hit = static_cast<int>(victim);
+    }
+    if (sequential && head_idle && ra_sectors_ > 0 && end < mech_.capacity_sectors()) {
+        ra_seg_ = hit;
+        ra_lba0_ = end;
+        ra_t0_ = now;
+        ra_limit_ = std::min(end + ra_sectors_, mech_.capacity_sectors());
+    }
+}
+
+void Hdd::invalidate(uint64_t lba, uint64_t end, Time now) {
+    for (uint32_t i = 0; i < nr_seg_; ++i) {
+        Segment& s = seg_[i];
+        if (s.last_use < 0)
+            continue;
+        const uint64_t se = seg_end(i, now);
+        if (lba < se && s.start < end) {
+            if (static_cast<int>(i) == ra_seg_)
+                ra_seg_ = -1;
+            s = Segment{};
+        }
+    }
+}
+
+bool Hdd::add_dirty(uint64_t lba, uint32_t nsect, Time now) {
+    if (dirty_limit_ == 0)
+        return false;
+    // Contiguous with (or inside) an extent waiting to be destaged: merge.
+    for (uint32_t i = 0; i < dirty_.n; ++i) {
+        Cmd& c = dirty_.cmd[i];
+        if (lba >= c.lba && lba + nsect <= c.lba + c.nsect)
+            return true;  // rewrites dirty data
+        if (lba == c.lba + c.nsect && c.nsect + nsect <= merge_limit_ &&
+            dirty_sectors_ + nsect <= dirty_limit_) {
+            c.nsect += nsect;
+            set_extent(c);
+            dirty_sectors_ += nsect;
+            return true;
+        }
+    }
+    if (dirty_.n == kMaxDirty || dirty_sectors_ + nsect > dirty_limit_)
+        return false;  // full: the write goes through to the media
+    dirty_.push(make_cmd(nullptr, lba, nsect, true, false, now));
+    dirty_sectors_ += nsect;
+    return true;
+}
+
+// --- report --------------------------------------------------------------------------------
+
+void Hdd::report(report::DeviceReport& r) const {
+    const Stats& s = stats_;
+    const double ops = s.media_ops ? static_cast<double>(s.media_ops) : 1.0;
+    const uint64_t reads = s.read_hits + s.read_misses;
+    r.model = "hdd";
+    r.add("commands", static_cast<double>(s.commands));
+    r.add("media_ops", static_cast<double>(s.media_ops));
+    r.add("queue_depth_mean", mean_queue_depth(eq_.now()), 2);
+    r.add("queue_depth_max", s.depth_max);
+    r.new_line();
+    r.add("seek_ms_mean", static_cast<double>(s.seek_ns) / ops / 1e6, 3);
+    r.add("rotation_ms_mean", static_cast<double>(s.rotation_ns) / ops / 1e6, 3);
+    r.add("transfer_ms_mean", static_cast<double>(s.transfer_ns) / ops / 1e6, 3);
+    r.new_line();
+    r.add("read_hits", static_cast<double>(s.read_hits));
+    r.add("read_misses", static_cast<double>(s.read_misses));
+    r.add("read_hit_ratio", reads ? static_cast<double>(s.read_hits) / static_cast<double>(reads) : 0.0, 4);
+    r.add("write_back_acks", static_cast<double>(s.write_back_acks));
+    r.add("write_through", static_cast<double>(s.write_through));
+    r.add("destages", static_cast<double>(s.destages));
+    r.new_line();
+    r.add("ncq_prio_high", static_cast<double>(s.high_prio));
+    r.add("aged_choices", static_cast<double>(s.aged));
+    r.add("flushes", static_cast<double>(s.flushes));
+}
+
+}  // namespace blksim::dev

@@ -1,0 +1,193 @@
+// A SATA hard disk with NCQ (models/device/hdd_mechanics.h for the physics).
+//
+// The drive serves one media operation at a time. When one ends it starts the next, chosen
+// by policy from its internal queue (NCQ, queue_depth commands, one hardware queue):
+//   FIFO  the oldest command;
+//   RPO   rotational position optimisation: the shortest positioning time (seek + rotational
+//         wait, from where the head will be and when) over all queued commands;
+// with an aging bound (a command that has waited max_wait is served next, oldest first) and
+// NCQ priority (ncq_prio_enable: commands of ioprio class RT, which libata sends with the
+// PRIO bit, are the only candidates while any is queued; the aging bound is the starvation
+// guard of the others). With sched_lookahead = 1 the next command is chosen when the
+// current one starts (seek-ahead), so a command arriving later waits for both.
+//
+// Cache: read segments (LRU) hold what was read; a read that continues the previous one
+// starts a read-ahead that streams on while the head is idle, so small sequential reads
+// become hits. Hits and write-back acknowledgements are served by the host link alone
+// (SATA 6 Gb/s), beside the head's work. Writes with the write cache on are acknowledged
+// once their data is in the buffer and destaged later (contiguous dirty data merges, RPO
+// over the dirty extents when the head has nothing else; past 3/4 of the dirty limit the best
+// destage competes with the best host command by position); flush() waits until all of it is
+// on the media (FLUSH CACHE: the request model has no
+// REQ_OP_FLUSH / FUA yet, so it is an API of the device).
+//
+// Events: one per media operation end (that is also the completion of its request) and one
+// per cache hit or write acknowledgement. No per-sector events; the platter's position is a
+// function of time. Positions are computed once per command when it arrives.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "models/blkmq/request_queue.h"
+#include "models/device/device.h"
+#include "models/device/hdd_config.h"
+#include "models/device/hdd_mechanics.h"
+#include "sim/event_queue.h"
+
+namespace blksim::dev {
+
+class Hdd final : public Device {
+public:
+    Hdd(sim::EventQueue& eq, const HddConfig& cfg);
+    void attach(blkmq::RequestQueue* q) override { q_ = q; }
+
+    BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
+    uint32_t nr_hw_queues() const override { return 1; }
+    uint32_t queue_depth() const override { return cfg_.queue_depth; }
+    uint64_t capacity_sectors() const override { return mech_.capacity_sectors(); }
+    uint32_t logical_block_size() const override { return cfg_.blocksize; }
+    void report(report::DeviceReport& r) const override;
+
+    // FLUSH CACHE at `now`: fn(obj, arg) runs once every write acknowledged so far (and any
+    // acknowledged meanwhile) is on the media. One flush at a time.
+    void flush(sim::Time now, sim::EventFn fn, void* obj, uint64_t arg);
+
+    // Without a request queue (device tests): completions go to this function instead of
+    // RequestQueue::complete_request.
+    using CompletionSink = void (*)(void* obj, blkmq::Request* rq, sim::Time now);
+    void set_completion_sink(CompletionSink fn, void* obj) {
+        sink_ = fn;
+        sink_obj_ = obj;
+    }
+
+    struct Stats {
+        uint64_t commands = 0;        // accepted by queue_rq
+        uint64_t media_ops = 0;       // head operations (reads, write-through writes, destages)
+        int64_t seek_ns = 0, rotation_ns = 0, transfer_ns = 0;  // summed over media_ops
+        uint64_t read_hits = 0, read_misses = 0;
+        uint64_t write_back_acks = 0, write_through = 0, destages = 0, flushes = 0;
+        uint64_t high_prio = 0;       // commands sent with the NCQ PRIO bit
+        uint64_t aged = 0;            // choices forced by the aging bound
+        double depth_area_ns = 0;     // ∫ commands in the drive dt
+        uint32_t depth_max = 0;
+    };
+    const Stats& stats() const { return stats_; }
+    double mean_queue_depth(sim::Time now) const;
+    const HddMechanics& mechanics() const { return mech_; }
+    uint64_t dirty_sectors() const { return dirty_sectors_; }
+
+private:
+    struct Cmd {
+        blkmq::Request* rq = nullptr;  // nullptr: a destage of dirty data
+        uint64_t lba = 0;
+        uint32_t nsect = 0;
+        bool write = false;
+        bool high = false;
+        HddPosition pos;               // of the first sector
+        uint32_t end_cyl = 0, end_head = 0;
+        int64_t media_ns = 0;
+        int64_t arrival_ns = 0;
+    };
+    // The candidates of one choice. The RPO scan reads a structure of arrays of floats, four
+    // commands per SSE2 step (cylinders < 2^24 and angles < 2^24 ns are exact in a float);
+    // removal swaps the last entry in. `oldest` is kept as commands come and go (arrivals
+    // come in time order), for FIFO and the aging bound.
+    template <uint32_t Cap>
+    struct CmdQueue {
+        static_assert(Cap % 4 == 0);
+        uint32_t n = 0;
+        uint32_t n_high = 0;
+        uint32_t oldest = 0;
+        alignas(16) std::array<float, Cap> cyl{}, head{}, angle{}, write{}, high{};
+        std::array<int64_t, Cap> arrival{};
+        std::array<Cmd, Cap> cmd{};
+        void push(const Cmd& c);
+        void remove(uint32_t i);
+    };
+    static constexpr uint32_t kMaxQueue = 32;   // NCQ tags
+    static constexpr uint32_t kMaxDirty = 256;  // dirty extents in the write cache
+    static constexpr uint32_t kMaxSegments = 64;
+    struct Segment {
+        uint64_t start = 0, end = 0;  // cached sectors [start, end)
+        int64_t last_use = -1;        // -1: empty
+    };
+
+    Cmd make_cmd(blkmq::Request* rq, uint64_t lba, uint32_t nsect, bool write, bool high, sim::Time now) const;
+    void set_extent(Cmd& c) const;  // position, end and media time of c.lba / c.nsect
+    // The command to serve next from q; `cost` (if given) gets its positioning time, ns (0
+    // when not chosen by position).
+    template <uint32_t Cap>
+    int pick(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, sim::Time t_free, float* cost);
+    // Shortest positioning time over q (only high-priority commands if `high_only`).
+    template <uint32_t Cap>
+    int pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t phase0, bool high_only,
+                 float* cost) const;
+    // The aging bound applies to host commands only: dirty data has no one waiting on it.
+    template <uint32_t Cap>
+    bool aged(const CmdQueue<Cap>& q, sim::Time t_free) const {
+        return Cap == kMaxQueue && q.n > 0 && max_wait_ns_ > 0 && t_free.ns() - q.arrival[q.oldest] >= max_wait_ns_;
+    }
+    bool choose(sim::Time t_free, uint32_t cyl, uint32_t head, Cmd& out);
+    void dispatch(sim::Time t_free);
+    // No dirty data waiting, being destaged or chosen to be destaged next.
+    bool clean() const { return dirty_.n == 0 && !(busy_ && !cur_.rq) && !(have_next_ && !next_.rq); }
+    void start_op(const Cmd& c, sim::Time t_free);
+    void op_end(uint64_t);
+    void host_done(uint64_t rq_addr);
+    void complete(blkmq::Request* rq, sim::Time now);
+    void depth_change(sim::Time now, int delta);
+    int64_t xfer_ns(uint64_t sectors) const {
+        return static_cast<int64_t>(sectors * 512 * 1'000'000'000ULL / cfg_.link_bytes_per_s);
+    }
+
+    // Cache.
+    uint64_t seg_end(uint32_t i, sim::Time t) const;
+    int find_hit(uint64_t lba, uint64_t end, sim::Time t) const;
+    void on_hit(int seg, uint64_t end, sim::Time now);
+    void serve_hit(blkmq::Request* rq, int seg, sim::Time t);
+    void insert_read(uint64_t lba, uint64_t end, sim::Time now, bool head_idle);
+    void stop_read_ahead(sim::Time t);
+    uint64_t frontier(sim::Time t) const;
+    void invalidate(uint64_t lba, uint64_t end, sim::Time now);
+    bool add_dirty(uint64_t lba, uint32_t nsect, sim::Time now);
+
+    sim::EventQueue& eq_;
+    HddConfig cfg_;
+    HddMechanics mech_;
+    blkmq::RequestQueue* q_ = nullptr;
+    CompletionSink sink_ = nullptr;
+    void* sink_obj_ = nullptr;
+    bool prio_ = false;
+    int64_t settle_ns_, overhead_ns_, max_wait_ns_;
+
+    CmdQueue<kMaxQueue> host_;      // commands waiting for the head
+    CmdQueue<kMaxDirty> dirty_;     // dirty extents waiting to be destaged
+    uint64_t dirty_sectors_ = 0, dirty_limit_ = 0, dirty_high_ = 0;
+    uint64_t merge_limit_ = 0;      // largest dirty extent, sectors
+
+    bool busy_ = false;             // the head is on cur_ until it ends
+    Cmd cur_;
+    bool have_next_ = false;        // chosen ahead (sched_lookahead)
+    Cmd next_;
+    uint32_t head_cyl_ = 0, head_head_ = 0;  // where the head is (or will be, after cur_)
+    sim::Time link_free_;
+
+    std::array<Segment, kMaxSegments> seg_{};
+    uint32_t nr_seg_ = 0;
+    uint64_t seg_sectors_ = 0, ra_sectors_ = 0;
+    int ra_seg_ = -1;               // the segment read-ahead streams into; -1: none
+    uint64_t ra_lba0_ = 0, ra_limit_ = 0;
+    sim::Time ra_t0_;
+
+    bool flush_pending_ = false;
+    sim::EventFn flush_fn_ = nullptr;
+    void* flush_obj_ = nullptr;
+    uint64_t flush_arg_ = 0;
+
+    uint32_t in_drive_ = 0;
+    sim::Time depth_since_;
+    Stats stats_;
+};
+
+}  // namespace blksim::dev

@@ -1,0 +1,54 @@
+// Typed configuration of the HDD model (models/device/hdd.h). Field names follow the drive
+// datasheets (seek figures, sustained transfer rate, buffer) and the kernel's sysfs names
+// where Linux has one (queue_depth, ncq_prio_enable). Defaults: an enterprise 7200 rpm
+// 3.5" SATA drive with NCQ priority, the figures of scenarios/devices/hdd-7200-sata.json
+// (its "source" says where each comes from).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/time.h"
+
+namespace blksim::dev {
+
+struct HddConfig {
+    // --- recording geometry ------------------------------------------------------------
+    uint64_t size_bytes = 4'000'787'030'016;  // 4 TB (IDEMA: 7,814,037,168 sectors of 512 B)
+    uint32_t blocksize = 512;                 // logical block size (512e drive)
+    uint32_t rpm = 7200;
+    uint32_t heads = 8;                       // recording surfaces (tracks per cylinder)
+    // Zoned recording: `zones` bands of equal radial width; the sustained media rate falls
+    // linearly from the outer (LBA 0) to the inner zone, as the track length does.
+    uint32_t zones = 24;
+    uint64_t outer_bytes_per_s = 227'000'000;  // datasheet "sustained transfer rate" (max)
+    uint64_t inner_bytes_per_s = 114'000'000;  // innermost zone
+    // --- mechanics (datasheet figures: without command overhead, settling included) ------
+    sim::Duration seek_track_to_track = sim::Duration::ns(230'000);  // single-track seek, read
+    sim::Duration seek_average = sim::Duration::ns(7'400'000);       // weighted average, read
+    sim::Duration seek_full_stroke = sim::Duration::ns(15'000'000);
+    sim::Duration write_settle = sim::Duration::ns(90'000);  // extra settle before writing
+    sim::Duration head_switch = sim::Duration::ns(230'000);  // switch surface, same cylinder
+    sim::Duration cmd_overhead = sim::Duration::ns(100'000); // firmware time per command
+    uint64_t link_bytes_per_s = 600'000'000;                 // SATA 6 Gb/s (8b/10b): 600 MB/s
+    // --- command queue (NCQ) -----------------------------------------------------------
+    uint32_t queue_depth = 32;  // NCQ depth = the tag set's depth (libata: ATA_MAX_QUEUE)
+    enum class Sched : uint8_t { FIFO, RPO };
+    Sched sched = Sched::RPO;   // rotational position optimisation: shortest positioning first
+    // A command that has waited longer than this is served next, oldest first (the drive's
+    // aging bound on RPO and the starvation guard of NCQ priority); 0 = no bound.
+    sim::Duration max_wait = sim::Duration::ns(890'000'000);
+    // Commands chosen ahead: with 1 the firmware picks the next command when it starts the
+    // current one (seek-ahead), so a command that arrives later waits for both.
+    uint32_t sched_lookahead = 1;
+    bool ncq_prio_supported = true;  // sysfs ncq_prio_supported (the drive's capability)
+    bool ncq_prio_enable = false;    // sysfs ncq_prio_enable (kernel default 0)
+    // --- on-drive cache ----------------------------------------------------------------
+    uint32_t cache_mb = 256;        // buffer size, MiB
+    uint32_t cache_segments = 16;   // read segments (LRU); each holds cache_mb / segments
+    uint32_t read_ahead_kb = 512;   // prefetch after a sequential read (0 = off)
+    bool write_cache = true;        // WCE: "write back" in sysfs cache_type
+    // --- host side ---------------------------------------------------------------------
+    uint32_t irq_cpu = 0;  // AHCI has one MSI vector: completions interrupt this CPU
+};
+
+}  // namespace blksim::dev

@@ -1,0 +1,162 @@
+#include "models/device/sata_ssd.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/report/job_result.h"
+
+namespace blksim::dev {
+
+using sim::Duration;
+using sim::Time;
+
+namespace {
+int64_t xfer_ns(uint64_t bytes, uint64_t bytes_per_s) {
+    return static_cast<int64_t>(bytes * 1'000'000'000ULL / bytes_per_s);
+}
+}  // namespace
+
+SataSsd::SataSsd(sim::EventQueue& eq, const SataSsdConfig& cfg)
+    : eq_(eq),
+      cfg_(cfg),
+      die_free_(std::max(1u, cfg.nr_dies()), 0),
+      page_bytes_(std::max<uint64_t>(512, cfg.page_bytes())),
+      ra_bytes_(static_cast<uint64_t>(cfg.read_ahead_kb) * 1024),
+      drain_(cfg.drain_bytes_per_ns()) {}
+
+BlkStatus SataSsd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*cpu*/) {
+    if (q_)
+        q_->start_request(rq, now);
+    const bool write = rq->op == blkmq::ReqOp::WRITE;
+    stats_.in_drive_max = std::max(stats_.in_drive_max, ++in_drive_);
+    // Controller: one command at a time.
+    const Time fetched = sim::max(now, ctrl_free_) + cfg_.cmd_overhead + (write ? cfg_.write_overhead : Duration{});
+    ctrl_free_ = fetched;
+    const uint64_t cap = cfg_.size_bytes;
+    const uint64_t b0 = std::min<uint64_t>(rq->sector << 9, cap - 1);
+    const uint64_t b1 = std::min<uint64_t>(b0 + std::max<uint64_t>(rq->bytes(), 1), cap);
+    const Time done = write ? serve_write(b0, b1, fetched) : serve_read(b0, b1, fetched);
+    eq_.at<&SataSsd::complete>(done, this, reinterpret_cast<uint64_t>(rq));
+    return BlkStatus::OK;
+}
+
+Time SataSsd::flash_read(uint64_t byte0, uint64_t byte1, Time t) {
+    Time done = t;
+    const uint64_t nd = die_free_.size();
+    const int64_t tr = cfg_.read_latency.count();
+    for (uint64_t p = byte0 / page_bytes_, last = (byte1 - 1) / page_bytes_; p <= last; ++p) {
+        int64_t& die = die_free_[p % nd];
+        die = std::max(die, t.ns()) + tr;
+        done = sim::max(done, Time::from_ns(die));
+        ++stats_.page_reads;
+    }
+    return done;
+}
+
+Time SataSsd::serve_read(uint64_t b0, uint64_t b1, Time fetched) {
+    ++stats_.reads;
+    stats_.read_bytes += b1 - b0;
+    Time ready;
+    if (ra_lo_ < ra_hi_ && b0 >= ra_lo_ && b1 <= ra_hi_) {
+        // Read-ahead hit: the data is (or will be) in the controller's DRAM.
+        ++stats_.ra_hits;
+        ready = sim::max(fetched, b1 <= ra_mid_ ? ra_ready_old_ : ra_ready_new_);
+        if (b1 > ra_mid_ && ra_hi_ < cfg_.size_bytes) {
+            // The stream reached the newest chunk: prefetch the next one.
+            const uint64_t hi = std::min(ra_hi_ + ra_bytes_, cfg_.size_bytes);
+            ra_lo_ = ra_mid_;
+            ra_ready_old_ = ra_ready_new_;
+            ra_mid_ = ra_hi_;
+            ra_ready_new_ = flash_read(ra_mid_, hi, fetched);
+            stats_.ra_bytes += hi - ra_mid_;
+            ra_hi_ = hi;
+        }
+    } else {
+        ready = flash_read(b0, b1, fetched);
+        if (ra_bytes_ > 0 && b0 == last_read_end_ && b1 < cfg_.size_bytes) {
+            // Sequential: start a read-ahead window right behind this read.
+            const uint64_t hi = std::min(b1 + ra_bytes_, cfg_.size_bytes);
+            ra_lo_ = ra_mid_ = b1;
+            ra_hi_ = hi;
+            ra_ready_old_ = ra_ready_new_ = flash_read(b1, hi, fetched);
+            stats_.ra_bytes += hi - b1;
+        }
+    }
+    last_read_end_ = b1;
+    const Time done = sim::max(ready, link_free_) + Duration::ns(xfer_ns(b1 - b0, cfg_.link_bytes_per_s));
+    link_free_ = done;
+    return done;
+}
+
+double SataSsd::buffer_fill(Time t) const {
+    if (t <= buf_t_)
+        return buf_level_;
+    return std::max(0.0, buf_level_ - drain_ * static_cast<double>((t - buf_t_).count()));
+}
+
+Time SataSsd::serve_write(uint64_t b0, uint64_t b1, Time fetched) {
+    ++stats_.writes;
+    const uint64_t bytes = b1 - b0;
+    stats_.write_bytes += bytes;
+    if (ra_lo_ < ra_hi_ && b0 < ra_hi_ && b1 > ra_lo_)
+        ra_lo_ = ra_mid_ = ra_hi_ = 0;  // the prefetched data is stale
+    // Room in the buffer is needed when the data starts to cross (the drive asks for it
+    // with DMA Setup only then); admissions come in link order, so buf_t_ only grows.
+    Time start = sim::max(fetched, link_free_);
+    double level = buffer_fill(start);
+    const double cap = static_cast<double>(cfg_.buffer_bytes);
+    const double b = static_cast<double>(bytes);
+    const double over = level + b - cap;  // a command larger than the buffer waits until it is empty
+    if (over > 0) {
+        const double need = std::min(over, level);
+        const auto wait = static_cast<int64_t>(std::ceil(need / drain_));
+        start = start + Duration::ns(wait);
+        level = std::max(0.0, level - need);
+        ++stats_.buffer_waits;
+        stats_.buffer_wait_ns += wait;
+    }
+    buf_level_ = level + b;
+    buf_t_ = start;
+    stats_.buffer_max = std::max(stats_.buffer_max, buf_level_);
+    const uint64_t rate = std::min(cfg_.link_bytes_per_s, cfg_.buffer_write_bytes_per_s);
+    const Time done = start + Duration::ns(xfer_ns(bytes, rate));
+    link_free_ = done;
+    return done;
+}
+
+void SataSsd::complete(uint64_t rq_addr) {
+    auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
+    --in_drive_;
+    if (q_)
+        q_->complete_request(rq, eq_.now(), cfg_.irq_cpu, blkmq::RequestQueue::CompletionPath::DEVICE_IRQ);
+    else if (sink_)
+        sink_(sink_obj_, rq, eq_.now());
+}
+
+void SataSsd::report(report::DeviceReport& r) const {
+    const Stats& s = stats_;
+    constexpr double MB = 1e6;
+    r.model = "sata_ssd";
+    r.add("reads", static_cast<double>(s.reads));
+    r.add("writes", static_cast<double>(s.writes));
+    r.add("page_reads", static_cast<double>(s.page_reads));
+    r.add("queue_depth_max", s.in_drive_max);
+    r.new_line();
+    r.add("ra_hits", static_cast<double>(s.ra_hits));
+    r.add("ra_hit_pct", s.reads ? 100.0 * static_cast<double>(s.ra_hits) / static_cast<double>(s.reads) : 0.0, 2);
+    r.add("ra_prefetched_mb", static_cast<double>(s.ra_bytes) / MB, 1);
+    r.new_line();
+    const double fill = buffer_fill(eq_.now());
+    r.add("buffer_fill_mb", fill / MB, 1);
+    r.add("buffer_max_mb", s.buffer_max / MB, 1);
+    r.add("buffer_full_waits", static_cast<double>(s.buffer_waits));
+    r.add("buffer_wait_us_mean",
+          s.buffer_waits ? static_cast<double>(s.buffer_wait_ns) / static_cast<double>(s.buffer_waits) / 1e3 : 0.0, 1);
+    r.new_line();
+    const double drained = std::max(0.0, static_cast<double>(s.write_bytes) - fill);
+    r.add("programmed_mb", drained * cfg_.gc_waf / MB, 1);
+    r.add("gc_extra_mb", drained * (cfg_.gc_waf - 1.0) / MB, 1);
+    r.add("gc_waf", cfg_.gc_waf, 2);
+}
+
+}  // namespace blksim::dev

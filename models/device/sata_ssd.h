@@ -1,0 +1,107 @@
+// A SATA SSD (Samsung 860/870 EVO class): one hardware queue, NCQ depth 32, a controller, a
+// flash back end of channels x dies, a write buffer and the SATA link. Service of a command:
+//   controller  takes commands one at a time, cmd_overhead each (+ write_overhead for a
+//               write): the small-block IOPS ceiling;
+//   read        the pages it covers (striped by LBA over the dies, page_kb each) are read in
+//               parallel, each die busy read_latency per page and taking its pages in turn;
+//               reads inside the read-ahead window skip the flash;
+//   write       waits for room in the write buffer, then its data crosses the link at
+//               min(link, buffer write rate) and the command completes: the buffer drains
+//               at the program rate (dies x page / program_latency) divided by gc_waf;
+//   link        all data crosses one transfer at a time (~550 MB/s).
+// Each stage is a timeline (an instant it is free, or a fluid fill level for the buffer),
+// so a command's completion instant is known when it arrives: one event per command, no
+// per-page events, nothing allocated after construction.
+//
+// Read-ahead: a read that starts where the previous read ended makes the controller read
+// the next read_ahead_kb from the flash into its DRAM (occupying the dies); reads inside the
+// window then cost the controller and the link only. When a hit reaches the newest chunk
+// the next chunk is prefetched, so a stream stays ahead. A write over the window drops it.
+//
+// Simplified (docs/model.md): commands are served in arrival order at each stage (the NCQ
+// reordering of a real controller is not modelled: a write waiting for buffer room holds the
+// link, and the reads behind it); programs drain as a fluid and do not occupy the dies (no
+// read-behind-program interference); no channel bus timeline; reads of data still in the
+// write buffer go to the flash; no TRIM, no FLUSH (a volatile-cache flush would wait for
+// the drain), no power states.
+#pragma once
+
+#include <vector>
+
+#include "models/blkmq/request_queue.h"
+#include "models/device/device.h"
+#include "models/device/sata_ssd_config.h"
+#include "sim/event_queue.h"
+
+namespace blksim::dev {
+
+class SataSsd final : public Device {
+public:
+    SataSsd(sim::EventQueue& eq, const SataSsdConfig& cfg);
+    void attach(blkmq::RequestQueue* q) override { q_ = q; }
+
+    BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
+    uint32_t nr_hw_queues() const override { return 1; }
+    uint32_t queue_depth() const override { return cfg_.queue_depth; }
+    uint64_t capacity_sectors() const override { return cfg_.size_bytes >> 9; }
+    uint32_t logical_block_size() const override { return cfg_.blocksize; }
+    void report(report::DeviceReport& r) const override;
+
+    // Without a request queue (device tests): completions go to this function instead of
+    // RequestQueue::complete_request.
+    using CompletionSink = void (*)(void* obj, blkmq::Request* rq, sim::Time now);
+    void set_completion_sink(CompletionSink fn, void* obj) {
+        sink_ = fn;
+        sink_obj_ = obj;
+    }
+
+    struct Stats {
+        uint64_t reads = 0, writes = 0;
+        uint64_t read_bytes = 0, write_bytes = 0;
+        uint64_t ra_hits = 0;             // reads served from the read-ahead window
+        uint64_t ra_bytes = 0;            // bytes prefetched
+        uint64_t page_reads = 0;          // flash page reads (host reads and read-ahead)
+        uint64_t buffer_waits = 0;        // writes that found the buffer full
+        int64_t buffer_wait_ns = 0;       // summed over them
+        double buffer_max = 0;            // highest fill, bytes
+        uint32_t in_drive_max = 0;        // most commands in the drive at once
+    };
+    const Stats& stats() const { return stats_; }
+    // Bytes in the write buffer at `t` (at or after the last write's admission).
+    double buffer_fill(sim::Time t) const;
+
+private:
+    // Reads the pages of [byte0, byte1) on their dies, starting at `t`; returns when the
+    // last page is read.
+    sim::Time flash_read(uint64_t byte0, uint64_t byte1, sim::Time t);
+    sim::Time serve_read(uint64_t b0, uint64_t b1, sim::Time fetched);
+    sim::Time serve_write(uint64_t b0, uint64_t b1, sim::Time fetched);
+    void complete(uint64_t rq_addr);
+
+    sim::EventQueue& eq_;
+    SataSsdConfig cfg_;
+    blkmq::RequestQueue* q_ = nullptr;
+    CompletionSink sink_ = nullptr;
+    void* sink_obj_ = nullptr;
+
+    sim::Time ctrl_free_, link_free_;
+    std::vector<int64_t> die_free_;  // the instant each die is free, ns
+    uint64_t page_bytes_;
+    uint64_t ra_bytes_;
+
+    // Write buffer: fill level (bytes) at the instant buf_t_ (the last admission), draining
+    // at drain_ bytes/ns while not empty.
+    double buf_level_ = 0, drain_;
+    sim::Time buf_t_;
+
+    // Read-ahead window [ra_lo_, ra_hi_) in bytes: [ra_lo_, ra_mid_) ready at ra_ready_old_,
+    // [ra_mid_, ra_hi_) (the newest chunk) at ra_ready_new_. Empty when ra_lo_ == ra_hi_.
+    uint64_t ra_lo_ = 0, ra_mid_ = 0, ra_hi_ = 0;
+    sim::Time ra_ready_old_, ra_ready_new_;
+    uint64_t last_read_end_ = UINT64_MAX;  // byte after the previous read
+
+    uint32_t in_drive_ = 0;
+    Stats stats_;
+};
+
+}  // namespace blksim::dev

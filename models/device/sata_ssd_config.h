@@ -1,0 +1,65 @@
+// Typed configuration of the SATA SSD model (models/device/sata_ssd.h). Defaults: a
+// Samsung 860 EVO 500 GB class drive, the figures of scenarios/devices/samsung-860evo-500g.json
+// (its "source" says where each comes from; the comments below too).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/time.h"
+
+namespace blksim::dev {
+
+struct SataSsdConfig {
+    // --- capacity ----------------------------------------------------------------------
+    uint64_t size_bytes = 500'107'862'016;  // IDEMA 500 GB: 976,773,168 sectors
+    uint32_t blocksize = 512;               // logical block size (512e)
+    // --- host interface ----------------------------------------------------------------
+    uint32_t queue_depth = 32;  // NCQ depth (libata ATA_MAX_QUEUE), one hardware queue
+    // SATA 6 Gb/s after 8b/10b is 600 MB/s; FIS framing and protocol leave ~550 MB/s, the
+    // 860 EVO datasheet's sequential read (550 MB/s). Every byte crosses it, one at a time.
+    uint64_t link_bytes_per_s = 550'000'000;
+    // --- controller --------------------------------------------------------------------
+    // Firmware time per command, one command at a time: 1 / 98 k IOPS (860 EVO datasheet,
+    // 4 KiB random read QD32) = 10.2 us. It is the 4 KiB ceiling, and what makes many small
+    // commands slower than few large ones.
+    sim::Duration cmd_overhead = sim::Duration::ns(10'200);
+    // Extra controller time of a write (mapping update): 1 / 90 k IOPS (datasheet 4 KiB
+    // random write QD32) - cmd_overhead = 0.9 us.
+    sim::Duration write_overhead = sim::Duration::ns(900);
+    // --- flash back end ----------------------------------------------------------------
+    // 500 GB of 256 Gb 64-layer TLC V-NAND = 16 dies on the MJX controller's 8 channels.
+    uint32_t channels = 8;
+    uint32_t dies_per_channel = 2;
+    uint32_t page_kb = 16;  // flash page; data is striped page by page over the dies
+    // tR of a TLC page. Chosen so that QD1 4 KiB random reads give the datasheet's 10 k IOPS
+    // with the host's path: 10.2 + 70 + 7.4 (link) us of drive time.
+    sim::Duration read_latency = sim::Duration::ns(70'000);
+    // tPROG of one page per die. 16 dies x 16 KiB / 870 us = 301 MB/s: the datasheet's
+    // sequential write after the TurboWrite buffer (300 MB/s on the 250/500 GB models).
+    sim::Duration program_latency = sim::Duration::ns(870'000);
+    // --- write buffer (DRAM + SLC "TurboWrite") -----------------------------------------
+    // A write completes once its data is in the buffer; the buffer drains at the program
+    // rate (all dies programming) / gc_waf; a write that finds it full waits for room.
+    uint64_t buffer_bytes = 22'000'000'000;  // Intelligent TurboWrite, 500 GB model: 22 GB
+    // Rate data enters the buffer (the datasheet's 520 MB/s sequential write; below the link).
+    uint64_t buffer_write_bytes_per_s = 520'000'000;
+    // Steady-state garbage collection as a write amplification factor: every host byte
+    // costs gc_waf bytes of program work (1 = fresh drive, sequential fill).
+    double gc_waf = 1.0;
+    // --- read-ahead ----------------------------------------------------------------------
+    // A read that starts where the previous read ended makes the controller prefetch the
+    // next read_ahead_kb into its DRAM; reads inside the window skip the flash (0 = off).
+    uint32_t read_ahead_kb = 256;
+    // --- host side ---------------------------------------------------------------------
+    uint32_t irq_cpu = 0;  // AHCI has one MSI vector: completions interrupt this CPU
+
+    uint32_t nr_dies() const { return channels * dies_per_channel; }
+    uint64_t page_bytes() const { return static_cast<uint64_t>(page_kb) * 1024; }
+    // Bytes per ns the buffer drains at: all dies programming, divided by the WAF.
+    double drain_bytes_per_ns() const {
+        return static_cast<double>(nr_dies()) * static_cast<double>(page_bytes()) /
+               static_cast<double>(program_latency.count()) / gc_waf;
+    }
+};
+
+}  // namespace blksim::dev

@@ -1,0 +1,178 @@
+#include "models/topology/topology.h"
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/depth_first_search.hpp>
+#include <boost/graph/graphviz.hpp>
+#include <fmt/format.h>
+
+namespace blksim::topology {
+
+namespace {
+
+using Graph = Topology::Graph;
+using V = Graph::vertex_descriptor;
+using Ref = Topology::Ref;
+
+// depth_first_search stops at the first back edge, the one way a directed graph has a
+// cycle (throwing from a visitor is Boost.Graph's documented early exit).
+struct BackEdge {
+    V target;
+};
+struct CycleFinder : boost::default_dfs_visitor {
+    template <class E, class G>
+    void back_edge(E e, const G& g) const {
+        throw BackEdge{boost::target(e, g)};
+    }
+};
+
+std::string join_names(const std::vector<std::string>& names) {
+    std::string s;
+    for (const auto& n : names)
+        s += (s.empty() ? "'" : ", '") + n + "'";
+    return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+Topology::Topology(const MachineConfig& cfg) : hba_of_device_(cfg.devices.size()) {
+    using dev::ControllerConfig;
+    const V host = boost::add_vertex(Node{NodeKind::HOST, "host"}, g_);
+
+    std::vector<V> cv;
+    std::vector<std::string> cnames;
+    for (std::size_t i = 0; i < cfg.controllers.size(); ++i) {
+        const auto& c = cfg.controllers[i];
+        for (std::size_t j = 0; j < i; ++j)
+            if (cnames[j] == c.name)
+                throw Error({Ref::Kind::CONTROLLER, i, "name"},
+                            fmt::format("duplicate controller name '{}'", c.name));
+        cnames.push_back(c.name);
+        cv.push_back(boost::add_vertex(
+            Node{NodeKind::CONTROLLER, fmt::format("{} ({})", c.name,
+                                                   c.kind == ControllerConfig::Kind::HBA ? "hba" : "expander")},
+            g_));
+    }
+    auto controller_index = [&](const std::string& name) -> std::optional<std::size_t> {
+        for (std::size_t j = 0; j < cnames.size(); ++j)
+            if (cnames[j] == name)
+                return j;
+        return std::nullopt;
+    };
+    for (std::size_t i = 0; i < cfg.controllers.size(); ++i) {
+        const auto& c = cfg.controllers[i];
+        if (c.kind == ControllerConfig::Kind::HBA) {
+            if (!c.parent.empty())
+                throw Error({Ref::Kind::CONTROLLER, i, "parent"},
+                            fmt::format("controller '{}' is an hba, which sits on the host; only an expander "
+                                        "has a parent", c.name));
+            boost::add_edge(host, cv[i], g_);
+            continue;
+        }
+        if (c.parent.empty())
+            throw Error({Ref::Kind::CONTROLLER, i, "parent"},
+                        fmt::format("expander '{}' needs a parent (an hba or another expander)", c.name));
+        const auto p = controller_index(c.parent);
+        if (!p)
+            throw Error({Ref::Kind::CONTROLLER, i, "parent"},
+                        fmt::format("expander '{}' names unknown parent '{}' (controllers: {})", c.name,
+                                    c.parent, join_names(cnames)));
+        boost::add_edge(cv[*p], cv[i], g_);
+    }
+
+    // A chain of expanders that loops back on itself never reaches an HBA.
+    try {
+        boost::depth_first_search(g_, boost::visitor(CycleFinder{}));
+    } catch (const BackEdge& b) {
+        std::size_t i = 0;
+        while (i < cv.size() && cv[i] != b.target)
+            ++i;
+        std::string chain = cnames[i];
+        for (std::size_t k = i, steps = 0; steps <= cnames.size(); ++steps) {
+            k = *controller_index(cfg.controllers[k].parent);
+            chain += " -> " + cnames[k];
+            if (k == i)
+                break;
+        }
+        throw Error({Ref::Kind::CONTROLLER, i, "parent"},
+                    fmt::format("controllers form a cycle: {}; a chain of expanders must end at an hba", chain));
+    }
+
+    std::vector<V> dv;
+    std::vector<std::string> dnames;
+    for (std::size_t d = 0; d < cfg.devices.size(); ++d) {
+        const auto& dc = cfg.devices[d];
+        dnames.push_back(dc.name);
+        dv.push_back(boost::add_vertex(Node{NodeKind::DEVICE, dc.name}, g_));
+        if (dc.controller.empty()) {
+            boost::add_edge(host, dv[d], g_);
+            continue;
+        }
+        const auto c = controller_index(dc.controller);
+        if (!c)
+            throw Error({Ref::Kind::DEVICE, d, "controller"},
+                        fmt::format("device '{}' names unknown controller '{}' (controllers: {})", dc.name,
+                                    dc.controller, join_names(cnames)));
+        if (dc.model == dev::DeviceModel::NVME)
+            throw Error({Ref::Kind::DEVICE, d, "controller"},
+                        fmt::format("device '{}' is NVMe, which is its own controller on PCIe; only SCSI "
+                                    "disks (and null_blk standing in for scsi_debug) sit behind an hba",
+                                    dc.name));
+        if (dc.model == dev::DeviceModel::NULL_BLK && dc.null_blk.shared_tags)
+            throw Error({Ref::Kind::DEVICE, d, "controller"},
+                        fmt::format("device '{}' is null_blk with shared_tags=1, which takes its tags from "
+                                    "the module; behind an hba the tags are the host's", dc.name));
+        boost::add_edge(cv[*c], dv[d], g_);
+        // The SCSI host at the root of the chain owns the tags (no cycle is left).
+        std::size_t root = *c;
+        while (cfg.controllers[root].kind != ControllerConfig::Kind::HBA)
+            root = *controller_index(cfg.controllers[root].parent);
+        hba_of_device_[d] = root;
+    }
+
+    // Every device must be reachable from the host (an expander chain ends at an HBA, so
+    // this holds once the checks above passed; kept as the graph's own invariant).
+    std::vector<boost::default_color_type> color(boost::num_vertices(g_));
+    boost::breadth_first_search(g_, host, boost::color_map(color.data()));
+    for (std::size_t d = 0; d < dv.size(); ++d)
+        if (color[dv[d]] == boost::white_color)
+            throw Error({Ref::Kind::DEVICE, d, "controller"},
+                        fmt::format("device '{}' is not connected to the host", dnames[d]));
+
+    // Request queues and the tag sets they draw from.
+    std::vector<V> tag_set_of_hba(cfg.controllers.size(), Graph::null_vertex());
+    V null_blk_shared = Graph::null_vertex();
+    for (std::size_t q = 0; q < cfg.queues.size(); ++q) {
+        const auto& qc = cfg.queues[q];
+        std::size_t d = 0;
+        while (d < dnames.size() && dnames[d] != qc.device)
+            ++d;
+        if (d == dnames.size())
+            throw Error({Ref::Kind::QUEUE, q, "device"},
+                        fmt::format("queue names unknown device '{}' (devices: {})", qc.device, join_names(dnames)));
+        const V qv = boost::add_vertex(Node{NodeKind::QUEUE, qc.device + " queue (" + qc.scheduler + ")"}, g_);
+        boost::add_edge(dv[d], qv, g_);
+        V tv;
+        if (hba_of_device_[d]) {
+            V& t = tag_set_of_hba[*hba_of_device_[d]];
+            if (t == Graph::null_vertex())
+                t = boost::add_vertex(Node{NodeKind::TAG_SET, cnames[*hba_of_device_[d]] + " host tags"}, g_);
+            tv = t;
+        } else if (cfg.devices[d].model == dev::DeviceModel::NULL_BLK && cfg.devices[d].null_blk.shared_tags) {
+            if (null_blk_shared == Graph::null_vertex())
+                null_blk_shared = boost::add_vertex(Node{NodeKind::TAG_SET, "null_blk shared tags"}, g_);
+            tv = null_blk_shared;
+        } else {
+            tv = boost::add_vertex(Node{NodeKind::TAG_SET, qc.device + " tags"}, g_);
+        }
+        boost::add_edge(qv, tv, g_);
+    }
+}
+
+void Topology::write_graphviz(std::ostream& os) const {
+    boost::write_graphviz(os, g_, [this](std::ostream& out, V v) {
+        static constexpr const char* shape[] = {"house", "box3d", "cylinder", "box", "hexagon"};
+        out << "[label=\"" << g_[v].label << "\", shape=" << shape[static_cast<int>(g_[v].kind)] << "]";
+    });
+}
+
+}  // namespace blksim::topology

@@ -1,0 +1,39 @@
+// What the command-line tests share: run a shell command or the blksim binary and keep its
+// exit status and output.
+#pragma once
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+
+namespace clitest {
+
+struct CliResult {
+    int status;
+    std::string out;  // what the command wrote to its stdout (add 2>&1 for stderr)
+};
+
+inline CliResult shell(const std::string& cmd) {
+    CliResult r{-1, {}};
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    std::array<char, 4096> buf{};
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+        r.out.append(buf.data(), n);
+    const int st = pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+// blksim with `args`; stdout then stderr, or stdout alone.
+inline CliResult run_blksim(const std::string& args, bool with_stderr = true) {
+    return shell(std::string(BLKSIM_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null"));
+}
+
+inline std::string source_path(const std::string& rel) { return std::string(BLKSIM_SOURCE_DIR) + "/" + rel; }
+
+}  // namespace clitest

@@ -1,0 +1,135 @@
+// The HDD wired end to end: scenario decoding (params in fio's value syntax, named profiles,
+// errors naming the JSON path), a machine running it, and its section of blksim's report.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "models/report/job_result.h"
+#include "models/topology/machine.h"
+#include "tools/scenario/scenario.h"
+
+using namespace blksim;
+using namespace blksim::sim::literals;
+
+namespace {
+
+std::string scenario_with(const std::string& device) {
+    return R"({
+  "host": { "cpus": 2, "cost_profile": "desktop-8t" },
+  "devices": [ )" + device + R"( ],
+  "jobs": [ { "name": "r", "ioengine": "libaio", "direct": 1, "rw": "randread", "bs": "4k",
+              "iodepth": 32, "runtime": "2s", "time_based": 1 } ]
+})";
+}
+
+scenario::Scenario load(const std::string& device, const std::vector<std::string>& sets = {}) {
+    return scenario::load_scenario_text(scenario_with(device), "hdd.json", sets);
+}
+
+std::string error_of(const std::string& device, const std::vector<std::string>& sets = {}) {
+    try {
+        load(device, sets);
+    } catch (const scenario::ScenarioError& e) {
+        return e.what();
+    }
+    FAIL("expected a ScenarioError");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("HDD scenario: params decode with units, the profile fills the rest", "[hdd][scenario]") {
+    const auto s = load(R"({ "name": "sda", "model": "hdd", "profile": "hdd-7200-sata",
+                             "params": { "ncq_prio_enable": 1, "seek_average": "8ms", "sched": "fifo",
+                                         "cache_mb": 128 } })");
+    const auto& d = s.machine.devices.at(0);
+    CHECK(d.model == dev::DeviceModel::HDD);
+    CHECK(d.hdd.ncq_prio_enable);
+    CHECK(d.hdd.seek_average == 8_ms);                         // the entry overrides the profile
+    CHECK(d.hdd.sched == dev::HddConfig::Sched::FIFO);
+    CHECK(d.hdd.cache_mb == 128);
+    CHECK(d.hdd.size_bytes == 7'814'037'168ULL * 512);        // from the profile
+    CHECK(d.hdd.seek_track_to_track == 230_us);
+    CHECK(d.hdd.max_wait == 890_ms);
+    // A model without profile takes the defaults.
+    const auto plain = load(R"({ "name": "sdb", "model": "hdd", "params": { "gb": 2000, "rpm": 5400 } })");
+    CHECK(plain.machine.devices.at(0).hdd.size_bytes == 2'000'000'000'000ULL);
+    CHECK(plain.machine.devices.at(0).hdd.rpm == 5400);
+    CHECK_FALSE(plain.machine.devices.at(0).hdd.ncq_prio_enable);  // the kernel's default
+}
+
+TEST_CASE("HDD scenario: bad values are reported at their JSON path", "[hdd][scenario]") {
+    CHECK_THAT(error_of(R"({ "name": "sda", "model": "hdd", "params": { "queue_depth": 64 } })"),
+               Catch::Contains("/devices/0/params/queue_depth") && Catch::Contains("1..32"));
+    CHECK_THAT(error_of(R"({ "name": "sda", "model": "hdd", "params": { "seek_average": "7.4ms" } })"),
+               Catch::Contains("/devices/0/params/seek_average"));
+    CHECK_THAT(error_of(R"({ "name": "sda", "model": "hdd", "params": { "seek_full_stroke": "40ms" } })"),
+               Catch::Contains("/devices/0/params") && Catch::Contains("cannot be reached"));
+    CHECK_THAT(error_of(R"({ "name": "sda", "model": "hdd", "params": { "ncq_prio_supported": 0, "ncq_prio_enable": 1 } })"),
+               Catch::Contains("/devices/0/params/ncq_prio_enable") && Catch::Contains("refuses"));
+    CHECK_THAT(error_of(R"({ "name": "sda", "model": "hdd", "params": { "irq_cpu": 5 } })"),
+               Catch::Contains("/devices/0/params/irq_cpu") && Catch::Contains("2 CPUs"));
+    CHECK_THAT(error_of(R"({ "name": "sda", "model": "hdd", "params": { "spindle": 1 } })"),
+               Catch::Contains("unknown key 'spindle'"));
+    CHECK_THAT(error_of(R"({ "name": "sda", "model": "hdd", "profile": "no-such-drive" })"),
+               Catch::Contains("/devices/0/profile") && Catch::Contains("not found") && Catch::Contains("hdd-7200-sata"));
+    CHECK_THAT(error_of(R"({ "name": "sda", "model": "nvme", "profile": "hdd-7200-sata" })"),
+               Catch::Contains("/devices/0/profile") && Catch::Contains("describes a hdd device"));
+}
+
+TEST_CASE("HDD scenario: a profile file's own errors name the profile file", "[hdd][scenario]") {
+    const auto dir = std::filesystem::temp_directory_path() / ("blksim_hdd_" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(dir);
+    {
+        std::ofstream(dir / "bad.json") << R"({ "name": "bad", "model": "hdd", "source": "test",
+                                               "params": { "seek_average": "9xs" } })";
+        std::ofstream(dir / "nosource.json") << R"({ "name": "n", "model": "hdd", "params": {} })";
+    }
+    const auto err = [&](const std::string& profile) {
+        try {
+            scenario::load_scenario_text(scenario_with(R"({ "name": "sda", "model": "hdd", "profile": ")" + profile + R"(" })"),
+                                         (dir / "s.json").string(), {});
+        } catch (const scenario::ScenarioError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK_THAT(err("bad.json"), Catch::Contains("bad.json: /params/seek_average"));
+    CHECK_THAT(err("nosource.json"), Catch::Contains("nosource.json") && Catch::Contains("source"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("HDD scenario: it runs, and blksim's report has the drive's section in text and JSON", "[hdd][scenario]") {
+    const auto s = load(R"({ "name": "sda", "model": "hdd", "profile": "hdd-7200-sata" })");
+    topology::Machine m(s.machine);
+    const report::RunResult r = m.run();
+    REQUIRE(r.devices.size() == 1);
+    const report::DeviceReport& d = r.devices[0];
+    CHECK(d.name == "sda");
+    CHECK(d.model == "hdd");
+    const auto field = [&](const std::string& key) {
+        for (const auto& line : d.lines)
+            for (const auto& f : line)
+                if (f.key == key) return f.value;
+        FAIL("no field " << key);
+        return 0.0;
+    };
+    const uint64_t ios = r.jobs.at(0).dir[0].total_ios;
+    CHECK(ios > 300);  // ~230 IOPS for 2 s
+    CHECK(field("commands") >= static_cast<double>(ios));
+    CHECK(field("queue_depth_mean") == Approx(32).epsilon(0.05));
+    CHECK(field("seek_ms_mean") > 1.0);
+    CHECK(field("rotation_ms_mean") > 0.5);
+    CHECK(field("rotation_ms_mean") < 4.17);  // RPO waits less than half a revolution
+    CHECK(field("read_hit_ratio") == 0.0);
+
+    const std::string text = report::format_blksim_extras(r);
+    CHECK_THAT(text, Catch::Contains("sda (hdd):") && Catch::Contains("seek_ms_mean=") &&
+                         Catch::Contains("read_hit_ratio=") && Catch::Contains("queue_depth_mean="));
+    const std::string js = report::format_json(r, false);
+    CHECK_THAT(js, Catch::Contains("\"devices\"") && Catch::Contains("\"model\" : \"hdd\"") &&
+                       Catch::Contains("\"rotation_ms_mean\""));
+}
