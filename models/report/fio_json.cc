@@ -1,8 +1,9 @@
-// fio's --output-format=json report, with fio 3.33's keys, nesting and number formats
-// (integers as integers, doubles as printf "%f"), printed with fio's json.c layout. What fio
-// takes from the wall clock (timestamps, date, elapsed) is fixed or derived from simulated
-// time so that output is deterministic. After fio's keys comes blksim's own "blksim" object
-// (per-queue btt stages and tags, per-CPU time), the JSON side of format_blksim_extras().
+// fio's --output-format=json report (json+: the same plus latency "bins"), with fio 3.33's
+// keys, nesting and number formats (integers as integers, doubles as printf "%f"), printed
+// with fio's json.c layout. What fio takes from the wall clock (timestamps, date, elapsed)
+// is fixed or derived from simulated time so that output is deterministic. After fio's keys
+// comes blksim's own "blksim" object (per-queue btt stages and tags, per-CPU time), the
+// JSON side of format_blksim_extras().
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -50,6 +51,10 @@ public:
     }
 
     std::string take() { return std::move(out_); }
+
+    // fio's --output-format=json+ (FIO_OUTPUT_JSON_PLUS, a global in fio): every latency
+    // object that prints percentiles also gets its histogram's "bins".
+    bool json_plus = false;
 
 private:
     // fio escapes '\' and '"'; control characters are escaped too so the output stays JSON.
@@ -128,8 +133,18 @@ void json_add_job_opts(FioJsonWriter& w, const workload::JobConfig& c) {
     w.close_object();
 }
 
+// json+: stat.c add_ddir_lat_json()'s "bins", one "value" : count per non-empty bucket in
+// index order, the value being plat_idx_to_val() of the bucket (its midpoint, in ns).
+void add_bins_json(FioJsonWriter& w, const sim::LatencyHistogram& hist) {
+    w.open_object("bins");
+    for (unsigned i = 0; i < sim::LatencyHistogram::PLAT_NR; ++i)
+        if (const uint64_t n = hist.bin(i))
+            w.add_int(fmt::format("{}", sim::LatencyHistogram::idx_to_val(i)), n);
+    w.close_object();
+}
+
 // stat.c add_ddir_lat_json(): min/max/mean/stddev/N, plus the percentiles when asked for
-// and there are samples.
+// and there are samples (and with json+, the bins after them).
 void add_ddir_lat_json(FioJsonWriter& w, std::string_view key, const sim::RunningStat& stat,
                        const sim::LatencyHistogram* hist) {
     const fio::LatStat s = fio::calc_lat(stat);
@@ -146,6 +161,8 @@ void add_ddir_lat_json(FioJsonWriter& w, std::string_view key, const sim::Runnin
         for (std::size_t i = 0; i < plist.size(); ++i)
             w.add_int(fmt::format("{:f}", plist[i]), ovals[i]);
         w.close_object();
+        if (w.json_plus)
+            add_bins_json(w, *hist);
     }
     w.close_object();
 }
@@ -403,13 +420,14 @@ void add_blksim_json(FioJsonWriter& w, const RunResult& r) {
 
 }  // namespace
 
-std::string format_json(const RunResult& r, bool group_reporting) {
+std::string format_json(const RunResult& r, bool group_reporting, bool json_plus) {
     const std::vector<JobResult> ts = fio::thread_stats(r, group_reporting);
     const std::vector<fio::GroupRunStats> groups = fio::group_run_stats(ts);
     // fio's "elapsed" is whole seconds since start, rounded up; here, of simulated time.
     const uint64_t elapsed_sec = (fio::runtime_msec(r.sim_time) + 999) / 1000;
 
     FioJsonWriter w;
+    w.json_plus = json_plus;
     w.open_object();
     w.add_string("fio version", "blksim-0.1");
     w.add_int("timestamp", 0);

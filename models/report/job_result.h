@@ -189,7 +189,8 @@ std::string format_normal(const RunResult& r, bool group_reporting);
 // 50/90/99/99.9th percentiles), tag occupancy and sleeps, direct vs inserted issue, and per-CPU
 // busy / interrupt time as a percentage of the simulated run.
 std::string format_blksim_extras(const RunResult& r);
-// fio's --output-format=json layout.
-std::string format_json(const RunResult& r, bool group_reporting);
+// fio's --output-format=json layout; json_plus adds json+'s "bins" (histogram bucket value
+// in ns -> count) to every latency object that has percentiles (clat_ns, prios' clat_ns).
+std::string format_json(const RunResult& r, bool group_reporting, bool json_plus = false);
 
 }  // namespace blksim::report

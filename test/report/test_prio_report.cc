@@ -386,7 +386,7 @@ TEST_CASE("JSON prios match the real json+ run: keys in fio's order and values",
         CHECK(keys_of(ours) == std::vector<std::string>{"prioclass", "prio", "clat_ns"});
         CHECK(ours["prioclass"] == theirs["prioclass"]);
         CHECK(ours["prio"] == theirs["prio"]);
-        // fio's keys without json+'s "bins", which blksim does not print.
+        // fio's keys without json+'s "bins" (json output; json+ is checked below).
         CHECK(keys_of(ours["clat_ns"]) ==
               std::vector<std::string>{"min", "max", "mean", "stddev", "N", "percentile"});
         CHECK(ours["clat_ns"]["min"] == theirs["clat_ns"]["min"]);
@@ -409,4 +409,22 @@ TEST_CASE("JSON prios match the real json+ run: keys in fio's order and values",
     CHECK(text.find("          }\n"
                     "        ],\n"
                     "        \"bw_min\" : ") != std::string::npos);
+
+    // json+: the histograms were rebuilt from the fixture's bins, so blksim's "bins" must be
+    // fio's own: same keys (plat_idx_to_val() as "%llu"), same order, same counts, after
+    // "percentile"; none on slat_ns / lat_ns, as in the fixture.
+    const ordered_json plus = ordered_json::parse(format_json(r, false, true));
+    const ordered_json& pr = plus["jobs"][0]["read"];
+    CHECK(keys_of(pr) == keys_of(fread));
+    CHECK(keys_of(pr["clat_ns"]) == keys_of(fread["clat_ns"]));
+    CHECK(keys_of(pr["clat_ns"]["bins"]) == keys_of(fread["clat_ns"]["bins"]));
+    CHECK(pr["clat_ns"]["bins"] == fread["clat_ns"]["bins"]);
+    CHECK(pr["slat_ns"].contains("bins") == fread["slat_ns"].contains("bins"));
+    CHECK(pr["lat_ns"].contains("bins") == fread["lat_ns"].contains("bins"));
+    REQUIRE(pr["prios"].size() == fread["prios"].size());
+    for (std::size_t i = 0; i < pr["prios"].size(); ++i) {
+        INFO("json+ prios[" << i << "]");
+        CHECK(keys_of(pr["prios"][i]["clat_ns"]) == keys_of(fread["prios"][i]["clat_ns"]));
+        CHECK(pr["prios"][i]["clat_ns"]["bins"] == fread["prios"][i]["clat_ns"]["bins"]);
+    }
 }

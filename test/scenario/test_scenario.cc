@@ -360,6 +360,8 @@ TEST_CASE("the JSON may carry comments and a $schema reference", "[scenario]") {
 
 TEST_CASE("output.format json", "[scenario]") {
     CHECK(load(kMinimal, {"output={\"format\": \"json\"}"}).output.format == scenario::OutputConfig::Format::JSON);
+    CHECK(load(kMinimal, {"output={\"format\": \"json+\"}"}).output.format ==
+          scenario::OutputConfig::Format::JSON_PLUS);
 }
 
 TEST_CASE("load_scenario reads a file and its cost profile", "[scenario]") {

@@ -123,11 +123,15 @@ int cmd_run(const RunOptions& o) {
 
 // Runs a loaded scenario and prints fio's report; o.scenario names it in messages.
 static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
-    bool json = s.output.format == scenario::OutputConfig::Format::JSON;
+    using Format = scenario::OutputConfig::Format;
+    Format format = s.output.format;
     if (o.output_format == "json")
-        json = true;
+        format = Format::JSON;
+    else if (o.output_format == "json+")
+        format = Format::JSON_PLUS;
     else if (o.output_format == "normal")
-        json = false;
+        format = Format::NORMAL;
+    const bool json = format != Format::NORMAL;
 
     // The trace goes out as the run goes: nothing is kept in memory.
     std::ofstream trace_file;
@@ -197,7 +201,7 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
-    const std::string out = json ? report::format_json(result, s.output.group_reporting)
+    const std::string out = json ? report::format_json(result, s.output.group_reporting, format == Format::JSON_PLUS)
                                  : report::format_normal(result, s.output.group_reporting) +
                                        report::format_blksim_extras(result);
     std::fwrite(out.data(), 1, out.size(), stdout);

@@ -14,8 +14,8 @@ int main(int argc, char** argv) {
     auto* run_cmd = app.add_subcommand("run", "run a scenario and print fio's report");
     run_cmd->add_option("scenario", run.scenario, "scenario JSON file")->required();
     run_cmd->add_option("--set", run.sets, "override a scenario value: path=value, e.g. jobs.0.iodepth=16");
-    run_cmd->add_option("--output-format", run.output_format, "normal or json (default: the scenario's)")
-        ->check(CLI::IsMember({"normal", "json"}));
+    run_cmd->add_option("--output-format", run.output_format, "normal, json or json+ (default: the scenario's)")
+        ->check(CLI::IsMember({"normal", "json", "json+"}));
     run_cmd->add_option("--seed", run.seed, "scenario seed (overrides the file's)");
     run_cmd->add_flag("--quiet,-q", run.quiet, "no run summary on stderr");
     run_cmd->add_option("--trace", run.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
     fio_cmd->add_option("--scheduler", fio.scheduler,
                         "I/O scheduler of every device (overrides the jobs' ioscheduler=)");
     fio_cmd->add_option("--set", fio.sets, "override a machine value (host.cpus=4) or a job's (jobs.0.runtime=1s)");
-    fio_cmd->add_option("--output-format", fio.output_format, "normal or json (default: fio's --output-format, else normal)")
-        ->check(CLI::IsMember({"normal", "json"}));
+    fio_cmd->add_option("--output-format", fio.output_format, "normal, json or json+ (default: fio's --output-format, else normal)")
+        ->check(CLI::IsMember({"normal", "json", "json+"}));
     fio_cmd->add_flag("--strict", fio.strict, "refuse fio options blksim does not support (default: warn and run without them)");
     fio_cmd->add_option("--seed", fio.seed, "scenario seed");
     fio_cmd->add_flag("--quiet,-q", fio.quiet, "no run summary on stderr");

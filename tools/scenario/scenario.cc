@@ -1500,7 +1500,9 @@ private:
         if (!doc_.contains("output")) return out;
         const json& o = doc_["output"];
         if (o.contains("format"))
-            out.format = o["format"] == "json" ? OutputConfig::Format::JSON : OutputConfig::Format::NORMAL;
+            out.format = o["format"] == "json"    ? OutputConfig::Format::JSON
+                         : o["format"] == "json+" ? OutputConfig::Format::JSON_PLUS
+                                                  : OutputConfig::Format::NORMAL;
         out.group_reporting = o.value("group_reporting", false);
         return out;
     }

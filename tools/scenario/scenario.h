@@ -19,7 +19,7 @@
 namespace blksim::scenario {
 
 struct OutputConfig {
-    enum class Format { NORMAL, JSON } format = Format::NORMAL;
+    enum class Format { NORMAL, JSON, JSON_PLUS } format = Format::NORMAL;  // JSON_PLUS: fio's json+
     bool group_reporting = false;
 };
 
