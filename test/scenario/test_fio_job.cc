@@ -413,10 +413,10 @@ TEST_CASE("blksim fio: ioscheduler= switches the machine's scheduler; --schedule
 }
 
 TEST_CASE("blksim fio: bsrange and bssplit of one size per direction are bs", "[fio]") {
-    const auto& j = load_fio({"--name=a", "--bsrange=8k-8k,16k:16k"}).run.scenario.machine.jobs[0];
+    const auto j = load_fio({"--name=a", "--bsrange=8k-8k,16k:16k"}).run.scenario.machine.jobs[0];
     CHECK(j.bs_read == 8192);
     CHECK(j.bs_write == 16384);
-    const auto& k = load_fio({"--name=a", "--bssplit=32k/100"}).run.scenario.machine.jobs[0];
+    const auto k = load_fio({"--name=a", "--bssplit=32k/100"}).run.scenario.machine.jobs[0];
     CHECK(k.bs_read == 32768);
     CHECK(k.bs_write == 32768);
     const FioLoad several = load_fio({"--name=a", "--bssplit=4k/50:64k/50"});

@@ -1,0 +1,18 @@
+#!/bin/bash
+# The whole test suite: the Catch2 tests on the normal build, then again on a build with
+# AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer), where the CLI tests run the
+# sanitized blksim too. Run scripts/setup.sh first (it installs the packages and builds).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ctest --test-dir build --output-on-failure -j2
+
+werror=OFF
+[ "${CI:-}" = "true" ] && werror=ON
+if [ ! -f build-san/CMakeCache.txt ]; then
+  # -O1: a sanitizer build at -O1 compiles much faster than at -O3 and catches the same.
+  cmake -S . -B build-san -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
+    -DBLKSIM_SANITIZE=ON -DBLKSIM_BENCH=OFF -DBLKSIM_WERROR=$werror >/dev/null
+fi
+cmake --build build-san -j "$(nproc)"
+echo "== the tests again under ASan + UBSan + LSan (build-san)"
+ctest --test-dir build-san --output-on-failure
