@@ -522,19 +522,19 @@ void RequestQueue::run_hw_queue(HwQueue& h, Time now, uint32_t cpu) {
 void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uint32_t cpu) {
     Time t = now;
     dev::BlkStatus st = dev::BlkStatus::OK;
-    bool no_tag = false;
+    bool wait_completion = false;  // no tag or no budget: a completion restarts the hctx
     while (Request* rq = list.pop_front()) {
         // blk_mq_prep_dispatch_rq(): budget first, then the driver tag.
         if (!budget_ok()) {
             list.push_front(rq);
             note_budget_exhausted();
-            no_tag = true;  // no delayed rerun: the completion that gives budget back reruns
+            wait_completion = true;
             break;
         }
         if (!get_driver_tag(h, rq, t)) {
             // blk_mq_mark_tag_wait: wait for a completion (SCHED_RESTART), no delayed rerun.
             list.push_front(rq);
-            no_tag = true;
+            wait_completion = true;
             break;
         }
         const Time start = t;
@@ -553,7 +553,7 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
         return;
     h.dispatch.splice_tail(list);
     h.sched_restart = true;
-    if (!no_tag && st == dev::BlkStatus::RESOURCE)
+    if (!wait_completion && st == dev::BlkStatus::RESOURCE)
         delay_run_hw_queue(h, now + BLK_MQ_RESOURCE_DELAY);
     // DEV_RESOURCE: the next completion of this device restarts the hctx.
 }
