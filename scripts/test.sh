@@ -6,12 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ctest --test-dir build --output-on-failure -j2
 
-werror=OFF
-[ "${CI:-}" = "true" ] && werror=ON
 if [ ! -f build-san/CMakeCache.txt ]; then
   # -O1: a sanitizer build at -O1 compiles much faster than at -O3 and catches the same.
+  # Never -Werror here: the warning gate is the normal build (setup.sh, -Werror under CI).
+  # GCC documents that -fsanitize instrumentation produces false positives of its flow-based
+  # warnings; at -O1 g++ 12 flags boost::optional inside Boost.Graph's named_graph.hpp as
+  # -Wuninitialized, which is not ours and not a bug.
   cmake -S . -B build-san -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
-    -DBLKSIM_SANITIZE=ON -DBLKSIM_BENCH=OFF -DBLKSIM_WERROR=$werror >/dev/null
+    -DBLKSIM_SANITIZE=ON -DBLKSIM_BENCH=OFF -DBLKSIM_WERROR=OFF >/dev/null
 fi
 cmake --build build-san -j "$(nproc)"
 echo "== the tests again under ASan + UBSan + LSan (build-san)"
