@@ -55,6 +55,7 @@ constexpr Param hdd_params[] = {
     {"read_ahead_kb", "512", "prefetch after a sequential read"},
     {"write_cache", "1", "write back (WCE); 0 = write through"},
     {"irq_cpu", "0", "CPU of the drive's interrupt"},
+    {"measured", "-", "a measured drive: zones, skews, slips, seek table, cache (import-disksim; docs/disksim.md)"},
 };
 
 constexpr Param sata_ssd_params[] = {
@@ -113,11 +114,21 @@ constexpr Param mq_deadline_params[] = {
     {"iosched/*", "see below", "the tunables, set in queues[].iosched by sysfs name"},
 };
 
+constexpr Param kyber_params[] = {
+    {"nr_requests", "2*min(depth,128)", "scheduler tags per hctx"},
+    {"domain depths", "256/128/64/16", "tokens of READ/WRITE/DISCARD/OTHER in flight, device-wide (kyber_depth)"},
+    {"batch sizes", "16/8/1/1", "requests dispatched in a row per domain (kyber_batch_size)"},
+    {"iosched/*", "see below", "the tunables, set in queues[].iosched by sysfs name"},
+};
+
 constexpr Entry scheduler_table[] = {
     {"none", "no elevator: direct issue to the driver when the hctx is idle, else the software queues",
      none_params},
     {"mq-deadline", "block/mq-deadline.c: per-priority sector-sorted and FIFO lists, batches, expiry, one lock",
      mq_deadline_params},
+    {"kyber", "block/kyber-iosched.c: per-domain token pools, batches, latency targets, depths scaled "
+              "every 100 ms from p90/p99 histograms",
+     kyber_params},
 };
 
 }  // namespace

@@ -10,7 +10,7 @@ packages=(
   cmake g++ make pkg-config
   libboost-graph-dev nlohmann-json3-dev catch2 libspdlog-dev libfmt-dev libcli11-dev
   libvalijson-dev libbenchmark-dev
-  fio fio-examples blktrace python3 python3-six
+  fio fio-examples blktrace python3 python3-six python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -36,6 +36,7 @@ public:
     uint32_t dispatch_busy = 0;
     bool sched_restart = false;  // BLK_MQ_S_SCHED_RESTART
     bool run_pending = false;    // an async run (kblockd work) is queued
+    uint32_t run_gen = 0;        // bumped when a queued run is pulled earlier: the old event is stale
     uint32_t nr_active = 0;      // driver tags this hctx holds (hctx->nr_active)
     uint32_t in_driver = 0;      // requests the driver holds
     bool tag_active = false;     // BLK_MQ_S_TAG_ACTIVE: counted in tags.active_queues

@@ -1,5 +1,6 @@
 #include "models/blkmq/request_queue.h"
 
+#include "models/sched/kyber.h"
 #include "models/sched/mq_deadline.h"
 
 #include <algorithm>
@@ -29,11 +30,36 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
         hctxs_.push_back(std::make_unique<HwQueue>(i, tag_set.tags(i)));
     tag_set.add_queue();
 
+    mq_map_.resize(nr_cpus);
+    for (uint32_t c = 0; c < nr_cpus; ++c)
+        mq_map_[c] = static_cast<uint32_t>(static_cast<uint64_t>(c) * nr_hw / nr_cpus);
+
     // An elevator brings scheduler tags: nr_requests per hctx, by default
     // 2 * min(set->queue_depth, BLKDEV_DEFAULT_RQ = 128) (blk_mq_init_sched); without one
     // nr_requests is the tag set's queue_depth.
     if (cfg.scheduler == "mq-deadline")
         elevator_ = std::make_unique<sched::MqDeadline>(cfg.mq_deadline);
+    if (cfg.scheduler == "kyber") {
+        auto ky = std::make_unique<sched::Kyber>(cfg.kyber, eq_, mq_map_, nr_hw);
+        // kyber_domain_wake → blk_mq_run_hw_queue(hctx, async): kblockd runs the hctx now,
+        // pulling in a delayed run that may be pending (mod_delayed_work: still one run, the
+        // later event is made stale by the new generation).
+        ky->set_run_hw_queue([](void* self, uint32_t hctx, Time now) {
+            auto* q = static_cast<RequestQueue*>(self);
+            HwQueue& h = *q->hctxs_[hctx];
+            ++h.run_gen;
+            h.run_pending = true;
+            q->eq_.at<&RequestQueue::run_work>(now, q, run_work_arg(h));
+        }, this);
+        elevator_ = std::move(ky);
+    }
+    if (elevator_ && elevator_->lock_scope() == sched::Elevator::LockScope::PER_HCTX) {
+        // kyber: kcq->lock per ctx (insert, bio merge), khd->lock per hctx (dispatch).
+        for (uint32_t c = 0; c < nr_cpus; ++c)
+            elv_ctx_locks_.emplace_back(name_ + ".kcq" + std::to_string(c), costs.lock_handoff);
+        for (uint32_t i = 0; i < nr_hw; ++i)
+            elv_hctx_locks_.emplace_back(name_ + ".khd" + std::to_string(i), costs.lock_handoff);
+    }
     nr_requests_ = cfg.nr_requests ? cfg.nr_requests
                                    : (elevator_ ? 2 * std::min(tag_set.queue_depth(), 128u) : tag_set.queue_depth());
     if (elevator_) {
@@ -42,9 +68,6 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
             h->sched_tags = sched_tags_.back().get();
         }
     }
-    mq_map_.resize(nr_cpus);
-    for (uint32_t c = 0; c < nr_cpus; ++c)
-        mq_map_[c] = static_cast<uint32_t>(static_cast<uint64_t>(c) * nr_hw / nr_cpus);
 }
 
 uint32_t RequestQueue::fair_share_depth(uint32_t depth, uint32_t users) {
@@ -256,11 +279,11 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
         return false;
     if (!elevator_)
         return attempt_sw_merge(bio, now, cpu);
-    const cpu::Spinlock::Section sec = elv_lock_.acquire(cpu, now, costs_.elv_insert);
+    const cpu::Spinlock::Section sec = insert_lock(cpu).acquire(cpu, now, costs_.elv_insert);
     cpus_[cpu]->account_spin(sec.spin);
     lock_time = sec.end - now;
     Request* rq = nullptr;
-    const sched::ElvMerge m = elevator_->bio_merge(*bio, max_sectors_, &rq);
+    const sched::ElvMerge m = elevator_->ctx_bio_merge(cpu, *bio, max_sectors_, &rq);
     const uint32_t segs = bio_segments(bio->nr_sectors);
     // ll_back_merge_fn / ll_front_merge_fn: the elevator's candidate must stay within the
     // segment limit too (its own lookup checked max_sectors).
@@ -379,8 +402,8 @@ bool RequestQueue::get_driver_tag(HwQueue& h, Request* rq, Time now) {
 
 // A section under the elevator's lock on `cpu` from `t`: spin until it is ours, hold it for
 // `hold`; the core is busy for both. Returns the instant the lock is released.
-Time RequestQueue::elv_lock(uint32_t cpu, Time t, Duration hold) {
-    const cpu::Spinlock::Section s = elv_lock_.acquire(cpu, t, hold);
+Time RequestQueue::elv_lock(cpu::Spinlock& lock, uint32_t cpu, Time t, Duration hold) {
+    const cpu::Spinlock::Section s = lock.acquire(cpu, t, hold);
     cpus_[cpu]->charge(t, s.end - t);
     cpus_[cpu]->account_spin(s.spin);
     return s.end;
@@ -413,7 +436,7 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu) {
     }
     if (to_insert.empty())
         return;
-    t = elv_lock(cpu, t, costs_.elv_insert * to_insert.size());
+    t = elv_lock(insert_lock(cpu), cpu, t, costs_.elv_insert * to_insert.size());
     while (Request* rq = to_insert.pop_front()) {
         rq->t_insert = t;
         trace(TraceAction::INSERT, *rq, t, cpu);
@@ -434,15 +457,15 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         RequestList list;
         uint32_t n = 0;
         bool no_tag = false;
-        while (n < max_dispatch && elevator_->has_work()) {
+        while (n < max_dispatch && elevator_->hctx_has_work(h.queue_num())) {
             // __blk_mq_do_dispatch_sched takes the budget before it dequeues: without
             // budget the requests stay in the elevator, sorted and mergeable.
             if (!budget_ok(n)) {
                 note_budget_exhausted();
                 break;
             }
-            t = elv_lock(cpu, t, costs_.elv_dispatch);
-            Request* rq = elevator_->dispatch_request(t);
+            t = elv_lock(dispatch_lock(h), cpu, t, costs_.elv_dispatch);
+            Request* rq = elevator_->hctx_dispatch_request(h.queue_num(), t);
             if (rq == nullptr)
                 break;
             list.push_back(rq);
@@ -453,9 +476,10 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
             }
         }
         if (n == 0) {
-            // has_work but nothing to hand out (strict priority): BLK_MQ_BUDGET_DELAY rerun.
+            // has_work but nothing to hand out (mq-deadline's strict priority, kyber out of
+            // tokens): BLK_MQ_BUDGET_DELAY rerun (kyber's token wake-up pulls it in).
             // Out of budget, the completion that returns some reruns the queue instead.
-            if (elevator_->has_work() && !budget_restart_)
+            if (elevator_->hctx_has_work(h.queue_num()) && !budget_restart_)
                 delay_run_hw_queue(h, t + BLK_MQ_RESOURCE_DELAY);
             return t;
         }
@@ -562,12 +586,15 @@ void RequestQueue::delay_run_hw_queue(HwQueue& h, Time when) {
     if (h.run_pending)
         return;
     h.run_pending = true;
-    eq_.at<&RequestQueue::run_work>(when, this, h.queue_num());
+    eq_.at<&RequestQueue::run_work>(when, this, run_work_arg(h));
 }
 
 // hctx->run_work on kblockd: runs on the first CPU mapped to the hctx.
-void RequestQueue::run_work(uint64_t index) {
+void RequestQueue::run_work(uint64_t arg) {
+    const auto index = static_cast<uint32_t>(arg);
     HwQueue& h = *hctxs_[index];
+    if (static_cast<uint32_t>(arg >> 32) != h.run_gen)
+        return;  // replaced by an earlier run (mod_delayed_work)
     h.run_pending = false;
     uint32_t cpu = 0;
     while (cpu + 1 < mq_map_.size() && mq_map_[cpu] != index)
@@ -638,7 +665,7 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
         for (auto& hx : hctxs_) {
             if (hx.get() != &h && !hx->run_pending) {
                 hx->run_pending = true;
-                eq_.at<&RequestQueue::run_work>(now, this, hx->queue_num());
+                eq_.at<&RequestQueue::run_work>(now, this, run_work_arg(*hx));
             }
         }
         h.sched_restart = true;
@@ -649,7 +676,7 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
         h.sched_restart = false;
         if (!h.run_pending) {
             h.run_pending = true;
-            eq_.at<&RequestQueue::run_work>(now, this, h.queue_num());
+            eq_.at<&RequestQueue::run_work>(now, this, run_work_arg(h));
         }
     }
 }

@@ -161,8 +161,17 @@ private:
     Request* init_request(Request& rq, HwQueue& h, uint32_t driver_tag, uint32_t cpu, sim::Time now);
     bool mergeable(const Request& a, const Request& b) const;
     void merge_requests(Request* rq, Request* next, sim::Time now, uint32_t cpu);
-    sim::Time elv_lock(uint32_t cpu, sim::Time t, sim::Duration hold);
-    void run_work(uint64_t hctx_index);
+    sim::Time elv_lock(cpu::Spinlock& lock, uint32_t cpu, sim::Time t, sim::Duration hold);
+    // The elevator lock a step takes: the queue-wide one (dd->lock), or with a per-hctx
+    // policy (kyber) the submitting CPU's kcq->lock around insert and bio merge and the
+    // hctx's khd->lock around dispatch.
+    cpu::Spinlock& insert_lock(uint32_t cpu) { return elv_ctx_locks_.empty() ? elv_lock_ : elv_ctx_locks_[cpu]; }
+    cpu::Spinlock& dispatch_lock(const HwQueue& h) {
+        return elv_hctx_locks_.empty() ? elv_lock_ : elv_hctx_locks_[h.queue_num()];
+    }
+    // run_work's event argument: the hctx index and its run generation (hw_queue.h).
+    static uint64_t run_work_arg(const HwQueue& h) { return uint64_t{h.run_gen} << 32 | h.queue_num(); }
+    void run_work(uint64_t arg);
     void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     void free_request(Request* rq, sim::Time now);
     void delay_run_hw_queue(HwQueue& h, sim::Time when);
@@ -200,6 +209,8 @@ private:
     std::vector<std::unique_ptr<BlkMqTags>> sched_tags_;
     uint32_t nr_requests_ = 0;
     cpu::Spinlock elv_lock_;                     // the elevator's lock (dd->lock)
+    std::vector<cpu::Spinlock> elv_ctx_locks_;   // kyber: kcq->lock per CPU
+    std::vector<cpu::Spinlock> elv_hctx_locks_;  // kyber: khd->lock per hctx
 };
 
 }  // namespace blksim::blkmq

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/device/hdd_config.h"
 #include "models/device/sata_ssd_config.h"
@@ -42,7 +43,50 @@ struct NvmeConfig {
     uint32_t blocksize = 512;
 };
 
-enum class DeviceModel : uint8_t { NULL_BLK, NVME, HDD, SATA_SSD };
+enum class DeviceModel : uint8_t { NULL_BLK, NVME, HDD, SATA_SSD, RAID };
+
+// A disk behind a hardware RAID controller (models/device/raid_controller.h): invisible to
+// Linux, driven by the controller's firmware.
+struct RaidMember {
+    std::string name;
+    DeviceModel model = DeviceModel::HDD;  // HDD or SATA_SSD
+    HddConfig hdd;
+    SataSsdConfig sata_ssd;
+};
+
+// A hardware RAID controller (LSI/Broadcom MegaRAID SAS3508 class) exporting one virtual
+// drive. Defaults: scenarios/devices/huawei-sas3508.json (its "source" says where from).
+struct RaidConfig {
+    enum class Level : uint8_t { RAID0, RAID1, RAID10, RAID5 };
+    Level level = Level::RAID0;
+    uint32_t strip_kb = 256;           // per-member strip ("strip size" in storcli)
+    // The virtual drive as the SCSI disk sees it: its queue depth is the tag set depth
+    // (megaraid_sas sets a VD's sdev->queue_depth to 256; the host's ~5000 tags are not
+    // the limit for one VD).
+    uint32_t queue_depth = 256;
+    uint32_t blocksize = 512;
+    // Firmware: `fw_cores` processors take host commands in arrival order; each host
+    // command costs cmd_overhead (+ write_overhead for a write), each command the firmware
+    // sends to a member disk member_io_overhead.
+    uint32_t fw_cores = 2;
+    sim::Duration cmd_overhead = sim::Duration::ns(10'000);
+    sim::Duration write_overhead = sim::Duration::ns(1'000);
+    sim::Duration member_io_overhead = sim::Duration::ns(3'000);
+    sim::Duration xor_per_kb = sim::Duration::ns(50);  // RAID 5 parity engine
+    uint64_t link_bytes_per_s = 7'880'000'000;          // PCIe 3.0 x8 to the host
+    // Cache (DDR on the card, battery/flash backed).
+    uint32_t cache_mb = 2048;
+    uint32_t cache_line_kb = 64;
+    bool write_back = true;            // storcli wrcache=wb (else wt: ack after the disks)
+    bool read_ahead = true;            // storcli rdcache=ra (else nora)
+    uint32_t read_ahead_kb = 1024;     // how far ahead of a sequential stream it reads
+    uint32_t dirty_pct = 50;           // writes wait while this much of the cache is dirty
+    uint32_t destage_pct = 10;         // destaging runs while this much is dirty ...
+    sim::Duration flush_interval = sim::Duration::ns(4'000'000'000);  // ... or dirty data is this old
+    uint32_t member_queue_depth = 32;  // commands the firmware keeps in each disk
+    uint32_t irq_cpu = 0;
+    std::vector<RaidMember> members;
+};
 
 struct DeviceConfig {
     std::string name;         // e.g. "nullb0"
@@ -52,6 +96,7 @@ struct DeviceConfig {
     NvmeConfig nvme;
     HddConfig hdd;
     SataSsdConfig sata_ssd;
+    RaidConfig raid;
 };
 
 }  // namespace blksim::dev

@@ -78,6 +78,15 @@ Hdd::Hdd(sim::EventQueue& eq, const HddConfig& cfg)
     merge_limit_ = 2048;  // 1 MiB per dirty extent
     nr_seg_ = cfg.cache_segments;
     seg_sectors_ = std::max<uint64_t>(1, (cache_sectors - dirty_limit_) / nr_seg_);
+    if (cfg.segment_sectors > 0) {
+        // A measured drive's segmented buffer: fixed segments, dirty data limited to its
+        // write segments.
+        seg_sectors_ = cfg.segment_sectors;
+        dirty_limit_ = cfg.write_cache ? static_cast<uint64_t>(cfg.segment_sectors) * std::max(1u, cfg.write_segments) : 0;
+        dirty_high_ = dirty_limit_ / 4 * 3;
+        merge_limit_ = dirty_limit_;
+    }
+    sector_xfer_ns_ = cfg.sector_xfer.count();
     ra_sectors_ = std::min<uint64_t>(static_cast<uint64_t>(cfg.read_ahead_kb) * 2, seg_sectors_);
 }
 
@@ -123,9 +132,13 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
     const bool high = prio_ && rq->ioprio_class == IOPRIO_CLASS_RT;
     stats_.high_prio += high;
 
+    const bool after_write = last_write_;
+    last_write_ = write;
+    seq_ = lba == last_end_;
+    last_end_ = lba + n;
     if (!write) {
         if (const int s = find_hit(lba, lba + n, now); s >= 0) {
-            serve_hit(rq, s, now + Duration::ns(overhead_ns_));
+            serve_hit(rq, s, now + Duration::ns(overhead_ns(false, true, after_write)));
             return BlkStatus::OK;
         }
     } else {
@@ -133,7 +146,10 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
         if (add_dirty(lba, n, now)) {
             // Write back: acknowledged once the data is in the buffer.
             ++stats_.write_back_acks;
-            const Time done = sim::max(now + Duration::ns(overhead_ns_), link_free_) + Duration::ns(xfer_ns(n));
+            const int64_t ovh = overhead_ns(true, true, after_write);
+            if (cfg_.read_hits_on_write_data)
+                insert_read(lba, lba + n, now, false);  // the buffer keeps it for reads
+            const Time done = sim::max(now + Duration::ns(ovh), link_free_) + Duration::ns(xfer_ns(n));
             link_free_ = done;
             eq_.at<&Hdd::host_done>(done, this, reinterpret_cast<uint64_t>(rq));
             if (!busy_)
@@ -143,7 +159,7 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
     }
     host_.push(make_cmd(rq, lba, n, write, high, now));
     if (!busy_)
-        dispatch(now + Duration::ns(overhead_ns_));
+        dispatch(now + Duration::ns(overhead_ns(write, false, after_write)));
     return BlkStatus::OK;
 }
 
@@ -320,9 +336,18 @@ void Hdd::start_op(const Cmd& cmd, Time t_free) {
     const Time ready = t_free + Duration::ns(before);
     const int64_t w = mech_.rotational_wait_ns(ready, c.pos.angle_ns);
     const Time start = ready + Duration::ns(w);
+    if (cfg_.read_free_blocks && c.rq && !c.write) {
+        // The head reads the track from where it lands: the sectors before the first
+        // requested one that pass in the wait (on this track) go into the segment too.
+        const uint64_t spt = mech_.zone_sectors_per_track(c.pos.zone);
+        const uint64_t passed = static_cast<uint64_t>(w) * spt / static_cast<uint64_t>(mech_.revolution_ns());
+        cur_.free_before = static_cast<uint32_t>(std::min<uint64_t>({passed, c.pos.sector, c.lba}));
+    }
     Time done = start + Duration::ns(c.media_ns);
     if (!c.write)
-        done = sim::max(done, start + Duration::ns(xfer_ns(c.nsect)));
+        done = sim::max(done, start + Duration::ns(xfer_ns(c.nsect) +
+                                                 // a slower bus sends each sector once it is read
+                                                 (sector_xfer_ns_ > 0 ? c.media_ns / std::max(1u, c.nsect) : 0)));
     ++stats_.media_ops;
     stats_.seek_ns += s;
     stats_.rotation_ns += w;
@@ -354,6 +379,16 @@ void Hdd::op_end(uint64_t) {
         }
     } else if (!fin.write) {
         insert_read(fin.lba, fin.lba + fin.nsect, now, !have_next_ && host_.n == 0 && dirty_.n == 0);
+        if (fin.free_before > 0) {
+            for (uint32_t i = 0; i < nr_seg_; ++i) {
+                Segment& s = seg_[i];
+                if (s.start <= fin.lba && fin.lba < s.end) {  // the read's segment: extend it back
+                    const uint64_t lo = s.end > seg_sectors_ ? s.end - seg_sectors_ : 0;
+                    s.start = std::max(lo, std::min(s.start, fin.lba - fin.free_before));
+                    break;
+                }
+            }
+        }
     }
     // The next command: the one chosen ahead, else a choice now.
     if (have_next_) {
@@ -497,11 +532,24 @@ void Hdd::insert_read(uint64_t lba, uint64_t end, Time now, bool head_idle) {
         seg_[victim] = {end - std::min(end - lba, seg_sectors_), end, now.ns()};
         hit = static_cast<int>(victim);
     }
-    if (sequential && head_idle && ra_sectors_ > 0 && end < mech_.capacity_sectors()) {
+    bool any = cfg_.read_ahead_any;
+    if (any && cfg_.read_ahead_track_end && end < mech_.capacity_sectors() &&
+        seg_sectors_ < mech_.zone_sectors_per_track(mech_.locate(end).zone))
+        any = false;  // a segment shorter than a track cannot hold the track ahead: streams only
+    if ((sequential || any) && head_idle && ra_sectors_ > 0 && end < mech_.capacity_sectors()) {
         ra_seg_ = hit;
         ra_lba0_ = end;
         ra_t0_ = now;
         ra_limit_ = std::min(end + ra_sectors_, mech_.capacity_sectors());
+        if (cfg_.read_ahead_any && !cfg_.read_ahead_over_request)  // until its segment is full
+            ra_limit_ = std::min(ra_limit_, seg_[static_cast<uint32_t>(hit)].start + seg_sectors_);
+        if (cfg_.read_ahead_track_end) {
+            const HddPosition p = mech_.locate(end);
+            uint64_t track_end = end + mech_.zone_sectors_per_track(p.zone) - p.sector;
+            if (seg_[static_cast<uint32_t>(hit)].start + p.sector < end)  // held the track before
+                track_end += mech_.zone_sectors_per_track(p.zone);
+            ra_limit_ = std::min(ra_limit_, std::min(track_end, mech_.capacity_sectors()));
+        }
     }
 }
 

@@ -88,6 +88,7 @@ private:
         uint32_t end_cyl = 0, end_head = 0;
         int64_t media_ns = 0;
         int64_t arrival_ns = 0;
+        uint32_t free_before = 0;      // sectors before lba read while waiting (read_free_blocks)
     };
     // The candidates of one choice. The RPO scan reads a structure of arrays of floats, four
     // commands per SSE2 step (cylinders < 2^24 and angles < 2^24 ns are exact in a float);
@@ -138,7 +139,19 @@ private:
     void complete(blkmq::Request* rq, sim::Time now);
     void depth_change(sim::Time now, int delta);
     int64_t xfer_ns(uint64_t sectors) const {
+        if (sector_xfer_ns_ > 0)
+            return static_cast<int64_t>(sectors) * sector_xfer_ns_;
         return static_cast<int64_t>(sectors * 512 * 1'000'000'000ULL / cfg_.link_bytes_per_s);
+    }
+    // Firmware time before a command's work: cmd_overhead, or with per_op_overheads the
+    // figure for its outcome after a read or a write (a measured drive's).
+    int64_t overhead_ns(bool write, bool hit, bool after_write) const {
+        if (!cfg_.per_op_overheads)
+            return overhead_ns_;
+        // A write counts as "after a write" only when it continues the previous write (a
+        // write stream); the figures were measured so (docs/disksim.md).
+        const int after = (write ? after_write && seq_ : after_write) ? 1 : 0;
+        return (write ? (hit ? cfg_.ovh_write_hit : cfg_.ovh_write_miss) : (hit ? cfg_.ovh_read_hit : cfg_.ovh_read_miss))[after].count();
     }
 
     // Cache.
@@ -160,6 +173,10 @@ private:
     void* sink_obj_ = nullptr;
     bool prio_ = false;
     int64_t settle_ns_, overhead_ns_, max_wait_ns_;
+    int64_t sector_xfer_ns_ = 0;    // cfg.sector_xfer
+    bool last_write_ = false;       // the previous host command was a write
+    bool seq_ = false;              // this command starts where the previous one ended
+    uint64_t last_end_ = 0;         // end sector of the previous host command
 
     CmdQueue<kMaxQueue> host_;      // commands waiting for the head
     CmdQueue<kMaxDirty> dirty_;     // dirty extents waiting to be destaged

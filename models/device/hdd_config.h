@@ -6,10 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "sim/time.h"
 
 namespace blksim::dev {
+
+struct HddLayoutSpec;  // models/device/hdd_layout.h
 
 struct HddConfig {
     // --- recording geometry ------------------------------------------------------------
@@ -49,6 +52,28 @@ struct HddConfig {
     bool write_cache = true;        // WCE: "write back" in sysfs cache_type
     // --- host side ---------------------------------------------------------------------
     uint32_t irq_cpu = 0;  // AHCI has one MSI vector: completions interrupt this CPU
+    // --- a measured drive (DiskSim's descriptions, docs/disksim.md). All optional: left at
+    // their defaults the datasheet model above is unchanged. ------------------------------
+    // Explicit zones, skews, spare and slipped sectors and a seek table: replace size_bytes,
+    // heads, zones, the rates and the seek figures (single-track seek stays the 1-cylinder
+    // seek of the table, head_switch and write_settle are used as given).
+    std::shared_ptr<const HddLayoutSpec> layout;
+    sim::Duration sector_xfer;  // bus time per 512 B sector; 0 = from link_bytes_per_s
+    // Command overheads by outcome and by the previous command's direction (index 0: after
+    // a read, 1: after a write), replacing cmd_overhead when per_op_overheads is set.
+    bool per_op_overheads = false;
+    sim::Duration ovh_read_hit[2], ovh_read_miss[2], ovh_write_hit[2], ovh_write_miss[2];
+    uint32_t segment_sectors = 0;   // cache segment size; 0 = cache_mb / cache_segments
+    uint32_t write_segments = 1;    // with segment_sectors: segments dirty data may fill
+    bool read_ahead_any = false;    // prefetch after every media read, not only sequential
+    bool read_ahead_over_request = false;  // prefetch may push the request's data out of its segment
+    // Prefetch only to the end of the track after the request (one track more when the
+    // segment already held the track before: a sequential stream), DiskSim's scheme 4.
+    bool read_ahead_track_end = false;
+    bool read_hits_on_write_data = false;  // written data stays in a segment for reads
+    // Zero-latency reads that keep what they pass: the sectors of the track that come under
+    // the head before the requested ones, during the rotational wait, are cached too.
+    bool read_free_blocks = false;
 };
 
 }  // namespace blksim::dev

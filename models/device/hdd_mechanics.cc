@@ -25,6 +25,10 @@ HddMechanics::HddMechanics(const HddConfig& cfg)
         throw std::invalid_argument("hdd: inner_mbps must not exceed outer_mbps (LBA 0 is the outer, faster zone)");
     if (capacity_ == 0)
         throw std::invalid_argument("hdd: capacity must be at least one sector");
+    if (cfg.layout) {
+        init_layout(cfg);
+        return;
+    }
 
     // Sectors per track from each zone's sustained rate: one cylinder of `heads` tracks is
     // read in heads revolutions plus (heads - 1) head switches and one cylinder switch.
@@ -137,6 +141,8 @@ double HddMechanics::weighted_average_seek_ns() const {
 }
 
 uint32_t HddMechanics::zone_of(uint64_t lba) const {
+    if (layout_)
+        return layout_->zone_of(lba);
     // upper_bound on first_lba, minus one.
     uint32_t lo = 0, hi = static_cast<uint32_t>(zone_.size());
     while (hi - lo > 1) {
@@ -156,6 +162,10 @@ double HddMechanics::zone_sustained_bytes_per_s(uint32_t z) const {
 
 HddPosition HddMechanics::locate(uint64_t lba) const {
     HddPosition p;
+    if (layout_) {
+        const HddLayout::Place pl = layout_->locate(lba);
+        return {pl.zone, pl.cylinder, pl.head, pl.sector, pl.angle_ns};
+    }
     p.zone = zone_of(lba);
     const Zone& zn = zone_[p.zone];
     const uint64_t off = lba - zn.first_lba;
@@ -173,6 +183,8 @@ HddPosition HddMechanics::locate(uint64_t lba) const {
 }
 
 int64_t HddMechanics::media_ns(uint64_t lba, uint64_t n) const {
+    if (layout_)
+        return layout_->media_ns(lba, n, head_switch_ns_, seek_ns(1));
     int64_t total = 0;
     uint32_t z = zone_of(lba);
     while (n > 0) {
@@ -198,6 +210,19 @@ int64_t HddMechanics::media_ns(uint64_t lba, uint64_t n) const {
 uint64_t HddMechanics::sectors_in(uint64_t lba, int64_t elapsed_ns, uint64_t max) const {
     if (elapsed_ns <= 0 || max == 0)
         return 0;
+    if (layout_) {
+        // The inverse of media_ns by bisection (skews and slips make it irregular).
+        max = std::min(max, capacity_ - lba);
+        uint64_t lo = 0, hi = max;
+        while (lo < hi) {
+            const uint64_t mid = (lo + hi + 1) / 2;
+            if (media_ns(lba, mid) <= elapsed_ns)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        return lo;
+    }
     const Zone& zn = zone_[zone_of(lba)];
     const uint64_t off = lba - zn.first_lba;
     max = std::min(max, zn.sectors - off);
@@ -217,6 +242,55 @@ uint64_t HddMechanics::sectors_in(uint64_t lba, int64_t elapsed_ns, uint64_t max
         slots -= skew;
         left_on_track = zn.spt;
     }
+}
+
+}  // namespace blksim::dev
+
+namespace blksim::dev {
+
+void HddMechanics::init_layout(const HddConfig& cfg) {
+    auto lay = std::make_shared<const HddLayout>(*cfg.layout, rev_ns_);
+    const HddLayoutSpec& spec = lay->spec();
+    heads_ = spec.surfaces;
+    cylinders_ = spec.cylinders;
+    capacity_ = spec.blocks;
+    if (spec.seek_table.empty())
+        throw std::invalid_argument("hdd: a layout needs its seek table");
+    // Zones as the accessors report them (skews rounded up to whole sectors).
+    zone_.clear();
+    for (const HddZoneSpec& zs : spec.zones) {
+        const uint32_t z = static_cast<uint32_t>(zone_.size());
+        if (z >= static_cast<uint32_t>(spec.zones.size()) || lay->zone_lbas(z) == 0)
+            break;
+        Zone zn;
+        zn.first_lba = lay->zone_first_lba(z);
+        zn.sectors = lay->zone_lbas(z);
+        zn.first_cyl = zs.first_cyl;
+        zn.spt = zs.spt;
+        zn.head_skew = static_cast<uint32_t>(std::ceil(zs.track_skew));
+        zn.cyl_skew = static_cast<uint32_t>(std::ceil(zs.cyl_skew));
+        zone_.push_back(zn);
+        if (zn.first_lba + zn.sectors >= capacity_)
+            break;
+    }
+    // The RPO scan estimates positioning with a + b*sqrt(d): least squares over the table.
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const auto& [d, t] : spec.seek_table) {
+        const double x = std::sqrt(static_cast<double>(d)), y = static_cast<double>(t);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+    }
+    const double n = static_cast<double>(spec.seek_table.size());
+    const double den = n * sxx - sx * sx;
+    b_ = den > 0 ? static_cast<float>((n * sxy - sx * sy) / den) : 0.0f;
+    a_ = static_cast<float>((sy - b_ * sx) / n);
+    c_ = a_;
+    e_ = 0;
+    boundary_ = cylinders_ + 1;  // sqrt all the way
+    track_switch_ns_ = lay->seek_ns(1);
+    layout_ = std::move(lay);
 }
 
 }  // namespace blksim::dev

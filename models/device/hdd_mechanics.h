@@ -23,9 +23,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/device/hdd_config.h"
+#include "models/device/hdd_layout.h"
 #include "sim/time.h"
 
 namespace blksim::dev {
@@ -65,6 +67,7 @@ public:
     // Seek time for a move of `d` cylinders (d >= 1), settling included; 0 for d = 0.
     int64_t seek_ns(uint32_t d) const {
         if (d == 0) return 0;
+        if (layout_) return layout_->seek_ns(d);  // a measured drive's table
         const float fd = static_cast<float>(d);
         return d < boundary_ ? static_cast<int64_t>(a_ + b_ * __builtin_sqrtf(fd))
                              : static_cast<int64_t>(c_ + e_ * fd);
@@ -110,6 +113,11 @@ private:
         uint32_t cyl_skew = 0;     // sectors lost at a cylinder switch
     };
     void fit_seek_curve(const HddConfig& cfg);
+    // A measured drive (cfg.layout): zones from the layout, the seek table, and a
+    // sqrt curve fitted to the table for the RPO scan's estimates.
+    void init_layout(const HddConfig& cfg);
+
+    std::shared_ptr<const HddLayout> layout_;  // null: the datasheet layout below
 
     int64_t rev_ns_;
     uint32_t heads_;

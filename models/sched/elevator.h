@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <variant>
 
@@ -81,6 +82,25 @@ public:
     // Requests held by the policy now; the invariant checker compares it with
     // inserted + requeued - dispatched - merged.
     virtual uint64_t queued() const = 0;
+    // The end-of-run check of the policy's own accounting (tokens returned, dispatched =
+    // completed, ...): "" when it balances, else what is wrong.
+    virtual std::string check_idle() const { return {}; }
+
+    // --- per-hctx policies (kyber) -----------------------------------------------------
+    // The kernel passes the hctx to ops.dispatch_request / ops.has_work and bio_merge finds
+    // the submitting CPU's ctx itself. Policies with one queue-wide state (mq-deadline)
+    // ignore both; kyber keeps its lists per hctx and per ctx and overrides these. The core
+    // calls these, never the queue-wide forms above.
+    virtual blkmq::Request* hctx_dispatch_request(uint32_t /*hctx_idx*/, sim::Time now) { return dispatch_request(now); }
+    virtual bool hctx_has_work(uint32_t /*hctx_idx*/) const { return has_work(); }
+    virtual ElvMerge ctx_bio_merge(uint32_t /*cpu*/, const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) {
+        return bio_merge(bio, max_sectors, out);
+    }
+    // Which lock the core charges: QUEUE = one lock for the whole queue around insert, bio
+    // merge and dispatch (dd->lock); PER_HCTX = the submitting CPU's ctx lock around insert
+    // and bio merge (kyber's kcq->lock) and the hctx's lock around dispatch (khd->lock).
+    enum class LockScope : uint8_t { QUEUE, PER_HCTX };
+    virtual LockScope lock_scope() const { return LockScope::QUEUE; }
 };
 
 // One scheduler tunable as sysfs shows it: the scenario loader sets tunables by `name`
@@ -89,6 +109,7 @@ enum class TunableUnit : uint8_t {
     COUNT,     // plain integer
     BOOL,      // 0 or 1
     MSEC,      // milliseconds in sysfs, a sim::Duration in the struct
+    NSEC,      // nanoseconds in sysfs (kyber's *_lat_nsec), a sim::Duration in the struct
     REQUESTS,  // a number of requests (0 = follow nr_requests where documented)
     HERTZ,     // a kernel build constant (CONFIG_HZ), not a sysfs attribute
 };
@@ -99,21 +120,22 @@ struct Tunable {
 
     std::string_view name;
     Member member;
-    int64_t min, max;  // in the sysfs unit (ms for MSEC)
+    int64_t min, max;  // in the sysfs unit (ms for MSEC, ns for NSEC)
     TunableUnit unit;
     std::string_view help;
 
     int64_t get(const Config& c) const {
         if (const auto* m = std::get_if<int32_t Config::*>(&member))
             return c.**m;
-        return (c.*std::get<sim::Duration Config::*>(member)).count() / 1000000;
+        const int64_t ns = (c.*std::get<sim::Duration Config::*>(member)).count();
+        return unit == TunableUnit::NSEC ? ns : ns / 1000000;
     }
     // The caller checks the range first.
     void set(Config& c, int64_t v) const {
         if (const auto* m = std::get_if<int32_t Config::*>(&member))
             c.**m = static_cast<int32_t>(v);
         else
-            c.*std::get<sim::Duration Config::*>(member) = sim::Duration::ns(v * 1000000);
+            c.*std::get<sim::Duration Config::*>(member) = sim::Duration::ns(unit == TunableUnit::NSEC ? v : v * 1000000);
     }
 };
 

@@ -8,6 +8,7 @@
 #include "models/device/null_blk.h"
 #include "models/device/hdd.h"
 #include "models/device/nvme.h"
+#include "models/device/raid_controller.h"
 #include "models/device/sata_ssd.h"
 #include "models/topology/topology.h"
 
@@ -36,6 +37,9 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             break;
         case dev::DeviceModel::SATA_SSD:
             devices_.push_back(std::make_unique<dev::SataSsd>(eq_, d.sata_ssd));
+            break;
+        case dev::DeviceModel::RAID:
+            devices_.push_back(std::make_unique<dev::RaidController>(eq_, d.raid));
             break;
         }
     }
@@ -213,6 +217,10 @@ void Machine::check_invariants() const {
             throw std::logic_error(fmt::format(
                 "invariant violated: queue {}: the {} scheduler still holds {} request(s)",
                 q->name(), e->name(), e->queued()));
+        if (auto* e = q->elevator(); e) {
+            if (const std::string why = e->check_idle(); !why.empty())
+                throw std::logic_error(fmt::format("invariant violated: queue {}: {}", q->name(), why));
+        }
         for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
             const auto& hctx = q->hctx(h);
             if (hctx.sched_tags && hctx.sched_tags->in_use() != 0)

@@ -103,6 +103,14 @@ Topology::Topology(const MachineConfig& cfg) : hba_of_device_(cfg.devices.size()
         const auto& dc = cfg.devices[d];
         dnames.push_back(dc.name);
         dv.push_back(boost::add_vertex(Node{NodeKind::DEVICE, dc.name}, g_));
+        // The disks of a hardware RAID volume hang off it: the controller's firmware drives
+        // them; Linux never sees them.
+        for (const auto& m : dc.raid.members)
+            boost::add_edge(dv[d], boost::add_vertex(Node{NodeKind::MEMBER, m.name}, g_), g_);
+        if (dc.model == dev::DeviceModel::RAID && !dc.controller.empty())
+            throw Error({Ref::Kind::DEVICE, d, "controller"},
+                        fmt::format("device '{}' is a RAID controller's volume: the RAID controller is itself "
+                                    "the SCSI host, so it sits on the host, not behind '{}'", dc.name, dc.controller));
         if (dc.controller.empty()) {
             boost::add_edge(host, dv[d], g_);
             continue;
@@ -170,7 +178,7 @@ Topology::Topology(const MachineConfig& cfg) : hba_of_device_(cfg.devices.size()
 
 void Topology::write_graphviz(std::ostream& os) const {
     boost::write_graphviz(os, g_, [this](std::ostream& out, V v) {
-        static constexpr const char* shape[] = {"house", "box3d", "cylinder", "box", "hexagon"};
+        static constexpr const char* shape[] = {"house", "box3d", "cylinder", "box", "hexagon", "cylinder"};
         out << "[label=\"" << g_[v].label << "\", shape=" << shape[static_cast<int>(g_[v].kind)] << "]";
     });
 }

@@ -1,5 +1,5 @@
 // The machine's topology as a graph (Boost.Graph): host → controllers → devices → request
-// queues → tag sets. It is built from the typed configuration and checked before anything
+// queues → tag sets, and a RAID volume → its member disks. It is built from the typed configuration and checked before anything
 // is simulated: every link names something that exists, no controller chain loops back on
 // itself, every device reaches the host, and each request queue knows which tag set it
 // draws from (its own, a null_blk module's shared set, or the SCSI host's behind an HBA).
@@ -43,7 +43,7 @@ public:
     // The graph in Graphviz DOT, for `blksim validate --graph`.
     void write_graphviz(std::ostream& os) const;
 
-    enum class NodeKind : uint8_t { HOST, CONTROLLER, DEVICE, QUEUE, TAG_SET };
+    enum class NodeKind : uint8_t { HOST, CONTROLLER, DEVICE, QUEUE, TAG_SET, MEMBER };
     struct Node {
         NodeKind kind = NodeKind::HOST;
         std::string label;

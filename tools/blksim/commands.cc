@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "models/registry.h"
+#include "models/sched/kyber.h"
 #include "models/sched/mq_deadline.h"
 #include "models/report/blkparse_writer.h"
 #include "models/report/blktrace_writer.h"
@@ -327,6 +328,10 @@ int cmd_list(const std::string& what) {
         const sched::MqDeadlineTunables defaults;
         for (const auto& t : sched::mq_deadline_tunables())
             fmt::print("      {:<34} default {:<8} {}..{}  {}\n", t.name, t.get(defaults), t.min, t.max, t.help);
+        fmt::print("  kyber iosched tunables (sysfs name, default, range):\n");
+        const sched::KyberTunables kyber_defaults;
+        for (const auto& t : sched::kyber_tunables())
+            fmt::print("      {:<34} default {:<8} {}..{}  {}\n", t.name, t.get(kyber_defaults), t.min, t.max, t.help);
     }
     if (!what.empty() && what != "devices" && what != "engines" && what != "schedulers") {
         fmt::print(stderr, "blksim: list: unknown kind '{}' (allowed: devices, engines, schedulers)\n", what);

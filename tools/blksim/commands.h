@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace blksim::cli {
 
 struct RunOptions {
@@ -38,5 +42,10 @@ int cmd_fio(const FioOptions& o);
 // `graph`: print the machine's topology as Graphviz DOT instead of the summary line.
 int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets, bool graph = false);
 int cmd_list(const std::string& what);
+
+// `import-disksim` and `validate-disk` (cmd_disksim.cc): add_disksim_commands registers
+// them; run_disksim_command runs the one given, -1 if neither was.
+void add_disksim_commands(CLI::App& app);
+int run_disksim_command();
 
 }  // namespace blksim::cli

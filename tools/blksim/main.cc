@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tools/blksim/commands.h"
+#include "tools/blksim/cmd_experiment.h"
 
 int main(int argc, char** argv) {
     using namespace blksim::cli;
@@ -55,6 +56,11 @@ int main(int argc, char** argv) {
     auto* list_cmd = app.add_subcommand("list", "list device models, engines and schedulers with their parameters");
     list_cmd->add_option("kind", what, "devices, engines or schedulers (default: all)");
 
+    add_disksim_commands(app);
+
+    ExperimentCommands experiments;  // compare, sweep, sweep-merge
+    add_experiment_commands(app, experiments);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -65,6 +71,8 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "blksim: {}\nRun 'blksim --help' for usage.\n", e.what());
         return 2;
     }
+    if (const auto status = run_experiment_commands(experiments))
+        return *status;
     if (*run_cmd)
         return cmd_run(run);
     if (*fio_cmd)
@@ -73,5 +81,7 @@ int main(int argc, char** argv) {
         return cmd_validate(vscenario, vsets, vgraph);
     if (*list_cmd)
         return cmd_list(what);
+    if (const int rc = run_disksim_command(); rc >= 0)
+        return rc;
     return 2;
 }

@@ -28,6 +28,10 @@
 #pragma GCC diagnostic pop
 
 #include "models/device/hdd_mechanics.h"
+#include "tools/disksim/import.h"
+#include "tools/disksim/param_file.h"
+#include "models/device/raid_controller.h"
+#include "models/sched/kyber.h"
 #include "models/sched/mq_deadline.h"
 #include "tools/replay/trace_reader.h"
 #include "models/topology/topology.h"
@@ -45,7 +49,7 @@ namespace fs = std::filesystem;
 // The names a scenario may use, one table per kind. scenarios/schema.json lists the same
 // names in its enums (test_scenario.cc checks that the two agree).
 
-constexpr std::string_view kSchedulers[] = {"none", "mq-deadline"};
+constexpr std::string_view kSchedulers[] = {"none", "mq-deadline", "kyber"};
 
 struct EngineName {
     std::string_view name;
@@ -1164,6 +1168,12 @@ private:
             } else if (model == "sata_ssd") {
                 cfg.model = dev::DeviceModel::SATA_SSD;
                 cfg.sata_ssd = decode_sata_ssd(params, child(at, "params"), rep_);
+            } else if (model == "raid") {
+                cfg.model = dev::DeviceModel::RAID;
+                cfg.raid = decode_raid(params, child(at, "params"), rep_);
+                cfg.raid.members = decode_raid_members(d.at("members"), child(at, "members"), cfg.name);
+                if (const std::string err = dev::RaidController::check_config(cfg.raid); !err.empty())
+                    rep_.fail(child(at, "params"), err);
             } else {
                 rep_.fail(child(at, "model"), "unknown device model " + squote(model));
             }
@@ -1174,6 +1184,67 @@ private:
         }
         devices_ = devices;
         return devices;
+    }
+
+    // A hardware RAID controller's parameters (models/device/device_config.h RaidConfig).
+    dev::RaidConfig decode_raid(const json& p, const std::string& ptr, const Reporter& rep) const {
+        const ParamReader r{p, ptr, rep};
+        dev::RaidConfig c;
+        if (p.contains("level")) {
+            const std::string l = p["level"].get<std::string>();
+            c.level = l == "raid1" ? dev::RaidConfig::Level::RAID1 : l == "raid10" ? dev::RaidConfig::Level::RAID10
+                    : l == "raid5" ? dev::RaidConfig::Level::RAID5 : dev::RaidConfig::Level::RAID0;
+        }
+        r.u32("strip_kb", c.strip_kb);
+        r.u32("queue_depth", c.queue_depth);
+        r.u32("blocksize", c.blocksize);
+        r.u32("fw_cores", c.fw_cores);
+        r.time("cmd_overhead", c.cmd_overhead);
+        r.time("write_overhead", c.write_overhead);
+        r.time("member_io_overhead", c.member_io_overhead);
+        r.time("xor_per_kb", c.xor_per_kb);
+        r.mbps("link_mbps", c.link_bytes_per_s);
+        r.u32("cache_mb", c.cache_mb);
+        r.u32("cache_line_kb", c.cache_line_kb);
+        r.flag("write_back", c.write_back);
+        r.flag("read_ahead", c.read_ahead);
+        r.u32("read_ahead_kb", c.read_ahead_kb);
+        r.u32("dirty_pct", c.dirty_pct);
+        r.u32("destage_pct", c.destage_pct);
+        r.time("flush_interval", c.flush_interval);
+        r.u32("member_queue_depth", c.member_queue_depth);
+        r.u32("irq_cpu", c.irq_cpu);
+        if (c.irq_cpu >= nr_cpus_)
+            rep.fail(child(ptr, "irq_cpu"), "CPU " + std::to_string(c.irq_cpu) + " does not exist: the host has " +
+                                                plural(nr_cpus_, "CPU"));
+        if (c.flush_interval.count() <= 0)
+            rep.fail(child(ptr, "flush_interval"), "flush_interval must be > 0");
+        return c;
+    }
+
+    // The disks behind a RAID controller: hdd or sata_ssd entries with profile and params.
+    std::vector<dev::RaidMember> decode_raid_members(const json& list, const std::string& ptr,
+                                                     const std::string& volume) const {
+        std::vector<dev::RaidMember> members;
+        for (size_t i = 0; i < list.size(); ++i) {
+            const json& m = list[i];
+            const std::string at = child(ptr, i);
+            dev::RaidMember mc;
+            mc.name = m.value("name", volume + "-m" + std::to_string(i));
+            const std::string model = m.at("model").get<std::string>();
+            json params = m.value("params", json::object());
+            if (m.contains("profile"))
+                params = with_device_profile(m["profile"].get<std::string>(), model, child(at, "profile"), params);
+            if (model == "hdd") {
+                mc.model = dev::DeviceModel::HDD;
+                mc.hdd = decode_hdd(params, child(at, "params"), rep_);
+            } else {
+                mc.model = dev::DeviceModel::SATA_SSD;
+                mc.sata_ssd = decode_sata_ssd(params, child(at, "params"), rep_);
+            }
+            members.push_back(std::move(mc));
+        }
+        return members;
     }
 
     dev::NullBlkConfig decode_null_blk(const json& p, const std::string& ptr) const {
@@ -1258,6 +1329,13 @@ private:
         r.u32("read_ahead_kb", c.read_ahead_kb);
         r.flag("write_cache", c.write_cache);
         r.u32("irq_cpu", c.irq_cpu);
+        if (p.contains("measured")) {  // a measured drive's description (docs/disksim.md)
+            try {
+                disksim::apply_measured(p["measured"], rep.file(), child(ptr, "measured"), c);
+            } catch (const disksim::DisksimError& e) {
+                throw ScenarioError(e.what());
+            }
+        }
         if (c.ncq_prio_enable && !c.ncq_prio_supported)
             rep.fail(child(ptr, p.contains("ncq_prio_enable") ? "ncq_prio_enable" : "ncq_prio_supported"),
                      "ncq_prio_enable=1 on a drive without NCQ priority (ncq_prio_supported=0): the kernel refuses it");
@@ -1345,6 +1423,7 @@ private:
         const json& pp = profile.at("params");
         if (model == "hdd") (void)decode_hdd(pp, "/params", prep);
         if (model == "sata_ssd") (void)decode_sata_ssd(pp, "/params", prep);
+        if (model == "raid") (void)decode_raid(pp, "/params", prep);
         json merged = pp;
         for (const auto& [key, value] : params.items()) merged[key] = value;
         return merged;
@@ -1357,6 +1436,7 @@ private:
             case dev::DeviceModel::NVME: return d.nvme.size_bytes;
             case dev::DeviceModel::HDD: return d.hdd.size_bytes / 512 * 512;
             case dev::DeviceModel::SATA_SSD: return d.sata_ssd.size_bytes / 512 * 512;
+            case dev::DeviceModel::RAID: return dev::raid_capacity_sectors(d.raid) * 512;
         }
         return 0;
     }
@@ -1366,6 +1446,7 @@ private:
             case dev::DeviceModel::NVME: return d.nvme.blocksize;
             case dev::DeviceModel::HDD: return d.hdd.blocksize;
             case dev::DeviceModel::SATA_SSD: return d.sata_ssd.blocksize;
+            case dev::DeviceModel::RAID: return d.raid.blocksize;
         }
         return 512;
     }
@@ -1404,24 +1485,35 @@ private:
     // /sys/block/<dev>/queue/iosched/: the scheduler's tunables by their sysfs names, range
     // checked against the policy's own table (the one `blksim list schedulers` prints).
     void decode_iosched(const json& obj, const std::string& ptr, blkmq::QueueConfig& c) const {
+        if (c.scheduler == "kyber")
+            return decode_tunables(obj, ptr, "kyber", sched::kyber_tunables(), c.kyber);
         if (c.scheduler != "mq-deadline")
             rep_.fail(ptr, "iosched tunables need a scheduler that has them (scheduler is " + squote(c.scheduler) +
-                               "; mq-deadline has iosched tunables)");
-        const auto table = sched::mq_deadline_tunables();
+                               "; mq-deadline and kyber have iosched tunables)");
+        decode_tunables(obj, ptr, "mq-deadline", sched::mq_deadline_tunables(), c.mq_deadline);
+    }
+
+    // One policy's tunables table: names, integer values, ranges.
+    template <class Config>
+    void decode_tunables(const json& obj, const std::string& ptr, const std::string& policy,
+                         std::span<const sched::Tunable<Config>> table, Config& cfg) const {
         for (const auto& [key, value] : obj.items()) {
             const std::string at = child(ptr, key);
             const auto t = std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == key; });
             if (t == table.end()) {
                 std::vector<std::string> names;
                 for (const auto& e : table) names.emplace_back(e.name);
-                rep_.fail(at, "unknown mq-deadline tunable " + squote(key) + " (allowed: " + join(names) + ")");
+                rep_.fail(at, "unknown " + policy + " tunable " + squote(key) + " (allowed: " + join(names) + ")");
             }
             if (!value.is_number_integer())
-                rep_.fail(at, "expected an integer in sysfs units (" + std::string(t->unit == sched::TunableUnit::MSEC ? "milliseconds" : "a count") + ")");
-            const int64_t v = value.get<int64_t>();
+                rep_.fail(at, "expected an integer in sysfs units (" +
+                                  std::string(t->unit == sched::TunableUnit::MSEC   ? "milliseconds"
+                                              : t->unit == sched::TunableUnit::NSEC ? "nanoseconds"
+                                                                                    : "a count") + ")");
+            const int64_t v = value.template get<int64_t>();
             if (v < t->min || v > t->max)
                 rep_.fail(at, std::to_string(v) + " is out of range (allowed: " + std::to_string(t->min) + ".." + std::to_string(t->max) + ")");
-            t->set(c.mq_deadline, v);
+            t->set(cfg, v);
         }
     }
 
@@ -1893,11 +1985,13 @@ Scenario load_doc(json doc, Reporter& rep, const std::string& path, const std::v
     if (dir.empty()) dir = ".";
     LoadContext ctx{dir, base_dir};
 
-    // With fio jobs, "jobs.N..." overrides apply to them once they are in place.
+    // With fio jobs, "jobs.N..." overrides apply to them once they are in place, and
+    // "queues..." ones once --scheduler has made the queue entries, so that the scheduler's
+    // tunables can be set: --scheduler kyber --set queues.0.iosched.read_lat_nsec=1000000.
     ctx.fio_jobs = fio && (fio->args || (doc.is_object() && doc.contains("fio")));
     std::vector<std::string> job_sets;
     for (const std::string& set : sets) {
-        if (ctx.fio_jobs && set.starts_with("jobs.")) job_sets.push_back(set);
+        if (ctx.fio_jobs && (set.starts_with("jobs.") || set.starts_with("queues"))) job_sets.push_back(set);
         else apply_set(doc, set, rep);
     }
     if (ctx.fio_jobs) expand_fio(doc, rep, ctx, *fio);

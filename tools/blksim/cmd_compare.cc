@@ -1,0 +1,174 @@
+// `blksim compare`: variant A and variant B of a scenario, `runs` replications each, paired
+// by seed. With common random numbers (the default) replication i of both variants uses the
+// same seed, and since every random stream is named after its job or device (sim/random.h),
+// a variant that changes only the scheduler or a device parameter draws exactly the offsets
+// A drew: the noise of the workload cancels in the paired difference.
+#include <chrono>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tools/blksim/cmd_experiment.h"
+#include "tools/experiment/compare.h"
+#include "tools/experiment/progress.h"
+#include "tools/experiment/simulate.h"
+#include "tools/experiment/thread_pool.h"
+#include "tools/scenario/scenario.h"
+
+namespace blksim::cli {
+
+namespace {
+
+using namespace blksim::experiment;
+
+// "--a 'p=v;p=v'" (repeatable) → {"p=v", "p=v"}.
+bool split_variant_sets(const char* option, const std::vector<std::string>& specs, std::vector<std::string>& out) {
+    for (const std::string& spec : specs) {
+        std::size_t start = 0;
+        while (start <= spec.size()) {
+            const auto semi = spec.find(';', start);
+            const std::string item =
+                spec.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
+            const auto b = item.find_first_not_of(" \t");
+            if (b != std::string::npos) {
+                const std::string trimmed = item.substr(b, item.find_last_not_of(" \t") - b + 1);
+                if (trimmed.find('=') == std::string::npos || trimmed.front() == '=') {
+                    fmt::print(stderr,
+                               "blksim: compare: {} '{}': '{}' is not path=value (allowed: 'path=value;path=value', "
+                               "e.g. {} 'queues.0.scheduler=mq-deadline;jobs.0.iodepth=8')\n",
+                               option, spec, trimmed, option);
+                    return false;
+                }
+                out.push_back(trimmed);
+            }
+            if (semi == std::string::npos)
+                break;
+            start = semi + 1;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+int cmd_compare(const CompareOptions& o) {
+    if (o.runs < 2) {
+        fmt::print(stderr, "blksim: compare: --runs {}: at least 2 replications are needed for a confidence "
+                           "interval (allowed: an integer >= 2)\n", o.runs);
+        return 2;
+    }
+    std::vector<FailOn> rules;
+    for (const std::string& spec : o.fail_on) {
+        try {
+            rules.push_back(parse_fail_on(spec));
+        } catch (const std::invalid_argument& e) {
+            fmt::print(stderr, "blksim: compare: {}\n", e.what());
+            return 2;
+        }
+    }
+    CompareInfo info;
+    info.scenario_a = o.scenario;
+    info.scenario_b = o.b_scenario.empty() ? o.scenario : o.b_scenario;
+    info.name_a = o.a_name;
+    info.name_b = o.b_name;
+    info.crn = !o.no_crn;
+    info.sets_a = info.sets_b = o.sets;
+    if (!split_variant_sets("--a", o.a_sets, info.sets_a) || !split_variant_sets("--b", o.b_sets, info.sets_b))
+        return 2;
+
+    // Both variants load (and fail) before anything runs.
+    std::vector<std::string> warnings;
+    scenario::FioPolicy policy;
+    policy.warnings = &warnings;
+    scenario::Scenario sa, sb;
+    const char* which = "A";
+    try {
+        sa = scenario::load_scenario(info.scenario_a, info.sets_a, policy);
+        which = "B";
+        sb = scenario::load_scenario(info.scenario_b, info.sets_b, policy);
+    } catch (const scenario::ScenarioError& e) {
+        fmt::print(stderr, "blksim: compare: variant {}: {}\n", which, e.what());
+        return 2;
+    }
+    for (const std::string& w : std::set<std::string>(warnings.begin(), warnings.end()))
+        fmt::print(stderr, "blksim: warning: {}\n", w);
+    for (const scenario::Scenario* s : {&sa, &sb})
+        for (const auto& j : s->machine.jobs)
+            if (j.randseed)
+                fmt::print(stderr,
+                           "blksim: compare: warning: job '{}' sets randseed: its offsets are the same in every "
+                           "replication, so the intervals do not cover the workload's randomness\n",
+                           j.name);
+
+    const uint64_t base = o.seed.value_or(sa.machine.seed);
+    for (unsigned i = 0; i < o.runs; ++i) {
+        info.seeds_a.push_back(base + i);
+        info.seeds_b.push_back(info.crn ? base + i : base + o.runs + i);
+    }
+
+    // Task t: replication t / 2 of variant t % 2, so both variants progress together.
+    const std::size_t n = 2 * std::size_t{o.runs};
+    std::vector<SimOutcome> out(n);
+    const unsigned jobs = o.jobs ? o.jobs : default_jobs();
+    Progress progress("compare", n, jobs, o.progress || stderr_is_tty());
+    const auto wall0 = std::chrono::steady_clock::now();
+    parallel_for(
+        n, jobs,
+        [&](std::size_t t) {
+            topology::MachineConfig cfg = (t % 2 ? sb : sa).machine;
+            cfg.seed = (t % 2 ? info.seeds_b : info.seeds_a)[t / 2];
+            out[t] = simulate(cfg);
+        },
+        [&](std::size_t done) { progress.update(done); });
+    progress.finish();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+    std::vector<std::vector<Metric>> ma, mb;
+    for (std::size_t t = 0; t < n; ++t) {
+        if (out[t].status != 0) {
+            fmt::print(stderr, "blksim: compare: variant {} replication {} (seed {}): {}\n", t % 2 ? "B" : "A", t / 2,
+                       (t % 2 ? info.seeds_b : info.seeds_a)[t / 2], out[t].error);
+            return out[t].status;
+        }
+        (t % 2 ? mb : ma).push_back(std::move(out[t].metrics));
+    }
+    const std::vector<CompareRow> rows = compare_runs(ma, mb, info.confidence);
+    if (rows.empty()) {
+        fmt::print(stderr, "blksim: compare: A and B report no metric in common (metrics are keyed by the job "
+                           "group's name and direction: do both variants name their jobs alike?)\n");
+        return 2;
+    }
+    std::vector<FailOnResult> results;
+    bool regression = false;
+    for (const FailOn& r : rules) {
+        FailOnResult fr{r, {}};
+        bool any = false;
+        for (const CompareRow& row : rows) {
+            any = any || matches(r, row.key);
+            if (fails(r, row))
+                fr.failed_keys.push_back(row.key);
+        }
+        if (!any) {
+            std::string keys;
+            for (const CompareRow& row : rows)
+                keys += (keys.empty() ? "" : ", ") + row.key;
+            fmt::print(stderr, "blksim: compare: --fail-on {}: this comparison has no such metric (it has: {})\n",
+                       r.spec, keys);
+            return 2;
+        }
+        regression = regression || !fr.failed_keys.empty();
+        results.push_back(std::move(fr));
+    }
+    const std::string text = o.output_format == "json" ? format_compare_json(info, rows, results)
+                                                       : format_compare_normal(info, rows, results);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    fmt::print(stderr, "blksim: compare: {} simulations in {:.2f} s wall on {} thread{}\n", n, wall,
+               std::min<std::size_t>(jobs, n), jobs == 1 ? "" : "s");
+    return regression ? EXIT_REGRESSION : 0;
+}
+
+}  // namespace blksim::cli

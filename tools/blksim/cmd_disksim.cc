@@ -1,0 +1,219 @@
+// `blksim import-disksim` and `blksim validate-disk`: DiskSim's drive descriptions as HDD
+// profiles, and the HDD model against the real drives' validation traces
+// (tools/disksim/, docs/disksim.md).
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tools/blksim/commands.h"
+#include "tools/disksim/demerit.h"
+#include "tools/disksim/import.h"
+#include "tools/disksim/param_file.h"
+#include "tools/disksim/replay.h"
+#include "tools/disksim/validation_trace.h"
+
+namespace blksim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct ImportOptions {
+    std::string diskspecs;
+    std::string out;  // empty: scenarios/devices/<drive>.json; "-": stdout
+};
+
+struct ValidateDiskOptions {
+    std::vector<std::string> traces;
+    std::string device;  // profile name or path; empty: the trace's file name
+    std::string format = "normal";
+    uint64_t limit = 0;
+    std::string cdf;
+    std::string requests;  // per-request CSV: measured beside simulated
+};
+
+CLI::App* g_import = nullptr;
+CLI::App* g_validate = nullptr;
+ImportOptions g_iopt;
+ValidateDiskOptions g_vopt;
+
+// DiskSim's own error on each drive (fixtures/disksim-validation/README.md), shown beside
+// blksim's so the report says how the two compare.
+const std::map<std::string, double> kDisksimDemerit = {
+    {"ibm18es", 0.135}, {"cheetah9LP", 0.107}, {"atlas10k", 0.268},
+    {"atlas_III", 0.378}, {"barracuda", 0.349}, {"cheetah4LP", 0.318},
+};
+
+std::string devices_dir() { return std::string(BLKSIM_SCENARIO_DIR) + "/devices"; }
+
+int run_import(const ImportOptions& o) {
+    const json prof = disksim::import_diskspecs(o.diskspecs);
+    const std::string text = prof.dump(2) + "\n";
+    if (o.out == "-") {
+        std::cout << text;
+        return 0;
+    }
+    const std::string path = o.out.empty() ? devices_dir() + "/" + prof["name"].get<std::string>() + ".json" : o.out;
+    std::ofstream out(path);
+    if (!out || !(out << text))
+        throw disksim::DisksimError(fmt::format("{}: cannot write the profile: {}", path, std::strerror(errno)));
+    fmt::print(stderr, "blksim: wrote {} ({} zones, {} blocks)\n", path,
+               prof["params"]["measured"]["layout"]["zones"].size(), prof["params"]["sectors"].get<uint64_t>());
+    return 0;
+}
+
+std::string cdf_path(const std::string& base, const std::string& drive, bool many) {
+    if (!many)
+        return base;
+    const fs::path p(base);
+    return (p.parent_path() / (p.stem().string() + "-" + drive + p.extension().string())).string();
+}
+
+json stats_json(const disksim::Summary& s) {
+    return json{{"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min}, {"p10", s.p10}, {"p25", s.p25},
+                {"p50", s.p50},   {"p75", s.p75},       {"p90", s.p90}, {"p99", s.p99}, {"max", s.max}};
+}
+
+int run_validate(const ValidateDiskOptions& o) {
+    json all = json::array();
+    std::string text;
+    for (const std::string& trace_path : o.traces) {
+        const std::string drive = fs::path(trace_path).stem().string();
+        const auto prof = disksim::load_hdd_profile(o.device.empty() ? drive : o.device, devices_dir());
+        const auto trace = disksim::read_validation_trace(trace_path, o.limit);
+        const auto res = disksim::replay_trace(prof.cfg, trace, trace_path);
+        std::vector<double> measured;
+        measured.reserve(trace.size());
+        uint64_t reads = 0, col_hit = 0, col_miss = 0, col_multi = 0, agree = 0, sim_hits = 0;
+        for (size_t i = 0; i < trace.size(); ++i) {
+            const auto& r = trace[i];
+            measured.push_back(r.service_us / 1000.0);
+            reads += !r.write;
+            const bool col_is_hit = r.outcome == disksim::Outcome::HIT;
+            col_hit += col_is_hit;
+            col_miss += r.outcome == disksim::Outcome::MISS;
+            col_multi += r.outcome == disksim::Outcome::DOUBLE || r.outcome == disksim::Outcome::TRIPLE;
+            sim_hits += res.simulated_hit[i];
+            agree += (res.simulated_hit[i] != 0) == col_is_hit;
+        }
+        const auto m = disksim::summarize(measured);
+        const auto s = disksim::summarize(res.simulated_ms);
+        const double dm = disksim::demerit(measured, res.simulated_ms);
+        const double pct = m.mean > 0 ? 100.0 * dm / m.mean : 0.0;
+        const auto ref = kDisksimDemerit.find(drive);
+        if (!o.cdf.empty()) {
+            const std::string path = cdf_path(o.cdf, drive, o.traces.size() > 1);
+            std::ofstream out(path);
+            if (!out || !(out << disksim::cdf_csv(measured, res.simulated_ms)))
+                throw disksim::DisksimError(fmt::format("{}: cannot write the CDF: {}", path, std::strerror(errno)));
+        }
+        if (!o.requests.empty()) {
+            const std::string path = cdf_path(o.requests, drive, o.traces.size() > 1);
+            std::string csv = "line,op,block,blocks,trace_outcome,measured_ms,simulated_ms,simulated_outcome\n";
+            for (size_t i = 0; i < trace.size(); ++i) {
+                const auto& r = trace[i];
+                csv += fmt::format("{},{},{},{},{},{:.3f},{:.3f},{}\n", r.line, r.write ? 'W' : 'R', r.lba, r.blocks,
+                                   disksim::outcome_name(r.outcome), r.service_us / 1000.0, res.simulated_ms[i],
+                                   res.simulated_hit[i] ? "Hit" : "Miss");
+            }
+            std::ofstream out(path);
+            if (!out || !(out << csv))
+                throw disksim::DisksimError(fmt::format("{}: cannot write the request list: {}", path, std::strerror(errno)));
+        }
+        const double agreement = trace.empty() ? 0.0 : 100.0 * static_cast<double>(agree) / static_cast<double>(trace.size());
+        json j{{"drive", drive},
+               {"trace", trace_path},
+               {"profile", prof.path},
+               {"requests", trace.size()},
+               {"reads", reads},
+               {"writes", trace.size() - reads},
+               {"measured_mean_ms", m.mean},
+               {"simulated_mean_ms", s.mean},
+               {"demerit_ms", dm},
+               {"demerit_pct", pct},
+               {"measured_ms", stats_json(m)},
+               {"simulated_ms", stats_json(s)},
+               {"cache", json{{"simulated_hits", sim_hits},
+                              {"simulated_misses", trace.size() - sim_hits},
+                              {"trace_hit", col_hit},
+                              {"trace_miss", col_miss},
+                              {"trace_double_triple", col_multi},
+                              {"agreement_pct", agreement}}},
+               {"media_ms_mean", json{{"seek", res.seek_ms_mean}, {"rotation", res.rotation_ms_mean},
+                                      {"transfer", res.transfer_ms_mean}}},
+               {"replay_wall_s", res.wall_s}};
+        if (ref != kDisksimDemerit.end())
+            j["disksim_demerit_ms"] = ref->second;
+        all.push_back(j);
+
+        text += fmt::format("{}: {} requests ({} reads, {} writes) on {}\n", drive, trace.size(), reads,
+                            trace.size() - reads, prof.path);
+        text += fmt::format("  {:<10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  (ms)\n", "", "mean", "stddev",
+                            "p10", "p25", "p50", "p75", "p90", "p99", "max");
+        for (const auto& [label, x] : {std::pair{"measured", m}, std::pair{"simulated", s}})
+            text += fmt::format("  {:<10} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f}\n", label,
+                                x.mean, x.stddev, x.p10, x.p25, x.p50, x.p75, x.p90, x.p99, x.max);
+        text += fmt::format("  demerit: {:.3f} ms ({:.1f} % of the measured mean)", dm, pct);
+        if (ref != kDisksimDemerit.end())
+            text += fmt::format("; DiskSim's: {:.3f} ms ({:.1f}x)", ref->second, dm / ref->second);
+        text += "\n";
+        text += fmt::format("  cache: simulated {} buffer hits / {} media; trace column {} Hit, {} Miss, {} Doub/Trip; "
+                            "agreement {:.1f} %\n",
+                            sim_hits, trace.size() - sim_hits, col_hit, col_miss, col_multi, agreement);
+        text += fmt::format("  media ops (mean ms): seek {:.3f}, rotation {:.3f}, transfer {:.3f}; replay {:.3f} s wall\n",
+                            res.seek_ms_mean, res.rotation_ms_mean, res.transfer_ms_mean, res.wall_s);
+    }
+    if (o.format == "json")
+        std::cout << all.dump(2) << "\n";
+    else
+        std::cout << text;
+    return 0;
+}
+
+}  // namespace
+
+void add_disksim_commands(CLI::App& app) {
+    g_import = app.add_subcommand("import-disksim",
+                                  "convert a DiskSim drive description (NAME.diskspecs with its .model and .seek) into "
+                                  "an HDD profile scenarios/devices/NAME.json");
+    g_import->add_option("diskspecs", g_iopt.diskspecs, "the .diskspecs file")->required();
+    g_import->add_option("--out", g_iopt.out, "where to write the profile ('-' = stdout; default scenarios/devices/NAME.json)");
+
+    g_validate = app.add_subcommand("validate-disk",
+                                    "replay DiskSim validation traces on the HDD model and compare the service times "
+                                    "with the measured ones (demerit figure)");
+    g_validate->add_option("trace", g_vopt.traces, "validation trace(s): R|W outcome block blocks service-us idle-us")
+        ->required();
+    g_validate->add_option("--device", g_vopt.device,
+                           "HDD profile name or .json path (default: the profile named like the trace file)");
+    g_validate->add_option("--format", g_vopt.format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
+    g_validate->add_option("--limit", g_vopt.limit, "replay only the first N requests of each trace");
+    g_validate->add_option("--cdf", g_vopt.cdf,
+                           "write both CDFs as CSV (fraction,measured_ms,simulated_ms) for scripts/plot-disk-cdf.py; "
+                           "with several traces FILE-<drive>.csv each");
+    g_validate->add_option("--requests", g_vopt.requests,
+                           "write every request's measured and simulated service time as CSV (line, op, block, "
+                           "blocks, outcomes); with several traces FILE-<drive>.csv each");
+}
+
+int run_disksim_command() {
+    try {
+        if (g_import && *g_import)
+            return run_import(g_iopt);
+        if (g_validate && *g_validate)
+            return run_validate(g_vopt);
+    } catch (const disksim::DisksimError& e) {
+        fmt::print(stderr, "blksim: {}\n", e.what());
+        return 2;
+    }
+    return -1;
+}
+
+}  // namespace blksim::cli

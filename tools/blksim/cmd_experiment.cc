@@ -1,0 +1,69 @@
+// The command-line surface of compare / sweep / sweep-merge; the commands themselves are in
+// cmd_compare.cc and cmd_sweep.cc.
+#include "tools/blksim/cmd_experiment.h"
+
+#include <CLI/CLI.hpp>
+
+namespace blksim::cli {
+
+void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
+    CompareOptions& c = x.compare;
+    x.compare_cmd = app.add_subcommand(
+        "compare",
+        "two variants of a scenario, N paired-seed runs each: per metric the difference, its 95 % CI and a "
+        "verdict; exit 3 when a --fail-on threshold is exceeded (docs/compare.md)");
+    CLI::App* cc = x.compare_cmd;
+    cc->add_option("scenario", c.scenario, "scenario JSON file (variant A, and B unless --b-scenario)")->required();
+    cc->add_option("--set", c.sets, "override a value in both variants: path=value");
+    cc->add_option("--a", c.a_sets, "variant A's overrides: 'path=value;path=value' (repeatable)");
+    cc->add_option("--b", c.b_sets, "variant B's overrides: 'path=value;path=value' (repeatable)");
+    cc->add_option("--b-scenario", c.b_scenario, "variant B's scenario file (default: the scenario)");
+    cc->add_option("--a-name", c.a_name, "variant A's name in the report (default A)");
+    cc->add_option("--b-name", c.b_name, "variant B's name in the report (default B)");
+    cc->add_option("--runs,-n", c.runs, "replications per variant, at least 2 (default 10)");
+    cc->add_option("--seed", c.seed, "seed of replication 0; replication i uses seed+i (default: the scenario's seed)");
+    cc->add_flag("--no-crn", c.no_crn,
+                 "independent seeds for B (seed+runs+i) instead of common random numbers, to see what CRN gains");
+    cc->add_option("--jobs,-j", c.jobs, "simulations run at once (default: the number of CPUs)");
+    cc->add_option("--output-format", c.output_format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
+    cc->add_option("--fail-on", c.fail_on,
+                   "METRIC:PCT: exit 3 if METRIC (e.g. read.clat_p99_ns, or GROUP/read.iops) is significantly "
+                   "worse in B by more than PCT percent (repeatable)");
+    cc->add_flag("--progress", c.progress, "progress line on stderr even when it is not a terminal");
+
+    SweepOptions& s = x.sweep;
+    x.sweep_cmd = app.add_subcommand(
+        "sweep", "run a scenario at every point of a parameter matrix, in parallel: one CSV/JSON row per point "
+                 "(docs/sweep.md)");
+    CLI::App* sc = x.sweep_cmd;
+    sc->add_option("scenario", s.scenario, "scenario JSON file")->required();
+    sc->add_option("--param,-p", s.params,
+                   "a swept value: path=v1,v2,... or path=[JSON array] (repeatable; the points are the cartesian "
+                   "product, first --param slowest)")
+        ->required();
+    sc->add_option("--set", s.sets, "override a value at every point: path=value");
+    sc->add_option("--jobs,-j", s.jobs, "simulations run at once (default: the number of CPUs)");
+    sc->add_option("--shard", s.shard, "i/N: run only the points whose index % N == i (merge with sweep-merge)");
+    sc->add_option("--csv", s.csv, "write CSV to FILE ('-' = stdout)");
+    sc->add_option("--json", s.json, "write JSON to FILE ('-' = stdout); sweep-merge reads it");
+    sc->add_flag("--progress", s.progress, "progress line on stderr even when it is not a terminal");
+
+    SweepMergeOptions& m = x.merge;
+    x.merge_cmd = app.add_subcommand(
+        "sweep-merge", "merge the JSON files of a sharded sweep into the unsharded sweep's CSV/JSON (byte-identical)");
+    x.merge_cmd->add_option("inputs", m.inputs, "the shards' --json files")->required();
+    x.merge_cmd->add_option("--csv", m.csv, "write CSV to FILE ('-' = stdout)");
+    x.merge_cmd->add_option("--json", m.json, "write JSON to FILE ('-' = stdout)");
+}
+
+std::optional<int> run_experiment_commands(const ExperimentCommands& x) {
+    if (x.compare_cmd && *x.compare_cmd)
+        return cmd_compare(x.compare);
+    if (x.sweep_cmd && *x.sweep_cmd)
+        return cmd_sweep(x.sweep);
+    if (x.merge_cmd && *x.merge_cmd)
+        return cmd_sweep_merge(x.merge);
+    return std::nullopt;
+}
+
+}  // namespace blksim::cli

@@ -1,0 +1,71 @@
+// `blksim compare`, `blksim sweep` and `blksim sweep-merge`: many simulations of one
+// scenario side by side (cmd_compare.cc, cmd_sweep.cc; the statistics, thread pool and file
+// formats are in tools/experiment/). Exit status as every subcommand: 0 success, 2 bad
+// input, 1 a failed run; compare --fail-on adds 3 (a regression beyond the threshold).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace blksim::cli {
+
+inline constexpr int EXIT_REGRESSION = 3;
+
+// blksim compare SCENARIO [--set P=V]... [--a 'P=V;P=V']... [--b ...] [--b-scenario FILE]
+struct CompareOptions {
+    std::string scenario;                 // variant A's (and B's unless --b-scenario)
+    std::vector<std::string> sets;        // both variants
+    std::vector<std::string> a_sets, b_sets;  // each "P=V;P=V;..."
+    std::string b_scenario;
+    std::string a_name = "A", b_name = "B";
+    unsigned runs = 10;
+    std::optional<uint64_t> seed;         // first replication's seed (default: the scenario's)
+    bool no_crn = false;                  // B draws from other seeds than A
+    unsigned jobs = 0;                    // threads; 0 = hardware_concurrency
+    std::string output_format = "normal";
+    std::vector<std::string> fail_on;     // METRIC:PCT
+    bool progress = false;                // progress line even when stderr is not a tty
+};
+
+// blksim sweep SCENARIO --param P=V1,V2 ... [--shard i/N] [--csv F] [--json F]
+struct SweepOptions {
+    std::string scenario;
+    std::vector<std::string> sets;
+    std::vector<std::string> params;
+    unsigned jobs = 0;
+    std::string shard;                    // "i/N"; empty = all points
+    std::string csv, json;                // output files ("-" = stdout); neither: CSV on stdout
+    bool progress = false;
+};
+
+// blksim sweep-merge SHARD.json... [--csv F] [--json F]
+struct SweepMergeOptions {
+    std::vector<std::string> inputs;
+    std::string csv, json;
+};
+
+struct ExperimentCommands {
+    CompareOptions compare;
+    SweepOptions sweep;
+    SweepMergeOptions merge;
+    CLI::App* compare_cmd = nullptr;
+    CLI::App* sweep_cmd = nullptr;
+    CLI::App* merge_cmd = nullptr;
+};
+
+// Adds the three subcommands to `app`, their options bound to `x`.
+void add_experiment_commands(CLI::App& app, ExperimentCommands& x);
+// After parsing: the exit status of the subcommand that was chosen, or nullopt if none of them.
+std::optional<int> run_experiment_commands(const ExperimentCommands& x);
+
+int cmd_compare(const CompareOptions& o);
+int cmd_sweep(const SweepOptions& o);
+int cmd_sweep_merge(const SweepMergeOptions& o);
+
+}  // namespace blksim::cli

@@ -1,0 +1,183 @@
+// `blksim sweep` and `blksim sweep-merge`. Each point is a full, single-threaded simulation;
+// points run side by side on a thread pool and land in their own slot, so the files written
+// do not depend on --jobs or on which point finished first.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tools/blksim/cmd_experiment.h"
+#include "tools/experiment/progress.h"
+#include "tools/experiment/simulate.h"
+#include "tools/experiment/sweep.h"
+#include "tools/experiment/thread_pool.h"
+#include "tools/scenario/scenario.h"
+
+namespace blksim::cli {
+
+namespace {
+
+using namespace blksim::experiment;
+
+// FILE or "-" (stdout); false after printing why.
+bool write_output(const char* cmd, const char* option, const std::string& file, const std::string& text) {
+    if (file == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+        return true;
+    }
+    std::ofstream f(file, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) {
+        fmt::print(stderr, "blksim: {}: {} {}: cannot write the file\n", cmd, option, file);
+        return false;
+    }
+    return true;
+}
+
+bool write_outputs(const char* cmd, const std::string& csv, const std::string& json, const SweepOutput& o) {
+    if (csv.empty() && json.empty())
+        return write_output(cmd, "--csv", "-", to_csv(o));
+    return (csv.empty() || write_output(cmd, "--csv", csv, to_csv(o))) &&
+           (json.empty() || write_output(cmd, "--json", json, to_json(o)));
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v)
+        s += (s.empty() ? "" : " ") + x;
+    return s;
+}
+
+// Loads the scenario with `sets`; on error prints it after `what` and returns false.
+bool check_load(const std::string& path, const std::vector<std::string>& sets, const std::string& what,
+                std::vector<std::string>& warnings) {
+    scenario::FioPolicy policy;
+    policy.warnings = &warnings;
+    try {
+        (void)scenario::load_scenario(path, sets, policy);
+        return true;
+    } catch (const scenario::ScenarioError& e) {
+        fmt::print(stderr, "blksim: sweep: {}{}\n", what, e.what());
+        return false;
+    }
+}
+
+}  // namespace
+
+int cmd_sweep(const SweepOptions& o) {
+    SweepOutput out;
+    out.scenario = o.scenario;
+    out.sets = o.sets;
+    try {
+        for (const std::string& spec : o.params) {
+            out.params.push_back(parse_param(spec));
+            for (std::size_t k = 0; k + 1 < out.params.size(); ++k)
+                if (out.params[k].path == out.params.back().path)
+                    throw SweepError(fmt::format("--param {}: the path is swept twice (allowed: each path once, "
+                                                 "with all its values: {}=V1,V2,...)",
+                                                 out.params.back().path, out.params.back().path));
+        }
+        if (!o.shard.empty())
+            out.shard = parse_shard(o.shard);
+    } catch (const SweepError& e) {
+        fmt::print(stderr, "blksim: sweep: {}\n", e.what());
+        return 2;
+    }
+    std::size_t n = 0;
+    try {
+        n = point_count(out.params);
+    } catch (const SweepError& e) {
+        fmt::print(stderr, "blksim: sweep: {}\n", e.what());
+        return 2;
+    }
+
+    // Bad input is found before anything runs, and blamed on the option that carries it:
+    // the scenario with the common --set overrides, then each --param value on its own.
+    std::vector<std::string> warnings;
+    if (!check_load(o.scenario, o.sets, "", warnings))
+        return 2;
+    for (const SweepParam& p : out.params)
+        for (const std::string& v : p.values) {
+            std::vector<std::string> sets = o.sets;
+            sets.push_back(p.path + "=" + v);
+            if (!check_load(o.scenario, sets, fmt::format("--param {}={}: ", p.path, v), warnings))
+                return 2;
+        }
+    for (const std::string& w : std::set<std::string>(warnings.begin(), warnings.end()))
+        fmt::print(stderr, "blksim: warning: {}\n", w);
+
+    std::vector<std::size_t> mine;
+    for (std::size_t i = 0; i < n; ++i)
+        if (out.shard.owns(i))
+            mine.push_back(i);
+    std::vector<SimOutcome> results(mine.size());
+    const unsigned jobs = o.jobs ? o.jobs : default_jobs();
+    Progress progress("sweep", mine.size(), jobs, o.progress || stderr_is_tty());
+    const auto wall0 = std::chrono::steady_clock::now();
+    parallel_for(
+        mine.size(), jobs,
+        [&](std::size_t t) {
+            // Each point loads its own scenario: the loader keeps no shared state, and the
+            // points' configs never exist all at once.
+            std::vector<std::string> sets = o.sets;
+            for (std::string& s : point_sets(out.params, mine[t]))
+                sets.push_back(std::move(s));
+            std::vector<std::string> ignored;  // printed once above, from the checks
+            scenario::FioPolicy policy;
+            policy.warnings = &ignored;
+            try {
+                results[t] = simulate(scenario::load_scenario(o.scenario, sets, policy).machine);
+            } catch (const scenario::ScenarioError& e) {
+                results[t].status = 2;  // a combination of values the loader rejects
+                results[t].error = e.what();
+            }
+        },
+        [&](std::size_t done) { progress.update(done); });
+    progress.finish();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+    for (std::size_t t = 0; t < mine.size(); ++t) {
+        if (results[t].status != 0) {
+            fmt::print(stderr, "blksim: sweep: point {} ({}): {}\n", mine[t], join(point_sets(out.params, mine[t])),
+                       results[t].error);
+            return results[t].status;
+        }
+        out.results.push_back({mine[t], std::move(results[t].metrics)});
+    }
+    if (!write_outputs("sweep", o.csv, o.json, out))
+        return 2;
+    fmt::print(stderr, "blksim: sweep: {} point{}{} in {:.2f} s wall on {} thread{}\n", mine.size(),
+               mine.size() == 1 ? "" : "s",
+               out.shard.active() ? fmt::format(" (shard {}/{} of {})", out.shard.index, out.shard.count, n) : "",
+               wall, jobs, jobs == 1 ? "" : "s");
+    return 0;
+}
+
+int cmd_sweep_merge(const SweepMergeOptions& o) {
+    std::vector<SweepOutput> shards;
+    try {
+        for (const std::string& f : o.inputs) {
+            std::ifstream in(f, std::ios::binary);
+            if (!in)
+                throw SweepError(fmt::format("{}: cannot open the file", f));
+            std::ostringstream text;
+            text << in.rdbuf();
+            shards.push_back(from_json(text.str(), f));
+        }
+        const SweepOutput merged = merge_shards(shards, o.inputs);
+        return write_outputs("sweep-merge", o.csv, o.json, merged) ? 0 : 2;
+    } catch (const SweepError& e) {
+        fmt::print(stderr, "blksim: sweep-merge: {}\n", e.what());
+        return 2;
+    }
+}
+
+}  // namespace blksim::cli

@@ -1,0 +1,234 @@
+#include "tools/disksim/param_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace blksim::disksim {
+
+namespace {
+
+class Parser {
+public:
+    Parser(const std::string& text, std::string file) : s_(text), file_(std::move(file)) {}
+
+    std::vector<ParamBlock> top() {
+        std::vector<ParamBlock> out;
+        for (;;) {
+            skip();
+            if (i_ >= s_.size())
+                return out;
+            const int line = line_;
+            const std::string head = until("{");
+            if (i_ >= s_.size() || s_[i_] != '{')
+                fail(line, "expected 'TYPE NAME {' to open a block, found '" + head + "'");
+            ++i_;
+            ParamBlock b;
+            b.line = line;
+            b.file = file_;
+            const auto sp = head.find_first_of(" \t");
+            b.type = head.substr(0, sp);
+            b.name = sp == std::string::npos ? "" : trim(head.substr(sp));
+            body(b);
+            out.push_back(std::move(b));
+        }
+    }
+
+private:
+    [[noreturn]] void fail(int line, const std::string& msg) const {
+        throw DisksimError(fmt::format("{}:{}: {}", file_, line, msg));
+    }
+    static std::string trim(const std::string& x) {
+        const auto a = x.find_first_not_of(" \t\r\n");
+        if (a == std::string::npos)
+            return "";
+        const auto b = x.find_last_not_of(" \t\r\n");
+        return x.substr(a, b - a + 1);
+    }
+    // Skips blanks, newlines and comments.
+    void skip() {
+        while (i_ < s_.size()) {
+            const char c = s_[i_];
+            if (c == '\n') {
+                ++line_;
+                ++i_;
+            } else if (c == ' ' || c == '\t' || c == '\r') {
+                ++i_;
+            } else if (c == '#') {
+                while (i_ < s_.size() && s_[i_] != '\n')
+                    ++i_;
+            } else {
+                return;
+            }
+        }
+    }
+    // Text up to (not including) one of `stops`, a newline or a comment; trimmed.
+    std::string until(const char* stops) {
+        std::string out;
+        while (i_ < s_.size()) {
+            const char c = s_[i_];
+            if (std::strchr(stops, c) || c == '#')
+                break;
+            if (c == '\n') {
+                // Block heads and keys never span lines, but a value's block may open on the
+                // next line: keep going over blank space only.
+                ++line_;
+            }
+            out += c;
+            ++i_;
+        }
+        return trim(out);
+    }
+    void body(ParamBlock& b) {
+        for (;;) {
+            skip();
+            while (i_ < s_.size() && s_[i_] == ',') {
+                ++i_;
+                skip();
+            }
+            if (i_ >= s_.size())
+                fail(b.line, "block '" + b.type + "' is not closed with '}'");
+            if (s_[i_] == '}') {
+                ++i_;
+                return;
+            }
+            const int line = line_;
+            const std::string key = until("=,{}[]");
+            if (i_ >= s_.size() || s_[i_] != '=')
+                fail(line, "expected 'Key = value' in block '" + b.type + "', found '" + key + "'");
+            ++i_;
+            if (key.empty())
+                fail(line, "an entry without a key (nothing before '=')");
+            b.entries.emplace_back(key, value());
+        }
+    }
+    ParamValue value() {
+        skip();
+        ParamValue v;
+        v.line = line_;
+        if (i_ >= s_.size())
+            fail(line_, "a value is missing at the end of the file");
+        if (s_[i_] == '[') {
+            ++i_;
+            v.kind = ParamValue::Kind::LIST;
+            for (;;) {
+                skip();
+                while (i_ < s_.size() && s_[i_] == ',') {
+                    ++i_;
+                    skip();
+                }
+                if (i_ >= s_.size())
+                    fail(v.line, "list is not closed with ']'");
+                if (s_[i_] == ']') {
+                    ++i_;
+                    return v;
+                }
+                v.list.push_back(value());
+            }
+        }
+        std::string w;
+        while (i_ < s_.size() && !std::strchr(",{}[]#\n", s_[i_]))
+            w += s_[i_++];
+        w = trim(w);
+        const size_t save_i = i_;
+        const int save_line = line_;
+        skip();
+        if (i_ < s_.size() && s_[i_] == '{') {
+            ++i_;
+            v.kind = ParamValue::Kind::BLOCK;
+            v.block = std::make_shared<ParamBlock>();
+            v.block->type = w;
+            v.block->file = file_;
+            v.block->line = v.line;
+            body(*v.block);
+            return v;
+        }
+        i_ = save_i;
+        line_ = save_line;
+        if (w.empty())
+            fail(v.line, "a value is missing");
+        v.text = w;
+        return v;
+    }
+
+    const std::string& s_;
+    std::string file_;
+    size_t i_ = 0;
+    int line_ = 1;
+};
+
+const char* kind_name(ParamValue::Kind k) {
+    switch (k) {
+        case ParamValue::Kind::WORD: return "a value";
+        case ParamValue::Kind::BLOCK: return "a block";
+        case ParamValue::Kind::LIST: return "a list";
+    }
+    return "?";
+}
+
+}  // namespace
+
+std::vector<ParamBlock> parse_param_text(const std::string& text, const std::string& file) {
+    return Parser(text, file).top();
+}
+
+std::vector<ParamBlock> parse_param_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in)
+        throw DisksimError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_param_text(ss.str(), path);
+}
+
+double param_number(const ParamValue& v, const std::string& file, const std::string& what) {
+    if (v.kind != ParamValue::Kind::WORD)
+        throw DisksimError(fmt::format("{}:{}: {}: expected a number, found {}", file, v.line, what, kind_name(v.kind)));
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(v.text.c_str(), &end);
+    if (end == v.text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(d))
+        throw DisksimError(fmt::format("{}:{}: {}: expected a number, found '{}'", file, v.line, what, v.text));
+    return d;
+}
+
+const ParamValue* ParamBlock::find(const std::string& key) const {
+    for (const auto& [k, v] : entries)
+        if (k == key)
+            return &v;
+    return nullptr;
+}
+
+const ParamValue& ParamBlock::get(const std::string& key) const {
+    const ParamValue* v = find(key);
+    if (!v)
+        throw DisksimError(fmt::format("{}:{}: block '{}{}{}' has no '{}' entry", file, line, type,
+                                       name.empty() ? "" : " ", name, key));
+    return *v;
+}
+
+double ParamBlock::num(const std::string& key, double lo, double hi) const {
+    const ParamValue& v = get(key);
+    const double d = param_number(v, file, "'" + key + "'");
+    if (d < lo || d > hi)
+        throw DisksimError(fmt::format("{}:{}: '{}' = {}: allowed {} .. {}", file, v.line, key, v.text, lo, hi));
+    return d;
+}
+
+double ParamBlock::num_or(const std::string& key, double dflt, double lo, double hi) const {
+    return find(key) ? num(key, lo, hi) : dflt;
+}
+
+std::string ParamBlock::word(const std::string& key) const {
+    const ParamValue& v = get(key);
+    if (v.kind != ParamValue::Kind::WORD)
+        throw DisksimError(fmt::format("{}:{}: '{}': expected a value, found {}", file, v.line, key, kind_name(v.kind)));
+    return v.text;
+}
+
+}  // namespace blksim::disksim

@@ -1,0 +1,110 @@
+#include "tools/experiment/simulate.h"
+
+#include <array>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "models/report/fio_format.h"
+#include "models/topology/machine.h"
+
+namespace blksim::experiment {
+
+const std::vector<MetricKind>& metric_kinds() {
+    // Immutable after its (thread-safe) initialisation.
+    static const std::vector<MetricKind> kinds = {
+        {"iops", true},         {"bw_bytes", true},     {"clat_mean_ns", false},
+        {"clat_p50_ns", false}, {"clat_p99_ns", false}, {"clat_p99.9_ns", false},
+    };
+    return kinds;
+}
+
+namespace {
+
+constexpr std::array<std::string_view, 2> DIR_NAMES = {"read", "write"};
+
+const MetricKind* kind_of_suffix(std::string_view s) {
+    for (const std::string_view dir : DIR_NAMES) {
+        if (s.size() > dir.size() + 1 && s.substr(0, dir.size()) == dir && s[dir.size()] == '.') {
+            const std::string_view name = s.substr(dir.size() + 1);
+            for (const MetricKind& k : metric_kinds())
+                if (k.name == name)
+                    return &k;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+bool is_metric_suffix(std::string_view s) { return kind_of_suffix(s) != nullptr; }
+
+bool higher_is_better(std::string_view key) {
+    // The group name may contain '/' itself: the suffix is what follows the last one.
+    const auto slash = key.rfind('/');
+    const MetricKind* k = kind_of_suffix(slash == std::string_view::npos ? key : key.substr(slash + 1));
+    return k && k->higher_is_better;
+}
+
+std::string metric_suffixes() {
+    std::string out;
+    for (const std::string_view dir : DIR_NAMES)
+        for (const MetricKind& k : metric_kinds())
+            out += fmt::format("{}{}.{}", out.empty() ? "" : ", ", dir, k.name);
+    return out;
+}
+
+std::vector<Metric> run_metrics(const report::RunResult& r) {
+    const std::vector<report::JobResult> groups = report::fio::thread_stats(r, true);
+    std::vector<Metric> out;
+    static constexpr std::array<double, 3> PLIST = {50.0, 99.0, 99.9};
+    for (const report::JobResult& g : groups) {
+        // Two groups whose first jobs share a name keep apart by their group id.
+        std::string name = g.name;
+        for (const report::JobResult& o : groups)
+            if (&o != &g && o.name == g.name) {
+                name = fmt::format("{}#{}", g.name, g.groupid);
+                break;
+            }
+        for (unsigned d = 0; d < report::DDIR_RWDIR_CNT; ++d) {
+            const report::DirResult& dr = g.dir[d];
+            if (dr.total_ios == 0)
+                continue;
+            // The exact simulated runtime: fio rounds it up to a millisecond, which would
+            // quantise IOPS of short runs (and add noise to a comparison of them).
+            const double secs = g.runtime.seconds();
+            const std::vector<uint64_t> p = dr.clat_hist.percentiles(PLIST);
+            const std::array<double, 6> values = {
+                secs > 0 ? static_cast<double>(dr.total_ios) / secs : 0.0,
+                secs > 0 ? static_cast<double>(dr.io_bytes) / secs : 0.0,
+                dr.clat.mean(),
+                static_cast<double>(p[0]),
+                static_cast<double>(p[1]),
+                static_cast<double>(p[2]),
+            };
+            for (std::size_t k = 0; k < values.size(); ++k)
+                out.push_back({fmt::format("{}/{}.{}", name, DIR_NAMES[d], metric_kinds()[k].name), values[k]});
+        }
+    }
+    return out;
+}
+
+SimOutcome simulate(const topology::MachineConfig& cfg) {
+    SimOutcome o;
+    try {
+        topology::Machine machine(cfg);
+        o.metrics = run_metrics(machine.run());
+    } catch (const std::invalid_argument& e) {
+        o.status = 2;  // a machine that cannot be built from a scenario that decoded
+        o.error = e.what();
+    } catch (const std::logic_error& e) {
+        o.status = 1;  // an invariant violation
+        o.error = e.what();
+    } catch (const std::exception& e) {
+        o.status = 1;
+        o.error = e.what();
+    }
+    return o;
+}
+
+}  // namespace blksim::experiment

@@ -1,0 +1,52 @@
+// One simulation of a loaded scenario, reduced to the figures compare and sweep work with.
+// Safe to call from several threads at once: a run owns all its state (sim/ and models/
+// keep no mutable globals; test/compare checks concurrent runs against serial ones).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/report/job_result.h"
+#include "models/topology/machine_config.h"
+
+namespace blksim::experiment {
+
+// One figure of a run. key: "<group>/<dir>.<name>", e.g. "randread/read.clat_p99_ns", where
+// <group> is the name of the group's first job (fio's group_reporting name) and <dir> read
+// or write; only directions that completed I/O have figures.
+struct Metric {
+    std::string key;
+    double value = 0.0;
+};
+
+// The per-direction figures, in report order, and which way is better.
+struct MetricKind {
+    std::string_view name;      // "iops", "bw_bytes", "clat_mean_ns", ...
+    bool higher_is_better;
+};
+const std::vector<MetricKind>& metric_kinds();
+// For a key "<group>/<dir>.<name>" or a suffix "<dir>.<name>": whether higher is better.
+// False for an unknown name (callers check with is_metric_suffix first).
+bool higher_is_better(std::string_view key);
+// "<dir>.<name>" with dir read/write and a name of metric_kinds().
+bool is_metric_suffix(std::string_view s);
+// Every accepted suffix, comma-separated, for error messages.
+std::string metric_suffixes();
+
+// Per job group (fio's group_reporting aggregate: all threads of the group merged), per
+// direction that did I/O: IOPS and bandwidth as fio computes them (I/Os and bytes over the
+// group's runtime), completion latency mean and 50/99/99.9th percentiles (fio's method).
+std::vector<Metric> run_metrics(const report::RunResult& r);
+
+// Outcome of one simulation: status 0 ok, 2 the machine could not be built (bad input),
+// 1 the run failed an invariant; error says why.
+struct SimOutcome {
+    int status = 0;
+    std::string error;
+    std::vector<Metric> metrics;
+};
+SimOutcome simulate(const topology::MachineConfig& cfg);
+
+}  // namespace blksim::experiment

@@ -1,0 +1,21 @@
+// Runs independent simulations side by side (DESIGN.md: one simulation is single-threaded;
+// parallelism comes from running many). Task i writes only to its own result slot, so the
+// outcome does not depend on which thread ran it or in what order tasks finished.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace blksim::experiment {
+
+// Threads to use for `--jobs 0` (or no --jobs): the hardware's, at least 1.
+unsigned default_jobs();
+
+// Calls task(i) for i in [0, n) on `jobs` threads (std::jthread), handing out indexes from a
+// shared counter in order. The calling thread waits; every `tick` seconds, and once at the
+// end, it calls progress(done) if given (done = tasks finished so far), from the calling
+// thread only. task must not throw (catch into the result slot).
+void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& task,
+                  const std::function<void(std::size_t)>& progress = {}, double tick = 0.5);
+
+}  // namespace blksim::experiment
