@@ -138,7 +138,7 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
     last_end_ = lba + n;
     if (!write) {
         if (const int s = find_hit(lba, lba + n, now); s >= 0) {
-            serve_hit(rq, s, now + Duration::ns(overhead_ns(false, true, after_write)));
+            serve_hit(rq, s, fw_run(now, overhead_ns(false, true, after_write)));
             return BlkStatus::OK;
         }
     } else {
@@ -149,7 +149,7 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
             const int64_t ovh = overhead_ns(true, true, after_write);
             if (cfg_.read_hits_on_write_data)
                 insert_read(lba, lba + n, now, false);  // the buffer keeps it for reads
-            const Time done = sim::max(now + Duration::ns(ovh), link_free_) + Duration::ns(xfer_ns(n));
+            const Time done = sim::max(fw_run(now, ovh), link_free_) + Duration::ns(xfer_ns(n));
             link_free_ = done;
             eq_.at<&Hdd::host_done>(done, this, reinterpret_cast<uint64_t>(rq));
             if (!busy_)

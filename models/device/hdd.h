@@ -13,8 +13,8 @@
 //
 // Cache: read segments (LRU) hold what was read; a read that continues the previous one
 // starts a read-ahead that streams on while the head is idle, so small sequential reads
-// become hits. Hits and write-back acknowledgements are served by the host link alone
-// (SATA 6 Gb/s), beside the head's work. Writes with the write cache on are acknowledged
+// become hits. Hits and write-back acknowledgements are served by the firmware (its command
+// overhead, one command at a time) and the host link (SATA 6 Gb/s), beside the head's work. Writes with the write cache on are acknowledged
 // once their data is in the buffer and destaged later (contiguous dirty data merges, RPO
 // over the dirty extents when the head has nothing else; past 3/4 of the dirty limit the best
 // destage competes with the best host command by position); flush() waits until all of it is
@@ -138,6 +138,13 @@ private:
     void host_done(uint64_t rq_addr);
     void complete(blkmq::Request* rq, sim::Time now);
     void depth_change(sim::Time now, int delta);
+    // Commands the drive answers from its buffer (read hits, write-back acknowledgements)
+    // still pass its firmware one at a time: each takes its overhead on this timeline, so
+    // small cached I/O is bounded by 1 / overhead, not by the link alone.
+    sim::Time fw_run(sim::Time now, int64_t overhead_ns) {
+        fw_free_ = sim::max(now, fw_free_) + sim::Duration::ns(overhead_ns);
+        return fw_free_;
+    }
     int64_t xfer_ns(uint64_t sectors) const {
         if (sector_xfer_ns_ > 0)
             return static_cast<int64_t>(sectors) * sector_xfer_ns_;
@@ -189,6 +196,7 @@ private:
     Cmd next_;
     uint32_t head_cyl_ = 0, head_head_ = 0;  // where the head is (or will be, after cur_)
     sim::Time link_free_;
+    sim::Time fw_free_;             // the firmware's timeline for buffer-served commands
 
     std::array<Segment, kMaxSegments> seg_{};
     uint32_t nr_seg_ = 0;

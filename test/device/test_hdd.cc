@@ -256,3 +256,16 @@ TEST_CASE("HDD: sustained random writes destage in RPO order and beat write-thro
     CHECK(wb->iops() > 1.3 * wt->iops());
     CHECK(wb->lat.max() < 2e9);  // host commands are not starved behind the destages
 }
+
+TEST_CASE("write-back acknowledgements pass the firmware one at a time", "[hdd]") {
+    // 512 B sequential writes, write cache on, 32 in flight: every one is a write-back
+    // acknowledgement, so the drive's rate is its command overhead's, not the link's
+    // (600 MB/s would allow ~1 M of them per second).
+    dev::HddConfig cfg;
+    cfg.cmd_overhead = 100_us;
+    Rig w(cfg);
+    w.sequential(0, 1, blkmq::ReqOp::WRITE);
+    w.run(32, 20000);
+    CHECK(w.hdd.stats().write_back_acks == 20000);
+    CHECK(w.iops() == Approx(10000).epsilon(0.02));
+}
