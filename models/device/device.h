@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "models/blkmq/request.h"
 #include "sim/time.h"
@@ -46,6 +47,10 @@ public:
     // The model's own figures for blksim's report section (seek/rotation split, cache hits,
     // internal queue depth...); a model with nothing to add leaves `r` empty.
     virtual void report(report::DeviceReport& /*r*/) const {}
+    // At the end of a run (every host command completed): what the device still owes the
+    // host or broke on the way (a command it never completed, more commands at once than
+    // its queue depth), or "" when all is well. Background work (destaging) may go on.
+    virtual std::string check_idle() const { return {}; }
 };
 
 }  // namespace blksim::dev

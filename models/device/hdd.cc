@@ -618,4 +618,13 @@ void Hdd::report(report::DeviceReport& r) const {
     r.add("flushes", static_cast<double>(s.flushes));
 }
 
+std::string Hdd::check_idle() const {
+    if (in_drive_ != 0)
+        return "hdd: " + std::to_string(in_drive_) + " host command(s) never completed";
+    if (stats_.depth_max > cfg_.queue_depth)
+        return "hdd: " + std::to_string(stats_.depth_max) + " commands at once, above the NCQ depth of " +
+               std::to_string(cfg_.queue_depth);
+    return {};
+}
+
 }  // namespace blksim::dev

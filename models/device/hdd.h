@@ -48,6 +48,7 @@ public:
     uint64_t capacity_sectors() const override { return mech_.capacity_sectors(); }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     void report(report::DeviceReport& r) const override;
+    std::string check_idle() const override;
 
     // FLUSH CACHE at `now`: fn(obj, arg) runs once every write acknowledged so far (and any
     // acknowledged meanwhile) is on the media. One flush at a time.

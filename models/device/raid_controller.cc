@@ -741,7 +741,7 @@ void RaidController::member_kick(uint32_t mi, Time now) {
         m.fifo_head = ops_[o].next;
         if (m.fifo_head == kNone)
             m.fifo_tail = kNone;
-        ++m.in_flight;
+        m.in_flight_max = std::max(m.in_flight_max, ++m.in_flight);
     }
 }
 
@@ -863,6 +863,23 @@ void RaidController::report(report::DeviceReport& r) const {
                 r.add(fmt::format("m{}_{}", i, f.key), f.value, f.decimals);
         }
     }
+}
+
+std::string RaidController::check_idle() const {
+    uint32_t free_slots = 0;
+    for (uint32_t i = cmd_free_; i != kNone; i = cmds_[i].next_free)
+        ++free_slots;
+    if (free_slots != cfg_.queue_depth)
+        return fmt::format("raid: {} host command(s) never completed", cfg_.queue_depth - free_slots);
+    for (std::size_t i = 0; i < members_.size(); ++i) {
+        const Member& m = members_[i];
+        if (m.in_flight_max > m.depth)
+            return fmt::format("raid: member {} held {} commands at once, above its depth of {}", i,
+                               m.in_flight_max, m.depth);
+        if (std::string why = m.dev->check_idle(); !why.empty() && m.in_flight == 0)
+            return fmt::format("raid: member {}: {}", i, why);
+    }
+    return {};
 }
 
 }  // namespace blksim::dev

@@ -63,6 +63,8 @@ public:
     uint64_t capacity_sectors() const override { return capacity_; }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     void report(report::DeviceReport& r) const override;
+    // Also checks each member disk's and that no disk ever held more than member_queue_depth.
+    std::string check_idle() const override;
 
     // Without a request queue (device tests): completions go to this function.
     using CompletionSink = void (*)(void* obj, blkmq::Request* rq, sim::Time now);
@@ -160,6 +162,7 @@ private:
         std::unique_ptr<Device> dev;
         uint32_t depth = 0;
         uint32_t in_flight = 0;
+        uint32_t in_flight_max = 0;
         uint32_t fifo_head = kNone, fifo_tail = kNone;
     };
 

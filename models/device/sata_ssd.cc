@@ -159,4 +159,13 @@ void SataSsd::report(report::DeviceReport& r) const {
     r.add("gc_waf", cfg_.gc_waf, 2);
 }
 
+std::string SataSsd::check_idle() const {
+    if (in_drive_ != 0)
+        return "sata_ssd: " + std::to_string(in_drive_) + " command(s) never completed";
+    if (stats_.in_drive_max > cfg_.queue_depth)
+        return "sata_ssd: " + std::to_string(stats_.in_drive_max) + " commands at once, above the NCQ depth of " +
+               std::to_string(cfg_.queue_depth);
+    return {};
+}
+
 }  // namespace blksim::dev

@@ -46,6 +46,7 @@ public:
     uint64_t capacity_sectors() const override { return cfg_.size_bytes >> 9; }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     void report(report::DeviceReport& r) const override;
+    std::string check_idle() const override;
 
     // Without a request queue (device tests): completions go to this function instead of
     // RequestQueue::complete_request.

@@ -200,6 +200,9 @@ report::RunResult Machine::run() {
 }
 
 void Machine::check_invariants() const {
+    for (std::size_t d = 0; d < devices_.size(); ++d)
+        if (const std::string why = devices_[d]->check_idle(); !why.empty())
+            throw std::logic_error(fmt::format("invariant violated: device {}: {}", cfg_.devices[d].name, why));
     for (std::size_t i = 0; i < threads_.size(); ++i) {
         const auto& t = *threads_[i];
         if (!t.exited() || t.in_kernel() != 0 || t.submitted() != t.completed())

@@ -218,3 +218,21 @@ TEST_CASE("a raid scenario with a bad layout exits 2 naming the JSON path", "[ra
     CHECK(r2.status == 2);
     CHECK_THAT(r2.out, Catch::Contains("/devices/0"));
 }
+
+TEST_CASE("check_idle names a host command the controller still owes, and is empty once all completed", "[raid]") {
+    dev::RaidConfig c = raid_of(dev::RaidConfig::Level::RAID0, 2);
+    Rig r(c);
+    r.sequential(0, 8, blkmq::ReqOp::READ);
+    r.rqs.assign(4, blkmq::Request{});
+    r.issued.assign(4, sim::Time{});
+    r.to_submit = 4;
+    for (uint32_t i = 0; i < 4; ++i) {
+        r.rqs[i].tag = static_cast<uint16_t>(i);
+        r.submit(&r.rqs[i], r.eq.now());
+    }
+    CHECK(r.raid.check_idle() == "raid: 4 host command(s) never completed");
+    while (r.eq.run_one()) {
+    }
+    CHECK(r.completed == 4);
+    CHECK(r.raid.check_idle().empty());
+}
