@@ -51,6 +51,24 @@ public:
     // host or broke on the way (a command it never completed, more commands at once than
     // its queue depth), or "" when all is well. Background work (destaging) may go on.
     virtual std::string check_idle() const { return {}; }
+
+    // Without a request queue (device tests, the member disks of a RAID controller):
+    // completions go to this function instead of RequestQueue::complete_request. Models
+    // that support it (hdd, sata_ssd, raid) finish requests through end_request().
+    using CompletionSink = void (*)(void* obj, blkmq::Request* rq, sim::Time now);
+    void set_completion_sink(CompletionSink fn, void* obj) {
+        sink_ = fn;
+        sink_obj_ = obj;
+    }
+
+protected:
+    // A finished request goes back to the request queue `q` (completion interrupt on
+    // `irq_cpu`) when the device is attached to one, else to the completion sink.
+    void end_request(blkmq::RequestQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu) const;
+
+private:
+    CompletionSink sink_ = nullptr;
+    void* sink_obj_ = nullptr;
 };
 
 }  // namespace blksim::dev

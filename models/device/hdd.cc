@@ -407,10 +407,7 @@ void Hdd::host_done(uint64_t rq_addr) { complete(reinterpret_cast<blkmq::Request
 
 void Hdd::complete(blkmq::Request* rq, Time now) {
     depth_change(now, -1);
-    if (q_)
-        q_->complete_request(rq, now, cfg_.irq_cpu, blkmq::RequestQueue::CompletionPath::DEVICE_IRQ);
-    else if (sink_)
-        sink_(sink_obj_, rq, now);
+    end_request(q_, rq, now, cfg_.irq_cpu);
 }
 
 void Hdd::depth_change(Time now, int delta) {

@@ -54,13 +54,6 @@ public:
     // acknowledged meanwhile) is on the media. One flush at a time.
     void flush(sim::Time now, sim::EventFn fn, void* obj, uint64_t arg);
 
-    // Without a request queue (device tests): completions go to this function instead of
-    // RequestQueue::complete_request.
-    using CompletionSink = void (*)(void* obj, blkmq::Request* rq, sim::Time now);
-    void set_completion_sink(CompletionSink fn, void* obj) {
-        sink_ = fn;
-        sink_obj_ = obj;
-    }
 
     struct Stats {
         uint64_t commands = 0;        // accepted by queue_rq
@@ -177,8 +170,6 @@ private:
     HddConfig cfg_;
     HddMechanics mech_;
     blkmq::RequestQueue* q_ = nullptr;
-    CompletionSink sink_ = nullptr;
-    void* sink_obj_ = nullptr;
     bool prio_ = false;
     int64_t settle_ns_, overhead_ns_, max_wait_ns_;
     int64_t sector_xfer_ns_ = 0;    // cfg.sector_xfer

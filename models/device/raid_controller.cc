@@ -91,15 +91,11 @@ RaidController::RaidController(sim::EventQueue& eq, const RaidConfig& cfg) : eq_
     uint32_t total_depth = 0;
     for (const RaidMember& m : cfg.members) {
         Member mem;
-        if (m.model == DeviceModel::HDD) {
-            auto d = std::make_unique<Hdd>(eq, m.hdd);
-            d->set_completion_sink(&RaidController::member_done_sink, this);
-            mem.dev = std::move(d);
-        } else if (m.model == DeviceModel::SATA_SSD) {
-            auto d = std::make_unique<SataSsd>(eq, m.sata_ssd);
-            d->set_completion_sink(&RaidController::member_done_sink, this);
-            mem.dev = std::move(d);
-        }
+        if (m.model == DeviceModel::HDD)
+            mem.dev = std::make_unique<Hdd>(eq, m.hdd);
+        else
+            mem.dev = std::make_unique<SataSsd>(eq, m.sata_ssd);
+        mem.dev->set_completion_sink(&RaidController::member_done_sink, this);
         mem.depth = std::min(cfg.member_queue_depth, mem.dev->queue_depth());
         total_depth += mem.depth;
         smallest = std::min({smallest, mem.dev->capacity_sectors(), member_config_sectors(m)});
@@ -367,11 +363,7 @@ void RaidController::host_finish(uint32_t slot, Time now) {
 }
 
 void RaidController::host_complete(uint64_t rq_addr) {
-    auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
-    if (q_)
-        q_->complete_request(rq, eq_.now(), cfg_.irq_cpu, blkmq::RequestQueue::CompletionPath::DEVICE_IRQ);
-    else if (sink_)
-        sink_(sink_obj_, rq, eq_.now());
+    end_request(q_, reinterpret_cast<blkmq::Request*>(rq_addr), eq_.now(), cfg_.irq_cpu);
 }
 
 // --- cache ----------------------------------------------------------------------------

@@ -66,12 +66,6 @@ public:
     // Also checks each member disk's and that no disk ever held more than member_queue_depth.
     std::string check_idle() const override;
 
-    // Without a request queue (device tests): completions go to this function.
-    using CompletionSink = void (*)(void* obj, blkmq::Request* rq, sim::Time now);
-    void set_completion_sink(CompletionSink fn, void* obj) {
-        sink_ = fn;
-        sink_obj_ = obj;
-    }
 
     struct Stats {
         uint64_t reads = 0, writes = 0;
@@ -207,8 +201,6 @@ private:
     sim::EventQueue& eq_;
     RaidConfig cfg_;
     blkmq::RequestQueue* q_ = nullptr;
-    CompletionSink sink_ = nullptr;
-    void* sink_obj_ = nullptr;
     std::vector<Member> members_;
     uint64_t capacity_ = 0;            // VD sectors
     uint64_t member_sectors_ = 0;      // used per member

@@ -127,10 +127,7 @@ Time SataSsd::serve_write(uint64_t b0, uint64_t b1, Time fetched) {
 void SataSsd::complete(uint64_t rq_addr) {
     auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
     --in_drive_;
-    if (q_)
-        q_->complete_request(rq, eq_.now(), cfg_.irq_cpu, blkmq::RequestQueue::CompletionPath::DEVICE_IRQ);
-    else if (sink_)
-        sink_(sink_obj_, rq, eq_.now());
+    end_request(q_, rq, eq_.now(), cfg_.irq_cpu);
 }
 
 void SataSsd::report(report::DeviceReport& r) const {

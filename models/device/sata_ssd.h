@@ -48,13 +48,6 @@ public:
     void report(report::DeviceReport& r) const override;
     std::string check_idle() const override;
 
-    // Without a request queue (device tests): completions go to this function instead of
-    // RequestQueue::complete_request.
-    using CompletionSink = void (*)(void* obj, blkmq::Request* rq, sim::Time now);
-    void set_completion_sink(CompletionSink fn, void* obj) {
-        sink_ = fn;
-        sink_obj_ = obj;
-    }
 
     struct Stats {
         uint64_t reads = 0, writes = 0;
@@ -82,8 +75,6 @@ private:
     sim::EventQueue& eq_;
     SataSsdConfig cfg_;
     blkmq::RequestQueue* q_ = nullptr;
-    CompletionSink sink_ = nullptr;
-    void* sink_obj_ = nullptr;
 
     sim::Time ctrl_free_, link_free_;
     std::vector<int64_t> die_free_;  // the instant each die is free, ns

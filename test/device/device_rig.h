@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,17 @@ struct DeviceRig {
         next(*rq);
         issued[rq->tag] = now;
         REQUIRE(device.queue_rq(rq, true, now, 0) == dev::BlkStatus::OK);
+    }
+    // Requests one after the other from `start`, `sectors` each.
+    void sequential(uint64_t start, uint32_t sectors, blkmq::ReqOp op, uint8_t ioprio_class = 0) {
+        auto pos = std::make_shared<uint64_t>(start);
+        next = [pos, sectors, op, ioprio_class](blkmq::Request& rq) {
+            rq.sector = *pos;
+            rq.nr_sectors = sectors;
+            rq.op = op;
+            rq.ioprio_class = ioprio_class;
+            *pos += sectors;
+        };
     }
     // Keep qd requests in flight until n have been submitted, then drain.
     void run(uint32_t qd, uint64_t n) {

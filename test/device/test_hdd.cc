@@ -32,14 +32,7 @@ struct Rig : testing::DeviceRig<dev::Hdd> {
         };
     }
     void sequential(uint64_t start, uint32_t sectors, blkmq::ReqOp op) {
-        auto pos = std::make_shared<uint64_t>(start);
-        next = [pos, sectors, op](blkmq::Request& rq) {
-            rq.sector = *pos;
-            rq.nr_sectors = sectors;
-            rq.op = op;
-            rq.ioprio_class = 2;
-            *pos += sectors;
-        };
+        DeviceRig::sequential(start, sectors, op, 2);  // best effort
     }
 };
 

@@ -37,15 +37,6 @@ struct Rig : testing::DeviceRig<dev::RaidController> {
     dev::RaidController& raid = device;
     explicit Rig(const dev::RaidConfig& cfg) : DeviceRig(cfg, "raid-test") {}
 
-    void sequential(uint64_t start, uint32_t sectors, blkmq::ReqOp op) {
-        auto pos = std::make_shared<uint64_t>(start);
-        next = [pos, sectors, op](blkmq::Request& rq) {
-            rq.sector = *pos;
-            rq.nr_sectors = sectors;
-            rq.op = op;
-            *pos += sectors;
-        };
-    }
     void random(uint32_t sectors, blkmq::ReqOp op) {
         const uint64_t blocks = raid.capacity_sectors() / sectors;
         next = [this, sectors, blocks, op](blkmq::Request& rq) {

@@ -35,15 +35,6 @@ struct Rig : testing::DeviceRig<dev::SataSsd> {
             rq.op = op;
         };
     }
-    void sequential(uint64_t start, uint32_t sectors, blkmq::ReqOp op) {
-        auto pos = std::make_shared<uint64_t>(start);
-        next = [pos, sectors, op](blkmq::Request& rq) {
-            rq.sector = *pos;
-            rq.nr_sectors = sectors;
-            rq.op = op;
-            *pos += sectors;
-        };
-    }
 };
 
 double field(const report::DeviceReport& d, const std::string& key) {

@@ -1,0 +1,14 @@
+#include "models/device/device.h"
+
+#include "models/blkmq/request_queue.h"
+
+namespace blksim::dev {
+
+void Device::end_request(blkmq::RequestQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu) const {
+    if (q)
+        q->complete_request(rq, now, irq_cpu, blkmq::RequestQueue::CompletionPath::DEVICE_IRQ);
+    else if (sink_)
+        sink_(sink_obj_, rq, now);
+}
+
+}  // namespace blksim::dev
