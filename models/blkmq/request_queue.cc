@@ -318,6 +318,30 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
     return true;
 }
 
+// elv_attempt_insert_merge() (dd_insert_request → blk_mq_sched_try_insert_merge): before a
+// request goes into the elevator, try appending it to q->last_merge, then to the request
+// ending where it starts; a request that grew may in turn join the one before it. True
+// when rq was merged (and freed).
+bool RequestQueue::attempt_insert_merge(Request* rq, Time now, uint32_t cpu) {
+    if (cfg_.nomerges == 2)
+        return false;
+    if (Request* last = elevator_->insert_merge_last(); last && last != rq && mergeable(*last, *rq)) {
+        merge_requests(last, rq, now, cpu);
+        return true;
+    }
+    if (cfg_.nomerges == 1)
+        return false;
+    bool merged = false;
+    while (Request* prev = elevator_->insert_merge_find(rq->sector)) {
+        if (prev == rq || !mergeable(*prev, *rq))
+            break;
+        merge_requests(prev, rq, now, cpu);
+        merged = true;
+        rq = prev;
+    }
+    return merged;
+}
+
 // ll_merge_requests_fn's conditions for appending `b` to `a`.
 bool RequestQueue::mergeable(const Request& a, const Request& b) const {
     return a.end_sector() == b.sector && a.op == b.op && a.ioprio_class == b.ioprio_class &&
@@ -441,7 +465,8 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu) {
         rq->t_insert = t;
         trace(TraceAction::INSERT, *rq, t, cpu);
         ++stats_.inserts;
-        elevator_->insert_request(rq, false, t);
+        if (!attempt_insert_merge(rq, t, cpu))
+            elevator_->insert_request(rq, false, t);
     }
     run_hw_queue(*h_run, t, cpu);
 }

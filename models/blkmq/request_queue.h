@@ -160,6 +160,7 @@ private:
     bool get_driver_tag(HwQueue& h, Request* rq, sim::Time now);
     Request* init_request(Request& rq, HwQueue& h, uint32_t driver_tag, uint32_t cpu, sim::Time now);
     bool mergeable(const Request& a, const Request& b) const;
+    bool attempt_insert_merge(Request* rq, sim::Time now, uint32_t cpu);
     void merge_requests(Request* rq, Request* next, sim::Time now, uint32_t cpu);
     sim::Time elv_lock(cpu::Spinlock& lock, uint32_t cpu, sim::Time t, sim::Duration hold);
     // The elevator lock a step takes: the queue-wide one (dd->lock), or with a per-hctx

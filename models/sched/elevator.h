@@ -55,6 +55,11 @@ public:
     // passed to completed_request like any other request). `next` may be a request that
     // was never inserted (blk_mq_sched_try_insert_merge at insert time).
     virtual void requests_merged(blkmq::Request* /*rq*/, blkmq::Request* /*next*/) {}
+    // elv_attempt_insert_merge()'s lookups, for a policy that inserts with
+    // blk_mq_sched_try_insert_merge (mq-deadline; kyber keeps no hash and does not):
+    // q->last_merge, and elv_rqhash_find(), the newest request ending at `sector`.
+    virtual blkmq::Request* insert_merge_last() const { return nullptr; }
+    virtual blkmq::Request* insert_merge_find(uint64_t /*sector*/) { return nullptr; }
 
     // ops.finish_request (blk_mq_free_request): rq is freed, after completing in the device
     // or after being merged into another request.

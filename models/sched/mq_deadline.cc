@@ -347,6 +347,12 @@ bool MqDeadline::elv_bio_merge_ok(const Request& rq, const Bio& bio) {
 // elv_merge() with dd_request_merge(), plus the size check of bio_attempt_*_merge(): a
 // candidate that would exceed max_sectors means no merge at all (the kernel does not
 // fall back to another candidate either).
+// elv_rqhash_find(): the newest request ending at `sector` (the last of its equal range).
+Request* MqDeadline::insert_merge_find(uint64_t sector) {
+    auto [lo, hi] = hash_.equal_range(sector);
+    return lo == hi ? nullptr : &*std::prev(hi);
+}
+
 ElvMerge MqDeadline::bio_merge(const Bio& bio, uint32_t max_sectors, Request** out) {
     auto fits = [&](const Request& rq) { return uint64_t{rq.nr_sectors} + bio.nr_sectors <= max_sectors; };
 

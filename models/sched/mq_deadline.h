@@ -109,6 +109,8 @@ public:
     blkmq::Request* former_request(blkmq::Request* rq) override;
     blkmq::Request* next_request(blkmq::Request* rq) override;
     void requests_merged(blkmq::Request* rq, blkmq::Request* next) override;
+    blkmq::Request* insert_merge_last() const override { return last_merge_; }
+    blkmq::Request* insert_merge_find(uint64_t sector) override;
     void completed_request(blkmq::Request* rq, sim::Time now) override;
     uint32_t limit_depth(bool is_sync_read, uint32_t nr_requests) const override;
     uint32_t max_dispatch_per_round(uint32_t nr_requests) const override;

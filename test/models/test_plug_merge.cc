@@ -8,6 +8,7 @@
 
 #include "models/blkmq/trace.h"
 #include "test/models/machine_fixture.h"
+#include "tools/scenario/scenario.h"
 
 using namespace blksim;
 using namespace blksim::sim::literals;
@@ -186,4 +187,41 @@ TEST_CASE("a task that sleeps for a tag between two pieces of a split bio resume
     const auto r = m.run();  // stalled (logic_error) before the fix
     CHECK(r.jobs[0].dir[0].total_ios == 100);
     CHECK(m.queues()[0]->stats().ios[0] >= 400);  // every 256 KiB read went as 4 pieces
+}
+
+TEST_CASE("a request inserted next to one the elevator holds joins it (elv_attempt_insert_merge)", "[models][merge][insert-merge]") {
+    // A disk behind an HBA with a queue depth (dispatch budget) of 1, taken by job c's
+    // write. Jobs a and b each write one 4 KiB block, b's right behind a's, at the same
+    // instant from other CPUs: neither bio finds the other's request (each is still in its
+    // submitter's plug), so both become requests. a's is inserted and, without budget,
+    // stays in mq-deadline; b's, inserted after it, is appended to it at insertion (I, then
+    // M) instead of waiting beside it.
+    auto text = [](int nomerges) {
+        return R"({"host": {"cpus": 3, "cost_profile": "desktop-8t"},
+          "controllers": [{"name": "hba0", "kind": "hba", "can_queue": 64}],
+          "devices": [{"name": "sda", "model": "hdd", "controller": "hba0", "params": {"queue_depth": 1, "write_cache": 0}}],
+          "queues": [{"device": "sda", "scheduler": "mq-deadline", "nomerges": )" + std::to_string(nomerges) + R"(}],
+          "global": {"ioengine": "psync", "rw": "write", "bs": "4k", "size": "4k", "number_ios": 1, "direct": 1},
+          "jobs": [{"name": "c", "device": "sda", "offset": 1048576, "cpus_allowed": "0"},
+                   {"name": "a", "device": "sda", "offset": 0, "cpus_allowed": "1"},
+                   {"name": "b", "device": "sda", "offset": 4096, "cpus_allowed": "2"}]})";
+    };
+    const auto s = scenario::load_scenario_text(text(0), "insert-merge.json");
+    topology::Machine machine(s.machine);
+    RecordingSink sink;
+    machine.queues()[0]->set_trace(&sink, 0);
+    auto r = machine.run();
+    const auto& st = machine.queues()[0]->stats();
+    CHECK(r.jobs[1].dir[1].total_ios == 1);
+    CHECK(r.jobs[2].dir[1].total_ios == 1);
+    CHECK(st.merges[1] == 1);
+    CHECK(st.ios[1] == 2);  // c's, and a's carrying b's bio
+    CHECK(st.sectors[1] == 24);
+    CHECK(sink.actions().find("IM") != std::string::npos);
+    // nomerges=2: no merging at all, three requests.
+    const auto s2 = scenario::load_scenario_text(text(2), "insert-merge.json");
+    topology::Machine off(s2.machine);
+    off.run();
+    CHECK(off.queues()[0]->stats().merges[1] == 0);
+    CHECK(off.queues()[0]->stats().ios[1] == 3);
 }
