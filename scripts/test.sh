@@ -18,3 +18,10 @@ fi
 cmake --build build-san -j "$(nproc)"
 echo "== the tests again under ASan + UBSan + LSan (build-san)"
 ctest --test-dir build-san --output-on-failure
+
+# Short libFuzzer runs (20 s per parser, plus a clang build of the targets: a few minutes) in
+# CI or on request; longer runs by hand (docs/fuzzing.md).
+if [ "${CI:-}" = "true" ] || [ "${FUZZ:-}" = "1" ]; then
+  echo "== short fuzz runs (build-fuzz)"
+  bash scripts/fuzz.sh 20
+fi

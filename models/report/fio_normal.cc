@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "models/report/fio_format.h"
+#include "models/report/fio_output.h"
 #include "models/report/job_result.h"
 
 namespace blksim::report {
@@ -256,10 +257,19 @@ std::string show_disk_util(const std::vector<DiskUtil>& disks) {
 }  // namespace
 
 std::string format_normal(const RunResult& r, bool group_reporting) {
-    std::string out = show_job_descriptions(r);
+    return format_normal_header(r) + format_normal_body(r, group_reporting);
+}
+
+// fio prints the start-up lines when the jobs start, the rest when they have ended; with
+// --output-format=normal,terse the terse lines come in between (fio_output.cc).
+std::string format_normal_header(const RunResult& r) {
+    return show_job_descriptions(r);
+}
+
+std::string format_normal_body(const RunResult& r, bool group_reporting) {
     const std::vector<JobResult> ts = fio::thread_stats(r, group_reporting);
     const std::vector<fio::GroupRunStats> groups = fio::group_run_stats(ts);
-    out += "\n";
+    std::string out = "\n";
     for (const JobResult& t : ts)
         out += show_thread_status_normal(t, fio::group_of(groups, t.groupid));
     for (const fio::GroupRunStats& rs : groups)

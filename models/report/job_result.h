@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/report/fio_log.h"
 #include "models/workload/job_config.h"
 #include "sim/stats.h"
 #include "sim/time.h"
@@ -180,6 +181,7 @@ struct RunResult {
     std::vector<QueueReport> queues;   // same order as disks
     std::vector<CpuReport> cpus;
     std::vector<DeviceReport> devices; // only the devices that report something
+    std::vector<FioLog> logs;          // fio's log files (write_lat_log, ...), written by the CLI
     sim::Duration sim_time;
 };
 

@@ -117,6 +117,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             r.pid = 1000 + k;
             threads_.push_back(std::make_unique<workload::JobThread>(
                 eq_, j, clone, cfg.seed, *cpus_[cpu], *q, cfg.host.costs, r, cfg.bw_avg_time));
+            threads_.back()->enable_logs(k + 1);  // fio numbers its jobs from 1
         }
     }
 }
@@ -196,7 +197,11 @@ report::RunResult Machine::run() {
         if (!dr.empty())
             result_.devices.push_back(std::move(dr));
     }
-    return result_;
+    // fio's log files may hold a sample per I/O: moved into the returned result, never copied.
+    report::RunResult out = result_;
+    for (const auto& t : threads_)
+        t->take_logs(out.logs);
+    return out;
 }
 
 void Machine::check_invariants() const {

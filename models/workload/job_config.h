@@ -52,6 +52,15 @@ struct JobConfig {
     // which replays all of it, as fio's clones do with one log.
     std::shared_ptr<const ReplayLog> replay;
     bool replay_no_stall = false;         // fio replay_no_stall: ignore the recorded timing
+    // fio's log files (models/workload/io_log.h): the NAME of write_lat_log / write_bw_log /
+    // write_iops_log, "" = not written; log_avg_msec 0 = one line per I/O.
+    struct Logs {
+        std::string lat, bw, iops;
+        uint32_t avg_msec = 0;
+        bool offset = false;              // fio log_offset
+        bool prio = false;                // fio log_prio
+        bool any() const { return !lat.empty() || !bw.empty() || !iops.empty(); }
+    } logs;
 };
 
 }  // namespace blksim::workload

@@ -481,6 +481,24 @@ void JobThread::account_done(IoU& io, Time done) {
         d.slat.add(static_cast<double>((io.issue_time - io.start_time).count()));
     bw_[io.ddir].add(done, io.len);
     iops_[io.ddir].add(done, 1);
+    if (log_) {
+        const uint16_t ioprio = io.bio.ioprio_class
+                                    ? static_cast<uint16_t>(io.bio.ioprio_class << 13 | (io.bio.ioprio_level & 7))
+                                    : 0;
+        log_->add({io.issue_time - ramp_end_, done - ramp_end_, io.ddir, io.len, io.offset, ioprio,
+                   static_cast<uint64_t>((io.issue_time - io.start_time).count()), clat,
+                   static_cast<uint64_t>((done - io.start_time).count())});
+    }
+}
+
+void JobThread::enable_logs(uint32_t thread_number) {
+    if (cfg_.logs.any())
+        log_ = std::make_unique<IoLog>(cfg_.logs, thread_number, !is_sync());
+}
+
+void JobThread::take_logs(std::vector<report::FioLog>& out) {
+    if (log_)
+        log_->take(out);
 }
 
 // fio's clat_prio: one entry per priority seen, found by a short linear search (a job uses
@@ -503,6 +521,8 @@ void JobThread::finish(Time now) {
     if (live_)
         --*live_;
     res_.runtime = now > ramp_end_ ? now - ramp_end_ : Duration();
+    if (log_)
+        log_->finish(res_.runtime);
     for (unsigned d = 0; d < 2; ++d) {
         bw_[d].roll(now);
         iops_[d].roll(now);

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/blkmq/request.h"
@@ -26,6 +27,7 @@
 #include "models/cpu/cpu.h"
 #include "models/cpu/cpu_config.h"
 #include "models/report/job_result.h"
+#include "models/workload/io_log.h"
 #include "models/workload/io_u.h"
 #include "models/workload/job_config.h"
 #include "sim/event_queue.h"
@@ -48,6 +50,10 @@ public:
     uint64_t submitted() const { return submitted_; }
     uint64_t completed() const { return completed_; }
     uint32_t in_kernel() const { return in_kernel_; }
+    // fio's log files (cfg.logs): collect them as fio job number `thread_number` (from 1);
+    // take_logs() hands them over once the thread has exited.
+    void enable_logs(uint32_t thread_number);
+    void take_logs(std::vector<report::FioLog>& out);
 
     void run_step(sim::Time now) override;            // cpu::Task
     void tag_wakeup(sim::Time now) override;          // blkmq::TagWaiter
@@ -114,6 +120,7 @@ private:
     sim::Duration bw_avg_time_;
     uint32_t* live_ = nullptr;
     sim::IntervalSampler bw_[2], iops_[2];
+    std::unique_ptr<IoLog> log_;              // only when the job writes fio logs
 
     // read_iolog replay: the log, the next entry, the job's start and the previous issue.
     const ReplayLog* replay_ = nullptr;

@@ -434,19 +434,19 @@ TEST_CASE("blksim fio: unsupported options are listed in one warning, or refused
                                     "[a]\n"
                                     "rw=randread:8\n"
                                     "[b]\n"
-                                    "write_lat_log=lat\n"
+                                    "thinktime=10\n"
                                     "verify=0\n");  // b turns verify off again: only a has it
     const FioLoad l = load_fio({f});
     REQUIRE(l.warnings.size() == 1);
     CHECK(l.warnings[0] == f + ": blksim does not support these fio options and runs without them: verify=md5 at " +
                                f + ":2; rate=10m at " + f + ":3; rw=randread:8 (the :8 offset modifier, runs as "
-                               "rw=randread) at " + f + ":5; write_lat_log=lat at " + f + ":7 (--strict refuses them)");
+                               "rw=randread) at " + f + ":5; thinktime=10 at " + f + ":7 (--strict refuses them)");
     CHECK(l.run.scenario.machine.jobs.size() == 2);  // both run
     CHECK(l.run.scenario.machine.jobs[0].rw == workload::RwPattern::RANDREAD);
 
     CHECK(fio_error({f}, "nullb", /*strict=*/true) ==
           f + ": fio options blksim does not support: verify=md5 at " + f + ":2; rate=10m at " + f + ":3; rw=randread:8 "
-              "(the :8 offset modifier, runs as rw=randread) at " + f + ":5; write_lat_log=lat at " + f + ":7 (refused "
+              "(the :8 offset modifier, runs as rw=randread) at " + f + ":5; thinktime=10 at " + f + ":7 (refused "
               "by --strict, ignored without it)");
     // direct=0 asks for the page cache, which is not modelled.
     CHECK_THAT(load_fio({"--name=a", "--direct=0"}).warnings.at(0), Catch::Contains("direct=0 (buffered I/O"));
@@ -486,8 +486,9 @@ TEST_CASE("blksim fio: bad options and values name the file and line", "[fio]") 
           "fio argument 2: --rw=${RW}: empty value (an environment variable that is not set gives '', as in fio)");
     CHECK_THAT(fio_error({"--name=a", "--size=300g"}),
                Catch::StartsWith("fio argument 2: --size=300g: offset + size (0 + 322122547200 bytes) is beyond the end of nullb0"));
-    CHECK_THAT(fio_error({"--name=a", "--output-format=terse"}),
-               Catch::StartsWith("fio argument 2: --output-format=terse: \"terse\" is not allowed here"));
+    CHECK_THAT(fio_error({"--name=a", "--output-format=xml"}),
+               Catch::StartsWith("fio argument 2: --output-format=xml: \"xml\" is not a fio output format (allowed: "
+                                 "normal, json, json+, terse, or a comma-separated list"));
     CHECK_THAT(fio_error({"--name=a"}, "nosuchdevice"), Catch::StartsWith("--device 'nosuchdevice': not a scenario file"));
 }
 
@@ -642,5 +643,5 @@ TEST_CASE("Debian's fio-examples: each runs or is refused naming its unsupported
                           << refused << " with --strict); most common unsupported (files): " << summary);
     // The counts README states; update both together.
     CHECK(lenient_ok == 32);
-    CHECK(strict_ok == 6);
+    CHECK(strict_ok == 8);
 }

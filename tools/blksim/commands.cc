@@ -17,6 +17,7 @@
 #include "models/sched/mq_deadline.h"
 #include "models/report/blkparse_writer.h"
 #include "models/report/blktrace_writer.h"
+#include "models/report/fio_output.h"
 #include "models/report/job_result.h"
 #include "models/topology/machine.h"
 #include "models/topology/topology.h"
@@ -111,6 +112,24 @@ static scenario::Scenario load(const std::string& path, std::vector<std::string>
 
 static int run_loaded(const scenario::Scenario& s, const RunOptions& o);
 
+// The formats to print: the command line's --output-format if given, else the scenario's
+// (a fio --output-format list, or its one format).
+static report::OutputFormats output_formats(const scenario::OutputConfig& out, const std::string& cli) {
+    if (!cli.empty())
+        if (const auto f = report::parse_output_formats(cli))
+            return *f;
+    if (!out.formats.empty())
+        if (const auto f = report::parse_output_formats(out.formats))
+            return *f;
+    using Format = scenario::OutputConfig::Format;
+    report::OutputFormats f;
+    f.normal = out.format == Format::NORMAL;
+    f.json = out.format == Format::JSON || out.format == Format::JSON_PLUS;
+    f.json_plus = out.format == Format::JSON_PLUS;
+    f.terse = out.format == Format::TERSE;
+    return f;
+}
+
 int cmd_run(const RunOptions& o) {
     scenario::Scenario s;
     try {
@@ -124,15 +143,8 @@ int cmd_run(const RunOptions& o) {
 
 // Runs a loaded scenario and prints fio's report; o.scenario names it in messages.
 static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
-    using Format = scenario::OutputConfig::Format;
-    Format format = s.output.format;
-    if (o.output_format == "json")
-        format = Format::JSON;
-    else if (o.output_format == "json+")
-        format = Format::JSON_PLUS;
-    else if (o.output_format == "normal")
-        format = Format::NORMAL;
-    const bool json = format != Format::NORMAL;
+    // --output-format (main.cc checked it) overrides the scenario's / fio's.
+    const report::OutputFormats formats = output_formats(s.output, o.output_format);
 
     // The trace goes out as the run goes: nothing is kept in memory.
     std::ofstream trace_file;
@@ -202,11 +214,14 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
-    const std::string out = json ? report::format_json(result, s.output.group_reporting, format == Format::JSON_PLUS)
-                                 : report::format_normal(result, s.output.group_reporting) +
-                                       report::format_blksim_extras(result);
+    const std::string out = report::format_report(result, formats, s.output.group_reporting);
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
+    // fio's log files, relative to the current directory as fio writes them.
+    if (const std::string err = report::write_fio_logs(result.logs); !err.empty()) {
+        fmt::print(stderr, "blksim: fio log file {}\n", err);
+        return 2;
+    }
     if (!o.quiet)
         fmt::print(stderr,
                    "blksim: simulated {:.3f} s in {:.3f} s wall: {} events, {} I/Os, "

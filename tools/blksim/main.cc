@@ -2,8 +2,21 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "models/report/fio_output.h"
 #include "tools/blksim/commands.h"
 #include "tools/blksim/cmd_experiment.h"
+
+// --output-format: fio's formats or a comma-separated list of them; a bad value names them all.
+static CLI::Validator output_format_check() {
+    return CLI::Validator(
+        [](std::string& v) -> std::string {
+            if (blksim::report::parse_output_formats(v))
+                return {};
+            return fmt::format("'{}' is not a fio output format (allowed: {})", v,
+                               blksim::report::OUTPUT_FORMATS_ALLOWED);
+        },
+        "FORMAT");
+}
 
 int main(int argc, char** argv) {
     using namespace blksim::cli;
@@ -15,8 +28,9 @@ int main(int argc, char** argv) {
     auto* run_cmd = app.add_subcommand("run", "run a scenario and print fio's report");
     run_cmd->add_option("scenario", run.scenario, "scenario JSON file")->required();
     run_cmd->add_option("--set", run.sets, "override a scenario value: path=value, e.g. jobs.0.iodepth=16");
-    run_cmd->add_option("--output-format", run.output_format, "normal, json or json+ (default: the scenario's)")
-        ->check(CLI::IsMember({"normal", "json", "json+"}));
+    run_cmd->add_option("--output-format", run.output_format,
+                        "normal, json, json+, terse or a list such as normal,terse (default: the scenario's)")
+        ->check(output_format_check());
     run_cmd->add_option("--seed", run.seed, "scenario seed (overrides the file's)");
     run_cmd->add_flag("--quiet,-q", run.quiet, "no run summary on stderr");
     run_cmd->add_option("--trace", run.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
@@ -34,8 +48,9 @@ int main(int argc, char** argv) {
     fio_cmd->add_option("--scheduler", fio.scheduler,
                         "I/O scheduler of every device (overrides the jobs' ioscheduler=)");
     fio_cmd->add_option("--set", fio.sets, "override a machine value (host.cpus=4) or a job's (jobs.0.runtime=1s)");
-    fio_cmd->add_option("--output-format", fio.output_format, "normal, json or json+ (default: fio's --output-format, else normal)")
-        ->check(CLI::IsMember({"normal", "json", "json+"}));
+    fio_cmd->add_option("--output-format", fio.output_format,
+                        "normal, json, json+, terse or a list such as normal,terse (default: fio's --output-format, else normal)")
+        ->check(output_format_check());
     fio_cmd->add_flag("--strict", fio.strict, "refuse fio options blksim does not support (default: warn and run without them)");
     fio_cmd->add_option("--seed", fio.seed, "scenario seed");
     fio_cmd->add_flag("--quiet,-q", fio.quiet, "no run summary on stderr");

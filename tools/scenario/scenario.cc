@@ -31,6 +31,7 @@
 #include "tools/disksim/import.h"
 #include "tools/disksim/param_file.h"
 #include "models/device/raid_controller.h"
+#include "models/report/fio_output.h"
 #include "models/sched/kyber.h"
 #include "models/sched/mq_deadline.h"
 #include "tools/replay/trace_reader.h"
@@ -120,6 +121,12 @@ constexpr FioOption kFioOptions[] = {
     {"cmdprio", "cmdprio", true},
     {"read_iolog", "read_iolog"},
     {"replay_no_stall", "replay_no_stall"},
+    {"write_lat_log", "write_lat_log"},
+    {"write_bw_log", "write_bw_log"},
+    {"write_iops_log", "write_iops_log"},
+    {"log_avg_msec", "log_avg_msec", true},
+    {"log_offset", "log_offset"},
+    {"log_prio", "log_prio"},
 };
 
 const FioOption* find_fio_option(std::string_view name) {
@@ -639,6 +646,9 @@ private:
                     return set(o, model->name, canon, pattern);
                 }
             }
+            // write_lat_log without a name: fio names the files after the job ("" here).
+            if ((canon == "write_lat_log" || canon == "write_bw_log" || canon == "write_iops_log") && !o.value)
+                return set(o, model->name, canon, std::string());
             if (canon == "direct" && (value == "0" || value == "false"))
                 return unsupported_.add(o, "buffered I/O: the page cache is not modelled, runs as direct I/O", false);
             return set(o, model->name, canon, value);
@@ -920,7 +930,39 @@ public:
         }
     }
 
+    // Refuses a string (key or value) that is not well-formed UTF-8, naming where.
+    static void check_utf8(const json& v, const std::string& ptr, const Reporter& rep) {
+        const auto bad = [](std::string_view s) -> size_t {  // offset of the first bad byte, or npos
+            for (size_t i = 0; i < s.size();) {
+                const auto c = static_cast<unsigned char>(s[i]);
+                const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+                if (n == 0 || i + n > s.size()) return i;
+                for (size_t k = 1; k < n; ++k)
+                    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return i;
+                i += n;
+            }
+            return std::string_view::npos;
+        };
+        if (v.is_string()) {
+            const std::string& s = v.get_ref<const std::string&>();
+            if (const size_t off = bad(s); off != std::string_view::npos)
+                rep.fail(ptr, "not valid UTF-8 (at byte " + std::to_string(off + 1) + " of the text)");
+        } else if (v.is_object()) {
+            for (const auto& item : v.items()) {
+                if (const size_t off = bad(item.key()); off != std::string_view::npos)
+                    rep.fail(ptr, "a key is not valid UTF-8 (at byte " + std::to_string(off + 1) + ")");
+                check_utf8(item.value(), child(ptr, item.key()), rep);
+            }
+        } else if (v.is_array()) {
+            for (size_t i = 0; i < v.size(); ++i) check_utf8(v[i], child(ptr, i), rep);
+        }
+    }
+
     void check(const json& doc, const Reporter& rep) const {
+        // JSON text is UTF-8 once nlohmann has parsed it, but strings from fio job files,
+        // command lines and --set are raw bytes, and valijson's maxLength counts characters
+        // by reading past its table on a malformed sequence (found by fuzz/fio_job.cc).
+        check_utf8(doc, "", rep);
         valijson::Validator validator(valijson::Validator::kStrongTypes);
         valijson::ValidationResults results;
         valijson::adapters::NlohmannJsonAdapter target(doc);
@@ -1499,7 +1541,8 @@ private:
                          std::span<const sched::Tunable<Config>> table, Config& cfg) const {
         for (const auto& [key, value] : obj.items()) {
             const std::string at = child(ptr, key);
-            const auto t = std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == key; });
+            // Init-capture: clang 14 (the fuzz build) cannot capture a structured binding.
+            const auto t = std::find_if(table.begin(), table.end(), [&k = key](const auto& e) { return e.name == k; });
             if (t == table.end()) {
                 std::vector<std::string> names;
                 for (const auto& e : table) names.emplace_back(e.name);
@@ -1569,6 +1612,20 @@ private:
                std::to_string(e.offset) + ")";
     }
 
+    // fio's log files (models/workload/io_log.h). An empty name is the job's, as fio's bare
+    // write_lat_log.
+    void decode_logs(const Options& o, workload::JobConfig& j) const {
+        auto name = [&](const char* option, std::string& out) {
+            if (const Opt* v = get(o, option)) out = text(*v).empty() ? j.name : text(*v);
+        };
+        name("write_lat_log", j.logs.lat);
+        name("write_bw_log", j.logs.bw);
+        name("write_iops_log", j.logs.iops);
+        if (const Opt* v = get(o, "log_avg_msec")) j.logs.avg_msec = static_cast<uint32_t>(v->value->get<uint64_t>());
+        if (const Opt* v = get(o, "log_offset")) j.logs.offset = boolean(*v);
+        if (const Opt* v = get(o, "log_prio")) j.logs.prio = boolean(*v);
+    }
+
     // fio's priority options. The cmdprio_* ones belong to the libaio and io_uring engines.
     void decode_prio(const Options& o, workload::JobConfig& j) const {
         auto u8 = [&](const char* name, uint8_t& out) {
@@ -1591,10 +1648,20 @@ private:
         OutputConfig out;
         if (!doc_.contains("output")) return out;
         const json& o = doc_["output"];
-        if (o.contains("format"))
-            out.format = o["format"] == "json"    ? OutputConfig::Format::JSON
-                         : o["format"] == "json+" ? OutputConfig::Format::JSON_PLUS
-                                                  : OutputConfig::Format::NORMAL;
+        if (o.contains("format")) {
+            // fio's --output-format: one format or a comma-separated list of them.
+            const std::string f = o["format"].get<std::string>();
+            const auto set = report::parse_output_formats(f);
+            if (!set)
+                rep_.fail("/output/format", brief(o["format"]) + " is not a fio output format (allowed: " +
+                                                std::string(report::OUTPUT_FORMATS_ALLOWED) + ")");
+            const std::string first = f.substr(0, f.find(','));
+            out.format = first == "json"    ? OutputConfig::Format::JSON
+                         : first == "json+" ? OutputConfig::Format::JSON_PLUS
+                         : first == "terse" ? OutputConfig::Format::TERSE
+                                            : OutputConfig::Format::NORMAL;
+            if (f.find(',') != std::string::npos) out.formats = f;
+        }
         out.group_reporting = o.value("group_reporting", false);
         return out;
     }
@@ -1675,6 +1742,7 @@ private:
         decode_prio(o, j);
         if (const Opt* v = get(o, "read_iolog")) decode_replay(*v, j, devices_[dev]);
         if (const Opt* v = get(o, "replay_no_stall")) j.replay_no_stall = boolean(*v);
+        decode_logs(o, j);
         // "thread" and "filename" are accepted for fio compatibility and have no effect.
 
         const bool stonewall = get(o, "stonewall") && boolean(*get(o, "stonewall"));

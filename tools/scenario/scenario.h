@@ -19,7 +19,10 @@
 namespace blksim::scenario {
 
 struct OutputConfig {
-    enum class Format { NORMAL, JSON, JSON_PLUS } format = Format::NORMAL;  // JSON_PLUS: fio's json+
+    enum class Format { NORMAL, JSON, JSON_PLUS, TERSE } format = Format::NORMAL;  // JSON_PLUS: fio's json+
+    // fio's comma-separated list ("normal,terse") as given; empty: just `format`, which is the
+    // list's first element. report::parse_output_formats() reads it.
+    std::string formats;
     bool group_reporting = false;
 };
 
