@@ -1256,9 +1256,7 @@ private:
         r.time("flush_interval", c.flush_interval);
         r.u32("member_queue_depth", c.member_queue_depth);
         r.u32("irq_cpu", c.irq_cpu);
-        if (c.irq_cpu >= nr_cpus_)
-            rep.fail(child(ptr, "irq_cpu"), "CPU " + std::to_string(c.irq_cpu) + " does not exist: the host has " +
-                                                plural(nr_cpus_, "CPU"));
+        check_irq_cpu(c.irq_cpu, ptr, rep);
         if (c.flush_interval.count() <= 0)
             rep.fail(child(ptr, "flush_interval"), "flush_interval must be > 0");
         return c;
@@ -1302,6 +1300,13 @@ private:
         if (p.contains("shared_tags"))
             c.shared_tags = p["shared_tags"].is_boolean() ? p["shared_tags"].get<bool>() : p["shared_tags"].get<int>() != 0;
         return c;
+    }
+
+    // A device's completion interrupt CPU (irq_cpu) must exist on the host.
+    void check_irq_cpu(uint32_t cpu, const std::string& ptr, const Reporter& rep) const {
+        if (cpu >= nr_cpus_)
+            rep.fail(child(ptr, "irq_cpu"), "CPU " + std::to_string(cpu) + " does not exist: the host has " +
+                                                plural(nr_cpus_, "CPU"));
     }
 
     // Reads one device model's "params" object: each setter changes `out` only when the key is
@@ -1381,9 +1386,7 @@ private:
         if (c.ncq_prio_enable && !c.ncq_prio_supported)
             rep.fail(child(ptr, p.contains("ncq_prio_enable") ? "ncq_prio_enable" : "ncq_prio_supported"),
                      "ncq_prio_enable=1 on a drive without NCQ priority (ncq_prio_supported=0): the kernel refuses it");
-        if (c.irq_cpu >= nr_cpus_)
-            rep.fail(child(ptr, "irq_cpu"), "CPU " + std::to_string(c.irq_cpu) + " does not exist: the host has " +
-                                                plural(nr_cpus_, "CPU"));
+        check_irq_cpu(c.irq_cpu, ptr, rep);
         if (c.size_bytes < (1ULL << 30))
             rep.fail(ptr, "an HDD needs at least 1 GiB (gb or sectors)");
         try {
@@ -1424,9 +1427,7 @@ private:
             rep.fail(child(ptr, "gc_waf"), "write amplification factor must be 1..100 (1 = no garbage collection)");
         if (c.program_latency.count() <= 0)
             rep.fail(child(ptr, "program_latency"), "program_latency must be > 0 (the buffer drains at dies x page / program_latency)");
-        if (c.irq_cpu >= nr_cpus_)
-            rep.fail(child(ptr, "irq_cpu"), "CPU " + std::to_string(c.irq_cpu) + " does not exist: the host has " +
-                                                plural(nr_cpus_, "CPU"));
+        check_irq_cpu(c.irq_cpu, ptr, rep);
         if (c.size_bytes < (1ULL << 30))
             rep.fail(ptr, "a SATA SSD needs at least 1 GiB (gb or sectors)");
         return c;
