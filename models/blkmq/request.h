@@ -13,6 +13,12 @@ namespace blksim::blkmq {
 
 enum class ReqOp : uint8_t { READ = 0, WRITE = 1 };
 
+// enum mq_rq_state: IDLE from allocation until ->queue_rq accepts it (blk_mq_start_request),
+// IN_FLIGHT at the driver, COMPLETE once the driver ended it (until it is freed, or goes
+// back to IDLE when requeued). The invariant checker refuses every other transition: a
+// request issued twice, or completed when not in flight, stops the run naming it.
+enum class RqState : uint8_t { IDLE = 0, IN_FLIGHT = 1, COMPLETE = 2 };
+
 class HwQueue;
 class RequestQueue;
 struct Bio;
@@ -74,6 +80,10 @@ struct Request {
     // rq->ioprio, inherited from the first bio (req_get_ioprio()).
     uint8_t ioprio_class = 0;  // IOPRIO_CLASS_NONE/RT/BE/IDLE = 0/1/2/3
     uint8_t ioprio_level = 4;  // 0 (highest) .. 7; IOPRIO_NORM = 4
+    RqState state = RqState::IDLE;  // rq->state
+    // The core's own record that the elevator holds this request (inserted, not yet
+    // dispatched or merged away), counted independently of the policy's statistics.
+    bool elv_queued = false;
 
     // --- elevator data: owned by the scheduler while the request is inside it ----------
     // (rq->rb_node, rq->hash, rq->queuelist, rq->fifo_time, rq->elv.priv[0]). Hooks are

@@ -4,6 +4,9 @@
 #include "models/sched/mq_deadline.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace blksim::blkmq {
 
@@ -360,12 +363,29 @@ void RequestQueue::merge_requests(Request* rq, Request* next, Time now, uint32_t
     rq->nr_sectors += next->nr_sectors;
     rq->nr_phys_segments += next->nr_phys_segments;
     next->bio = next->biotail = nullptr;
+    if (next->elv_queued) {
+        next->elv_queued = false;
+        --elv_held_;
+    }
     elevator_->requests_merged(rq, next);
     ++stats_.merges[rq->op == ReqOp::WRITE ? 1u : 0u];
     free_request(next, now);
 }
 
+// A broken rule about one request stops the run, naming the request and the rule.
+void RequestQueue::rq_violation(const Request& rq, const char* what, const char* rule) const {
+    static constexpr const char* state_names[] = {"idle", "in flight", "complete"};
+    throw std::logic_error(fmt::format(
+        "invariant violated: queue {}: request tag {} (sector {} + {}, {}, pid {}, state {}) {} "
+        "(rule: {})", name_, rq.tag, rq.sector, rq.nr_sectors, rq.op == ReqOp::WRITE ? "write" : "read",
+        rq.pid, state_names[static_cast<unsigned>(rq.state) % 3], what, rule));
+}
+
 void RequestQueue::start_request(Request* rq, Time now) {
+    if (rq->state != RqState::IDLE || rq->elv_queued)
+        rq_violation(*rq, "was issued to the driver again",
+                     "a request reaches the driver once, from outside the elevator, until it ends or is requeued");
+    rq->state = RqState::IN_FLIGHT;
     rq->t_issue = now;
     trace(TraceAction::ISSUE, *rq, now, rq->mq_ctx_cpu);
     ++rq->mq_hctx->in_driver;
@@ -465,8 +485,11 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu) {
         rq->t_insert = t;
         trace(TraceAction::INSERT, *rq, t, cpu);
         ++stats_.inserts;
-        if (!attempt_insert_merge(rq, t, cpu))
+        if (!attempt_insert_merge(rq, t, cpu)) {
+            rq->elv_queued = true;
+            ++elv_held_;
             elevator_->insert_request(rq, false, t);
+        }
     }
     run_hw_queue(*h_run, t, cpu);
 }
@@ -493,6 +516,11 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
             Request* rq = elevator_->hctx_dispatch_request(h.queue_num(), t);
             if (rq == nullptr)
                 break;
+            if (!rq->elv_queued)
+                rq_violation(*rq, "was handed out by the elevator without being in it",
+                             "the elevator dispatches only requests inserted into it, each once");
+            rq->elv_queued = false;
+            --elv_held_;
             list.push_back(rq);
             ++n;
             if (!get_driver_tag(h, rq, t)) {
@@ -628,6 +656,9 @@ void RequestQueue::run_work(uint64_t arg) {
 }
 
 void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, CompletionPath path) {
+    if (rq->state != RqState::IN_FLIGHT)
+        rq_violation(*rq, "was completed while not in flight", "every request completes exactly once, after it was issued");
+    rq->state = RqState::COMPLETE;
     // blk_mq_complete_request_remote(): with rq_affinity=2 the completion is sent to the
     // submitting CPU (IPI + softirq there). rq_affinity=1 does the same only when the two
     // CPUs do not share a last-level cache; the model's hosts are one LLC domain, so
@@ -710,6 +741,10 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
 // scheduler tag; freed tags wake sleepers.
 void RequestQueue::free_request(Request* rq, Time now) {
     HwQueue& h = *rq->mq_hctx;
+    if (rq->state == RqState::IN_FLIGHT || rq->elv_queued)
+        rq_violation(*rq, "was freed while still at the driver or in the elevator",
+                     "a request is freed once it completed or was merged into another");
+    rq->state = RqState::IDLE;
     ++freed_;
     if (elevator_)
         elevator_->completed_request(rq, now);
@@ -720,6 +755,40 @@ void RequestQueue::free_request(Request* rq, Time now) {
     }
     if (elevator_)
         h.sched_tags->put(rq->tag, now);
+}
+
+std::string RequestQueue::audit() const {
+    uint64_t sched_in_use = 0, nr_active = 0, in_driver = 0;
+    for (const auto& h : hctxs_) {
+        if (h->sched_tags)
+            sched_in_use += h->sched_tags->in_use();
+        nr_active += h->nr_active;
+        in_driver += h->in_driver;
+    }
+    const uint64_t alive = allocated_ - freed_;
+    // Every live request holds the tag it was allocated from (a scheduler tag with an
+    // elevator, a driver tag without one).
+    if (elevator_ ? alive != sched_in_use : alive != nr_active)
+        return fmt::format("{} requests allocated and not freed, but {} {} tags in use (rule: every live "
+                           "request holds one tag)", alive, elevator_ ? sched_in_use : nr_active,
+                           elevator_ ? "scheduler" : "driver");
+    if (in_driver != in_flight_ || in_flight_ > nr_active)
+        return fmt::format("{} requests at the driver by the hctxs' count, {} by the queue's, {} driver "
+                           "tags held (rule: a request at the driver holds a driver tag)", in_driver,
+                           in_flight_, nr_active);
+    if (budget_depth_ != 0 && in_flight_ > budget_depth_)
+        return fmt::format("{} requests at the driver, more than its budget of {}", in_flight_, budget_depth_);
+    if (elevator_) {
+        if (elevator_->queued() != elv_held_)
+            return fmt::format("the {} scheduler counts {} requests, the core inserted {} it has not had "
+                               "back (rule: inserted - dispatched - merged = held)", elevator_->name(),
+                               elevator_->queued(), elv_held_);
+        if (std::string why = elevator_->audit(); !why.empty())
+            return why;
+    } else if (elv_held_ != 0) {
+        return fmt::format("{} requests counted in an elevator the queue does not have", elv_held_);
+    }
+    return {};
 }
 
 Duration RequestQueue::busy_time(Time now) const {

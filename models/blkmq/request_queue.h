@@ -136,6 +136,11 @@ public:
     void trace_split(const Bio& piece, sim::Time t, uint32_t cpu, uint32_t pid) const;
     void trace_unplug(TraceAction a, uint32_t nr, sim::Time t, uint32_t cpu, uint32_t pid) const;
 
+    // The run's periodic audit (any instant between events): the core's own counts against
+    // each other and against the elevator's; "" when all balance, else the rule broken.
+    std::string audit() const;
+    uint64_t elv_held() const { return elv_held_; }
+
     const QueueStats& stats() const { return stats_; }
     sim::Duration busy_time(sim::Time now) const;
     uint32_t in_flight() const { return in_flight_; }
@@ -182,6 +187,7 @@ private:
     void timeout_work();
     static void timeout_fired(void* self, uint64_t) { static_cast<RequestQueue*>(self)->timeout_work(); }
 
+    [[noreturn]] void rq_violation(const Request& rq, const char* what, const char* rule) const;
     void emit(TraceAction a, const Request& rq, sim::Time t, uint32_t cpu, uint32_t pdu) const;
     void emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sector, uint32_t nr_sectors,
                     sim::Time t, uint32_t cpu, uint32_t pid, uint32_t pdu, bool from_request = false) const;
@@ -204,6 +210,7 @@ private:
     bool budget_restart_ = false;  // sdev->restarts: rerun every hctx at the next completion
     sim::Time busy_since_;
     uint64_t allocated_ = 0, freed_ = 0;
+    uint64_t elv_held_ = 0;  // requests in the elevator by the core's count (Request::elv_queued)
     uint32_t max_sectors_;
     uint32_t split_sectors_;
     std::unique_ptr<sched::Elevator> elevator_;  // nullptr: none

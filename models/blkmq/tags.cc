@@ -1,6 +1,9 @@
 #include "models/blkmq/tags.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace blksim::blkmq {
 
@@ -8,6 +11,7 @@ BlkMqTags::BlkMqTags(uint32_t depth)
     : depth_(depth),
       wake_batch_(std::clamp<uint32_t>(depth / 8, 1, SBQ_WAKE_BATCH)),
       wait_cnt_(wake_batch_),
+      used_(depth, 0),
       static_rqs_(depth) {
     free_.reserve(depth);
     // Hand out low tags first, like sbitmap starting at word 0.
@@ -29,6 +33,11 @@ double BlkMqTags::mean_in_use(sim::Time now) const {
 }
 
 void BlkMqTags::put(uint32_t tag, sim::Time now) {
+    if (tag >= depth_ || !used_[tag])
+        throw std::logic_error(fmt::format(
+            "invariant violated: tag {} of a tag space of depth {} was freed while not in use "
+            "(rule: every tag is freed exactly once after it was allocated)", tag, depth_));
+    used_[tag] = 0;
     account(now);
     free_.push_back(tag);
     if (nr_waiters_ == 0) {

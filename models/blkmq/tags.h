@@ -54,9 +54,11 @@ public:
         account(now);
         uint32_t tag = free_.back();
         free_.pop_back();
+        used_[tag] = 1;
         return tag;
     }
-    // Put a tag back and wake sleepers when a wake batch has been freed.
+    // Put a tag back and wake sleepers when a wake batch has been freed. Throws
+    // std::logic_error (an invariant violation) for a tag that is not in use.
     void put(uint32_t tag, sim::Time now);
 
     // Sleep `w` until woken by put(). The caller has just failed get() in the same event,
@@ -84,6 +86,7 @@ private:
     uint32_t wake_batch_;
     uint32_t wait_cnt_;  // frees left until the next batched wake-up
     std::vector<uint32_t> free_;
+    std::vector<uint8_t> used_;  // per tag: handed out (a tag freed twice is an invariant violation)
     std::vector<Request> static_rqs_;
     TagWaiter* wait_head_ = nullptr;
     TagWaiter* wait_tail_ = nullptr;

@@ -87,6 +87,10 @@ public:
     // Requests held by the policy now; the invariant checker compares it with
     // inserted + requeued - dispatched - merged.
     virtual uint64_t queued() const = 0;
+    // The policy's structures against its counters, at any instant between events (the
+    // run's periodic audit): "" when what its lists hold is what queued() says, else what
+    // is wrong.
+    virtual std::string audit() const { return {}; }
     // The end-of-run check of the policy's own accounting (tokens returned, dispatched =
     // completed, ...): "" when it balances, else what is wrong.
     virtual std::string check_idle() const { return {}; }

@@ -472,6 +472,27 @@ uint64_t Kyber::queued() const {
     return n;
 }
 
+// What the ctx and hctx lists hold against the counters, domain by domain; and no more
+// tokens out than the pool's maximum depth.
+std::string Kyber::audit() const {
+    for (uint32_t d = 0; d < KYBER_NUM_DOMAINS; ++d) {
+        uint64_t linked = 0;
+        for (std::size_t c = 0; c < cpu_to_hctx_.size(); ++c)
+            linked += kcqs_[c].rq_list[d].size();
+        for (uint32_t h = 0; h < nr_hw_queues_; ++h)
+            linked += khds_[h].rqs[d].size();
+        const KyberDomainStats& s = stats_[d];
+        if (linked != s.inserted - s.dispatched - s.merged)
+            return fmt::format("kyber domain {}: {} requests in its lists, its counters say {} "
+                               "(inserted {} - dispatched {} - merged {})", d, linked,
+                               s.inserted - s.dispatched - s.merged, s.inserted, s.dispatched, s.merged);
+        if (domain_tokens_[d].in_use > kyber_depth[d])
+            return fmt::format("kyber domain {}: {} tokens in use, more than its maximum depth {}", d,
+                               domain_tokens_[d].in_use, kyber_depth[d]);
+    }
+    return {};
+}
+
 std::string Kyber::check_idle() const {
     for (uint32_t d = 0; d < KYBER_NUM_DOMAINS; ++d) {
         const KyberDomainStats& s = stats_[d];

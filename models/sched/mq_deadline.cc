@@ -131,6 +131,26 @@ uint64_t MqDeadline::queued() const {
     return n;
 }
 
+// Each level's lists hold what its counters say, and every request waiting for a batch is
+// in both its FIFO and its sort list.
+std::string MqDeadline::audit() const {
+    for (uint32_t p = 0; p < DD_PRIO_COUNT; ++p) {
+        const DdPerPrio& pp = per_prio_[p];
+        const uint64_t held = pp.stats.inserted + pp.stats.requeued - pp.stats.dispatched - pp.stats.merged;
+        if (nr_waiting(static_cast<DdPrio>(p)) != held)
+            return fmt::format("mq-deadline level {}: {} requests in its lists, its counters say {} "
+                               "(inserted {} + requeued {} - dispatched {} - merged {})", p,
+                               nr_waiting(static_cast<DdPrio>(p)), held, pp.stats.inserted,
+                               pp.stats.requeued, pp.stats.dispatched, pp.stats.merged);
+        for (uint32_t d = 0; d < DD_DIR_COUNT; ++d)
+            if (pp.sort_list[d].size() != pp.fifo_list[d].size())
+                return fmt::format("mq-deadline level {} {}: {} requests sorted, {} in the FIFO", p,
+                                   d == DD_READ ? "reads" : "writes", pp.sort_list[d].size(),
+                                   pp.fifo_list[d].size());
+    }
+    return {};
+}
+
 // The first request of the level and direction with start sector >= pos.
 Request* MqDeadline::deadline_from_pos(DdPerPrio& pp, DdDataDir dir, uint64_t pos) {
     auto it = pp.sort_list[dir].lower_bound(pos);

@@ -117,6 +117,7 @@ public:
     bool may_direct_dispatch(const blkmq::Request& rq, bool hctx_idle) const override;
     void direct_dispatched(blkmq::Request* rq, sim::Time now) override;
     uint64_t queued() const override;
+    std::string audit() const override;
 
     // Runtime sysfs writes (takes effect for later decisions, as in the kernel: deadlines
     // already assigned stay, started_after() uses the new expire values).

@@ -14,6 +14,8 @@
 
 namespace blksim::topology {
 
+static constexpr sim::Duration kProgressWindow = sim::Duration::ns(120'000'000'000);
+
 Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
     // Links are checked before anything is built (Topology::Error is an invalid_argument).
     const Topology topo(cfg);
@@ -141,6 +143,7 @@ report::RunResult Machine::run() {
                 threads_[i]->start(eq_.now(), &live_threads_);
             }
         }
+        arm_audit();
         while (live_threads_ > 0) {
             if (!eq_.run_one())
                 throw std::logic_error(fmt::format(
@@ -204,7 +207,84 @@ report::RunResult Machine::run() {
     return out;
 }
 
+// The audit event also watches for progress, so it runs even with the counter audit off
+// (then once a simulated second): a run must never go on for ever.
+void Machine::arm_audit() {
+    if (audit_armed_)
+        return;
+    audit_armed_ = true;
+    const sim::Duration period = cfg_.audit_interval.count() > 0 ? cfg_.audit_interval : sim::Duration::ns(1'000'000'000);
+    eq_.at<&Machine::audit>(eq_.now() + period, this, 0);
+}
+
+void Machine::audit(uint64_t) {
+    ++audits_;
+    audit_armed_ = false;
+    if (cfg_.audit_interval.count() == 0) {
+        // counters only at the end of the run
+    } else if (std::string why = audit_now(); !why.empty())
+        throw std::logic_error(fmt::format("invariant violated at {} ns: {}", eq_.now().ns(), why));
+    if (live_threads_ == 0)
+        return;
+    // Progress: with I/O in the kernel, something must complete now and then. A driver
+    // that refuses a command for ever (or a model that lost one behind a rerun loop) would
+    // otherwise be simulated for ever. The window is four times the kernel's default request
+    // timeout (30 s), far beyond any modelled service time.
+    uint64_t done = 0, in_kernel = 0;
+    for (const auto& t : threads_) {
+        done += t->completed();
+        in_kernel += t->in_kernel();
+    }
+    if (done != progress_done_ || in_kernel == 0) {
+        progress_done_ = done;
+        progress_at_ = eq_.now();
+    } else if (eq_.now() - progress_at_ >= kProgressWindow) {
+        throw std::logic_error(fmt::format(
+            "invariant violated at {} ns: no I/O completed for {} s of simulated time while {} I/Os are "
+            "in the kernel (rule: the run makes progress)", eq_.now().ns(), kProgressWindow.count() / 1'000'000'000,
+            in_kernel));
+    }
+    // Nothing but the audit itself left to happen: the run would never end (the run loop's
+    // own stall check cannot see this while the audit keeps the queue non-empty).
+    if (eq_.empty())
+        throw std::logic_error(fmt::format(
+            "invariant violated: the run stalled at {} ns with {} job thread(s) still "
+            "waiting and nothing left to happen", eq_.now().ns(), live_threads_));
+    arm_audit();
+}
+
+std::string Machine::audit_now() const {
+    for (const auto& q : queues_)
+        if (std::string why = q->audit(); !why.empty())
+            return fmt::format("queue {}: {}", q->name(), why);
+    // A tag space may be shared by the hctxs of several queues (shared tag sets, host
+    // tags): what it has handed out is what those hctxs hold.
+    std::vector<std::pair<const blkmq::BlkMqTags*, uint64_t>> held;
+    for (const auto& q : queues_) {
+        for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
+            const blkmq::HwQueue& hctx = q->hctx(h);
+            auto it = std::find_if(held.begin(), held.end(), [&](const auto& e) { return e.first == &hctx.tags; });
+            if (it == held.end())
+                held.emplace_back(&hctx.tags, hctx.nr_active);
+            else
+                it->second += hctx.nr_active;
+        }
+    }
+    for (const auto& [tags, n] : held)
+        if (tags->in_use() != n)
+            return fmt::format("a driver tag space of depth {} has {} tags in use, its hctxs hold {} "
+                               "(rule: every tag handed out is held by a request)", tags->depth(),
+                               tags->in_use(), n);
+    for (std::size_t i = 0; i < threads_.size(); ++i)
+        if (threads_[i]->completed() > threads_[i]->submitted())
+            return fmt::format("job thread {} ('{}') completed {} I/Os but submitted {}", i,
+                               result_.jobs[i].name, threads_[i]->completed(), threads_[i]->submitted());
+    return {};
+}
+
 void Machine::check_invariants() const {
+    if (std::string why = audit_now(); !why.empty())
+        throw std::logic_error(fmt::format("invariant violated at the end of the run: {}", why));
     for (std::size_t d = 0; d < devices_.size(); ++d)
         if (const std::string why = devices_[d]->check_idle(); !why.empty())
             throw std::logic_error(fmt::format("invariant violated: device {}: {}", cfg_.devices[d].name, why));
@@ -215,6 +295,26 @@ void Machine::check_invariants() const {
                 "invariant violated: job thread {} ('{}') submitted {} I/Os and completed {} "
                 "({} still in the kernel)", i, result_.jobs[i].name, t.submitted(), t.completed(),
                 t.in_kernel()));
+        for (unsigned d = 0; d < 2; ++d)
+            if (t.kernel_bytes(d) != result_.jobs[i].dir[d].io_bytes + t.ramp_bytes(d))
+                throw std::logic_error(fmt::format(
+                    "invariant violated: job thread {} ('{}'): the report says {} bytes {}, the kernel "
+                    "completed {} of which {} during ramp_time (rule: per-job bytes match the report)",
+                    i, result_.jobs[i].name, result_.jobs[i].dir[d].io_bytes, d ? "written" : "read",
+                    t.kernel_bytes(d), t.ramp_bytes(d)));
+    }
+    for (const auto& q : queues_) {
+        for (unsigned d = 0; d < 2; ++d) {
+            uint64_t bytes = 0;
+            for (const auto& t : threads_)
+                if (&t->queue() == q.get())
+                    bytes += t->kernel_bytes(d);
+            if (bytes != q->stats().sectors[d] << 9)
+                throw std::logic_error(fmt::format(
+                    "invariant violated: queue {}: its jobs completed {} bytes {}, its requests {} "
+                    "(rule: every byte a job submits is completed by exactly one request)", q->name(), bytes,
+                    d ? "written" : "read", q->stats().sectors[d] << 9));
+        }
     }
     for (const auto& q : queues_) {
         if (q->in_flight() != 0 || q->allocated() != q->freed())

@@ -24,6 +24,8 @@ struct MachineConfig {
     // Kernel variants under study that are not a tunable of one queue.
     blkmq::TagFairness tag_fairness = blkmq::TagFairness::ALWAYS;
     sim::Duration bw_avg_time = sim::Duration::ns(500'000'000);  // fio bwavgtime / iopsavgtime
+    // The invariant audit's period in simulated time (0 = only the end-of-run checks).
+    sim::Duration audit_interval = sim::Duration::ns(10'000'000);
 };
 
 }  // namespace blksim::topology

@@ -424,6 +424,7 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     if (--io.pieces_left > 0)
         return;  // bio_endio of a split piece: the chain's parent waits for the rest
     io.state = IoU::State::DONE;
+    kernel_bytes_[io.ddir] += io.len;
     io.bio_queued = false;
     io.kernel_done = now;
     io.next_done = 0;
@@ -467,8 +468,10 @@ Duration JobThread::reap(Time t0, uint32_t max) {
 
 void JobThread::account_done(IoU& io, Time done) {
     ++completed_;
-    if (done < ramp_end_)
+    if (done < ramp_end_) {
+        ramp_bytes_[io.ddir] += io.len;
         return;
+    }
     report::DirResult& d = res_.dir[io.ddir];
     d.io_bytes += io.len;
     ++d.total_ios;

@@ -50,6 +50,12 @@ public:
     uint64_t submitted() const { return submitted_; }
     uint64_t completed() const { return completed_; }
     uint32_t in_kernel() const { return in_kernel_; }
+    blkmq::RequestQueue& queue() const { return q_; }
+    // What the kernel completed for this thread, per direction (ramp_time included), and
+    // the part of it fio left out of the report because it ended during ramp_time: the
+    // invariant checker balances them against the report and the queue's sectors.
+    uint64_t kernel_bytes(unsigned dir) const { return kernel_bytes_[dir]; }
+    uint64_t ramp_bytes(unsigned dir) const { return ramp_bytes_[dir]; }
     // fio's log files (cfg.logs): collect them as fio job number `thread_number` (from 1);
     // take_logs() hands them over once the thread has exited.
     void enable_logs(uint32_t thread_number);
@@ -116,6 +122,7 @@ private:
     uint64_t min_bs_ = 0;
     uint64_t issued_bytes_ = 0, issued_ios_ = 0;
     uint64_t submitted_ = 0, completed_ = 0;
+    uint64_t kernel_bytes_[2] = {0, 0}, ramp_bytes_[2] = {0, 0};
     sim::Time ramp_end_, end_time_;
     sim::Duration bw_avg_time_;
     uint32_t* live_ = nullptr;

@@ -416,11 +416,21 @@ TEST_CASE("a bad value from --set is reported at its path and says where it came
           "test.json: /jobs/0/iodepth: 0 is out of range (allowed: 1..65536) (value from --set jobs.0.iodepth=0)");
 }
 
+TEST_CASE("checks.audit_interval: fio time syntax, 0 = off, tiny or malformed values refused", "[scenario][invariants]") {
+    CHECK(error_of(kMinimal, {"checks={\"audit_interval\": \"5ns\"}"}) ==
+          "test.json: /checks/audit_interval: the audit interval must be 0 (off) or at least 1us (value from --set "
+          "checks={\"audit_interval\": \"5ns\"})");
+    CHECK_THAT(error_of(kMinimal, {"checks={\"audit_interval\": \"5q\"}"}),
+               Catch::StartsWith("test.json: /checks/audit_interval: "));
+    CHECK_THAT(error_of(kMinimal, {"checks={\"interval\": 1}"}),
+               Catch::StartsWith("test.json: /checks/interval: unknown key 'interval' (allowed: audit_interval)"));
+}
+
 // --- errors ---------------------------------------------------------------------------
 
 TEST_CASE("unknown keys are named, with what is allowed", "[scenario]") {
     CHECK_THAT(error_of(kMinimal, {"duration=10"}),
-               Catch::StartsWith("test.json: /duration: unknown key 'duration' (allowed: controllers, description, devices,"));
+               Catch::StartsWith("test.json: /duration: unknown key 'duration' (allowed: checks, controllers, description, devices,"));
     CHECK_THAT(error_of(kMinimal, {"jobs.0.iodepht=4"}),
                Catch::StartsWith("test.json: /jobs/0/iodepht: unknown fio option 'iodepht' (supported: ") &&
                    Catch::Contains("iodepth"));

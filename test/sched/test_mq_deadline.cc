@@ -958,6 +958,7 @@ struct PropertyRig {
         REQUIRE(dd.has_work() == (held > 0));
         for (uint32_t p = 0; p < 3; p++)
             REQUIRE(dd.dd_queued(static_cast<DdPrio>(p)) == owned[p]);
+        REQUIRE(dd.audit().empty());  // the run's periodic audit agrees at every step
     }
 
     void step(bool submitting) {

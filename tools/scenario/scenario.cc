@@ -1048,6 +1048,12 @@ public:
                                      : f == "off"       ? blkmq::TagFairness::OFF
                                                         : blkmq::TagFairness::ALWAYS;
         }
+        if (doc_.contains("checks") && doc_["checks"].contains("audit_interval")) {
+            s.machine.audit_interval = parse_time_at(doc_["checks"]["audit_interval"], "/checks/audit_interval",
+                                                     units::TimeUnit::SEC, rep_);
+            if (s.machine.audit_interval.count() != 0 && s.machine.audit_interval.count() < 1000)
+                rep_.fail("/checks/audit_interval", "the audit interval must be 0 (off) or at least 1us");
+        }
         s.machine.host = decode_host(doc_.at("host"), "/host");
         nr_cpus_ = s.machine.host.nr_cpus;
         if (doc_.contains("controllers")) s.machine.controllers = decode_controllers(doc_["controllers"], "/controllers");
