@@ -655,6 +655,65 @@ void RequestQueue::run_work(uint64_t arg) {
     run_hw_queue(h, eq_.now(), cpu);
 }
 
+void RequestQueue::requeue_request(Request* rq, Time now, uint32_t cpu) {
+    HwQueue& h = *rq->mq_hctx;
+    // __blk_mq_requeue_request: a started request stops being in flight.
+    if (rq->state == RqState::IN_FLIGHT) {
+        --h.in_driver;
+        if (--in_flight_ == 0)
+            stats_.busy += now - busy_since_;
+    } else if (rq->state != RqState::IDLE) {
+        rq_violation(*rq, "was requeued after it completed", "only a request the driver holds can be requeued");
+    }
+    rq->state = RqState::IDLE;
+    ++stats_.requeues;
+    trace(TraceAction::REQUEUE, *rq, now, cpu);
+    if (elevator_) {
+        // blk_mq_put_driver_tag: only a request with a scheduler tag gives its driver tag
+        // back (without an elevator the driver tag is the request's own).
+        if (rq->driver_tag != BlkMqTags::NO_TAG) {
+            --h.nr_active;
+            h.tags.put(rq->driver_tag, now);
+            rq->driver_tag = BlkMqTags::NO_TAG;
+        }
+        elevator_->requeue_request(rq);  // blk_mq_sched_requeue_request
+    }
+    // blk_mq_add_to_requeue_list(rq, BLK_MQ_INSERT_AT_HEAD) + blk_mq_kick_requeue_list: the
+    // work is unbound and runs on the kicking CPU in the common case.
+    requeue_list_.push_front(rq);
+    if (!requeue_work_pending_) {
+        requeue_work_pending_ = true;
+        eq_.at<&RequestQueue::requeue_work>(now, this, cpu);
+    }
+}
+
+// blk_mq_requeue_work(): each request goes back in at the head (trace I again), then every
+// hctx is run. *Simplification:* the work item itself costs no CPU time beyond the
+// elevator lock section and the dispatch it runs.
+void RequestQueue::requeue_work(uint64_t arg) {
+    requeue_work_pending_ = false;
+    const auto cpu = static_cast<uint32_t>(arg);
+    Time t = eq_.now();
+    RequestList list;
+    list.splice_tail(requeue_list_);
+    if (elevator_ && !list.empty())
+        t = elv_lock(insert_lock(cpu), cpu, t, costs_.elv_insert * list.size());
+    while (Request* rq = list.pop_front()) {
+        rq->t_insert = t;
+        trace(TraceAction::INSERT, *rq, t, cpu);
+        if (elevator_) {
+            rq->elv_queued = true;
+            ++elv_held_;
+            elevator_->insert_request(rq, true, t);
+        } else {
+            rq->mq_hctx->sw_pending.push_front(rq);
+        }
+    }
+    // blk_mq_run_hw_queues(q, false)
+    for (auto& h : hctxs_)
+        run_hw_queue(*h, sim::max(t, cpus_[cpu]->free_at()), cpu);
+}
+
 void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, CompletionPath path) {
     if (rq->state != RqState::IN_FLIGHT)
         rq_violation(*rq, "was completed while not in flight", "every request completes exactly once, after it was issued");

@@ -37,6 +37,7 @@ struct QueueStats {
     uint64_t direct_issues = 0;          // issued straight from the plug (no I)
     uint64_t inserts = 0;                // went through the software queue (I)
     uint64_t resource_requeues = 0;      // ->queue_rq said BLK_STS_*RESOURCE
+    uint64_t requeues = 0;               // the driver gave a request back (blk_mq_requeue_request)
     uint64_t budget_exhausted = 0;       // a dispatch found the device's budget used up
     report::StageStat q2g, g2i, i2d, d2c, q2c;  // btt's stage latencies, ns
 };
@@ -110,6 +111,13 @@ public:
     // trace D, the request now counts as in flight at the driver.
     void start_request(Request* rq, sim::Time now);
 
+    // blk_mq_requeue_request(rq, kick=true), from the driver's ->queue_rq on `cpu`: the
+    // request comes back (trace R; an elevator's request gives its driver tag back and the
+    // policy's requeue hook runs), waits on q->requeue_list, and the requeue work (kblockd)
+    // inserts it at the head of the elevator or the software queue and runs every hctx.
+    // The driver then answers BLK_STS_OK: the request is no longer its business.
+    void requeue_request(Request* rq, sim::Time now, uint32_t cpu);
+
     // How the driver ends a request; decides which CPU pays for what (§1.10).
     enum class CompletionPath : uint8_t {
         INLINE,      // ended inside ->queue_rq (null_blk irqmode=0)
@@ -178,6 +186,7 @@ private:
     // run_work's event argument: the hctx index and its run generation (hw_queue.h).
     static uint64_t run_work_arg(const HwQueue& h) { return uint64_t{h.run_gen} << 32 | h.queue_num(); }
     void run_work(uint64_t arg);
+    void requeue_work(uint64_t cpu);
     void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     void free_request(Request* rq, sim::Time now);
     void delay_run_hw_queue(HwQueue& h, sim::Time when);
@@ -210,6 +219,8 @@ private:
     bool budget_restart_ = false;  // sdev->restarts: rerun every hctx at the next completion
     sim::Time busy_since_;
     uint64_t allocated_ = 0, freed_ = 0;
+    RequestList requeue_list_;     // q->requeue_list
+    bool requeue_work_pending_ = false;
     uint64_t elv_held_ = 0;  // requests in the elevator by the core's count (Request::elv_queued)
     uint32_t max_sectors_;
     uint32_t split_sectors_;

@@ -5,8 +5,15 @@ namespace blksim::dev {
 using Path = blkmq::RequestQueue::CompletionPath;
 
 BlkStatus NullBlk::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint32_t cpu) {
-    if (cfg_.requeue_every != 0 && ++nr_queue_rq_ % cfg_.requeue_every == 0)
-        return BlkStatus::RESOURCE;  // fault injection: refused before blk_mq_start_request
+    if (cfg_.requeue_every != 0 && ++nr_queue_rq_ % cfg_.requeue_every == 0) {
+        // Fault injection (should_requeue_request): alternate between the core's BUSY path
+        // and the driver-driven requeue path, as null_queue_rq does; both before
+        // blk_mq_start_request.
+        if (++requeue_selection_ & 1)
+            return BlkStatus::RESOURCE;
+        q_->requeue_request(rq, now, cpu);
+        return BlkStatus::OK;
+    }
     q_->start_request(rq, now);
     switch (cfg_.irqmode) {
     case NullBlkConfig::IrqMode::NONE:

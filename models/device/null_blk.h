@@ -50,6 +50,7 @@ private:
     std::vector<Pending> ring_;   // power-of-two ring
     std::size_t head_ = 0, count_ = 0;
     uint64_t nr_queue_rq_ = 0;  // for requeue_every
+    uint64_t requeue_selection_ = 0;  // nq->requeue_selection: odd = BLK_STS_RESOURCE, even = requeue
 };
 
 }  // namespace blksim::dev

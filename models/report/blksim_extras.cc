@@ -39,8 +39,8 @@ double percent_of(sim::Duration part, sim::Duration whole) {
 void format_queue_header(Out out, const QueueReport& q) {
     fmt::format_to(out, "  {}: scheduler={}, nr_hw_queues={}, tag_depth={}, tags_in_use_mean={:.2f}\n",
                    q.name, q.scheduler, q.nr_hw_queues, q.tag_depth, q.tags_mean_in_use);
-    fmt::format_to(out, "    tag_sleeps={}, direct_issues={}, inserts={}, resource_requeues={}\n",
-                   q.tag_sleeps, q.direct_issues, q.inserts, q.resource_requeues);
+    fmt::format_to(out, "    tag_sleeps={}, direct_issues={}, inserts={}, resource_requeues={}, requeues={}\n",
+                   q.tag_sleeps, q.direct_issues, q.inserts, q.resource_requeues, q.requeues);
     if (q.budget)
         fmt::format_to(out, "    budget={} (sdev queue_depth), budget_exhausted={}\n", q.budget, q.budget_exhausted);
 }

@@ -349,6 +349,7 @@ void add_queue_json(FioJsonWriter& w, const QueueReport& q) {
     w.add_int("direct_issues", q.direct_issues);
     w.add_int("inserts", q.inserts);
     w.add_int("resource_requeues", q.resource_requeues);
+    w.add_int("requeues", q.requeues);
     w.add_int("budget", q.budget);
     w.add_int("budget_exhausted", q.budget_exhausted);
     w.open_object("stages_ns");

@@ -143,6 +143,7 @@ struct QueueReport {
     uint64_t direct_issues = 0;        // requests issued straight from the plug (no I)
     uint64_t inserts = 0;              // requests that went through the software queue (I)
     uint64_t resource_requeues = 0;    // ->queue_rq answered BLK_STS_*RESOURCE
+    uint64_t requeues = 0;             // the driver gave a request back (blk_mq_requeue_request)
     uint32_t budget = 0;               // dispatch budget (sdev->queue_depth); 0 = none
     uint64_t budget_exhausted = 0;     // dispatches that found the budget used up
 };

@@ -186,6 +186,7 @@ report::RunResult Machine::run() {
         qr.direct_issues = s.direct_issues;
         qr.inserts = s.inserts;
         qr.resource_requeues = s.resource_requeues;
+        qr.requeues = s.requeues;
         qr.budget = q->budget_depth();
         qr.budget_exhausted = s.budget_exhausted;
         result_.queues.push_back(std::move(qr));

@@ -44,6 +44,7 @@ RunResult extras_run() {
     q.direct_issues = 7;
     q.inserts = 993;
     q.resource_requeues = 4;
+    q.requeues = 2;
     add_n(q.q2g, 8, 100);
     add_n(q.q2g, 2, 120);
     add_n(q.i2d, 1, 5000);
@@ -71,7 +72,7 @@ TEST_CASE("blksim extras: queue summary, btt stage table, CPUs", "[extras]") {
         "\n"
         "blksim (what fio cannot show):\n"
         "  nullb0: scheduler=mq-deadline, nr_hw_queues=2, tag_depth=64, tags_in_use_mean=12.25\n"
-        "    tag_sleeps=3, direct_issues=7, inserts=993, resource_requeues=4\n"
+        "    tag_sleeps=3, direct_issues=7, inserts=993, resource_requeues=4, requeues=2\n"
         "    stage (usec)         N        mean         p50         p90         p99       p99.9         max\n"
         "    Q2G                 10       0.104       0.100       0.120       0.120       0.120       0.120\n"
         "    G2I                  0       0.000       0.000       0.000       0.000       0.000       0.000\n"
@@ -113,7 +114,7 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
     CHECK(testing::keys_of(q) == std::vector<std::string>{
                                 "name", "scheduler", "nr_hw_queues", "tag_depth",
                                 "tags_mean_in_use", "tag_sleeps", "direct_issues", "inserts",
-                                "resource_requeues", "budget", "budget_exhausted", "stages_ns"});
+                                "resource_requeues", "requeues", "budget", "budget_exhausted", "stages_ns"});
     CHECK(q["budget"] == 0);  // null_blk on the host: no dispatch budget
     CHECK(q["name"] == "nullb0");
     CHECK(q["scheduler"] == "mq-deadline");
@@ -124,6 +125,7 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
     CHECK(q["direct_issues"] == 7);
     CHECK(q["inserts"] == 993);
     CHECK(q["resource_requeues"] == 4);
+    CHECK(q["requeues"] == 2);
 
     const ordered_json& st = q["stages_ns"];
     CHECK(testing::keys_of(st) == std::vector<std::string>{"q2g", "g2i", "i2d", "d2c", "q2c"});
