@@ -77,6 +77,9 @@ public:
     sched::Elevator* elevator() { return elevator_.get(); }
     uint32_t nr_requests() const { return nr_requests_; }
     const cpu::Spinlock& elevator_lock() const { return elv_lock_; }
+    // The elevator's locks for the report: dd->lock, or kyber's kcq / khd locks summed by
+    // kind. Empty without an elevator.
+    std::vector<report::LockReport> lock_reports() const;
 
     // blk_attempt_plug_merge(): merge `bio` into the plug's last request if it is
     // contiguous (back merge: M, front merge: F), of the same op, and the result stays within

@@ -43,6 +43,16 @@ void format_queue_header(Out out, const QueueReport& q) {
                    q.tag_sleeps, q.direct_issues, q.inserts, q.resource_requeues, q.requeues);
     if (q.budget)
         fmt::format_to(out, "    budget={} (sdev queue_depth), budget_exhausted={}\n", q.budget, q.budget_exhausted);
+    for (const LockReport& l : q.locks) {
+        const double mean_ns = l.contended ? static_cast<double>(l.wait.count()) / static_cast<double>(l.contended) : 0.0;
+        fmt::format_to(out,
+                       "    lock {}{}: acquisitions={}, contended={:.2f}%, wait={:.3f} ms (mean {:.0f} ns when contended, "
+                       "max {:.0f} ns), held={:.3f} ms\n",
+                       l.name, l.instances > 1 ? fmt::format(" (x{})", l.instances) : std::string(), l.acquisitions,
+                       l.acquisitions ? 100.0 * static_cast<double>(l.contended) / static_cast<double>(l.acquisitions) : 0.0,
+                       static_cast<double>(l.wait.count()) / 1e6, mean_ns, static_cast<double>(l.wait_max.count()),
+                       static_cast<double>(l.held.count()) / 1e6);
+    }
 }
 
 void format_stage_table_header(Out out) {

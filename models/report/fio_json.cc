@@ -352,6 +352,19 @@ void add_queue_json(FioJsonWriter& w, const QueueReport& q) {
     w.add_int("requeues", q.requeues);
     w.add_int("budget", q.budget);
     w.add_int("budget_exhausted", q.budget_exhausted);
+    w.open_array("locks");
+    for (const LockReport& l : q.locks) {
+        w.open_object();
+        w.add_string("name", l.name);
+        w.add_int("instances", l.instances);
+        w.add_int("acquisitions", l.acquisitions);
+        w.add_int("contended", l.contended);
+        w.add_int("wait_ns", static_cast<uint64_t>(l.wait.count()));
+        w.add_int("wait_max_ns", static_cast<uint64_t>(l.wait_max.count()));
+        w.add_int("held_ns", static_cast<uint64_t>(l.held.count()));
+        w.close_object();
+    }
+    w.close_array();
     w.open_object("stages_ns");
     add_stage_json(w, "q2g", q.q2g);
     add_stage_json(w, "g2i", q.g2i);

@@ -130,6 +130,19 @@ struct StageStat {
     }
 };
 
+// One elevator lock (dd->lock), or a group of them (kyber's kcq->lock per CPU, khd->lock
+// per hctx, summed): how often it was taken, how often someone had to spin for it, and
+// how long — the lock wait time fio cannot see.
+struct LockReport {
+    std::string name;                  // e.g. "nullb0.elevator", "nullb0.kcq*"
+    uint32_t instances = 1;            // locks summed into this line
+    uint64_t acquisitions = 0;
+    uint64_t contended = 0;            // acquisitions that had to spin
+    sim::Duration wait;                // spin time, summed over the acquisitions
+    sim::Duration wait_max;            // the longest single spin
+    sim::Duration held;                // hold time, summed
+};
+
 struct QueueReport {
     std::string name;                  // the disk
     std::string scheduler;
@@ -146,6 +159,7 @@ struct QueueReport {
     uint64_t requeues = 0;             // the driver gave a request back (blk_mq_requeue_request)
     uint32_t budget = 0;               // dispatch budget (sdev->queue_depth); 0 = none
     uint64_t budget_exhausted = 0;     // dispatches that found the budget used up
+    std::vector<LockReport> locks;     // the elevator's locks (none: empty)
 };
 
 struct CpuReport {

@@ -187,6 +187,7 @@ report::RunResult Machine::run() {
         qr.inserts = s.inserts;
         qr.resource_requeues = s.resource_requeues;
         qr.requeues = s.requeues;
+        qr.locks = q->lock_reports();
         qr.budget = q->budget_depth();
         qr.budget_exhausted = s.budget_exhausted;
         result_.queues.push_back(std::move(qr));

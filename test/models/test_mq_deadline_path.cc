@@ -123,3 +123,37 @@ TEST_CASE("mq-deadline merges bios into requests it holds (and fuses neighbours)
     CHECK(st.sectors[1] == 2048 * 8);
     CHECK(sink.actions.find('M') != std::string::npos);
 }
+
+TEST_CASE("the report's lock line: dd->lock's wait is the CPUs' spin, its hold the sections' cost", "[models][mq-deadline-path][locks]") {
+    for (const uint32_t jobs : {1u, 10u}) {
+        const auto cfg = machine("mq-deadline", jobs);  // the machine keeps a reference
+        topology::Machine m(cfg);
+        const auto r = m.run();
+        REQUIRE(r.queues.size() == 1);
+        REQUIRE(r.queues[0].locks.size() == 1);
+        const report::LockReport& l = r.queues[0].locks[0];
+        CHECK(l.name == "nullb0.elevator");
+        int64_t spin = 0;
+        for (const auto& c : r.cpus)
+            spin += c.spin.count();
+        INFO(jobs << " jobs");
+        // Every section spins on a core and nowhere else.
+        CHECK(l.wait.count() == spin);
+        // Per request: a merge attempt and an insert (300 ns each), a dispatch (400 ns).
+        const uint64_t ios = r.queues[0].q2c.stat.count();
+        CHECK(l.acquisitions >= 3 * ios);
+        CHECK(l.held.count() >= static_cast<int64_t>(1000 * ios));
+        if (jobs == 1) {
+            CHECK(l.contended == 0);  // one CPU never waits for itself
+            CHECK(l.wait.count() == 0);
+        } else {
+            CHECK(l.contended > l.acquisitions / 5);  // a third of the sections spin (3181 of 9516)
+            CHECK(l.wait > l.held / 2);              // the lock is saturated: spin rivals the hold time
+            CHECK(l.wait_max.count() > 0);
+        }
+    }
+    // Without an elevator there is no lock to report.
+    const auto none_cfg = machine("none", 10);
+    topology::Machine none(none_cfg);
+    CHECK(none.run().queues[0].locks.empty());
+}

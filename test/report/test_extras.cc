@@ -114,7 +114,7 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
     CHECK(testing::keys_of(q) == std::vector<std::string>{
                                 "name", "scheduler", "nr_hw_queues", "tag_depth",
                                 "tags_mean_in_use", "tag_sleeps", "direct_issues", "inserts",
-                                "resource_requeues", "requeues", "budget", "budget_exhausted", "stages_ns"});
+                                "resource_requeues", "requeues", "budget", "budget_exhausted", "locks", "stages_ns"});
     CHECK(q["budget"] == 0);  // null_blk on the host: no dispatch budget
     CHECK(q["name"] == "nullb0");
     CHECK(q["scheduler"] == "mq-deadline");
