@@ -9,6 +9,14 @@
 
 namespace blksim::blkmq {
 
+// One user of a shared tag set for the fair share (§2.2-2.4): the hctx (BLK_MQ_S_TAG_ACTIVE,
+// BLK_MQ_S_DTAG_WAIT), or with host-wide tags the whole request queue
+// (QUEUE_FLAG_HCTX_ACTIVE; the queue keeps that one, see RequestQueue::tag_user).
+struct TagUser {
+    bool active = false;     // counted in tags.active_queues
+    bool dtag_wait = false;  // counted in tags.pending_queues (Yu Kuai's on_shortage fairness)
+};
+
 class HwQueue {
 public:
     HwQueue(uint32_t queue_num, BlkMqTags& t) : tags(t), queue_num_(queue_num) {}
@@ -39,8 +47,7 @@ public:
     uint32_t run_gen = 0;        // bumped when a queued run is pulled earlier: the old event is stale
     uint32_t nr_active = 0;      // driver tags this hctx holds (hctx->nr_active)
     uint32_t in_driver = 0;      // requests the driver holds
-    bool tag_active = false;     // BLK_MQ_S_TAG_ACTIVE: counted in tags.active_queues
-    bool dtag_wait = false;      // BLK_MQ_S_DTAG_WAIT: counted in tags.pending_queues
+    TagUser tag_user;            // this hctx as a user of a shared set (not with host-wide tags)
 
 private:
     uint32_t queue_num_;

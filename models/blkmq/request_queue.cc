@@ -66,8 +66,11 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
     nr_requests_ = cfg.nr_requests ? cfg.nr_requests
                                    : (elevator_ ? 2 * std::min(tag_set.queue_depth(), 128u) : tag_set.queue_depth());
     if (elevator_) {
+        // With host-wide tags the scheduler tags are one space of nr_requests for the
+        // whole queue too (q->sched_shared_tags).
         for (auto& h : hctxs_) {
-            sched_tags_.push_back(std::make_unique<BlkMqTags>(nr_requests_));
+            if (sched_tags_.empty() || !tag_set.hctx_shared())
+                sched_tags_.push_back(std::make_unique<BlkMqTags>(nr_requests_));
             h->sched_tags = sched_tags_.back().get();
         }
     }
@@ -81,7 +84,7 @@ bool RequestQueue::hctx_may_queue(const HwQueue& h) const {
     if (!tag_set_.shared() || tag_set_.fairness() == TagFairness::OFF)
         return true;
     const BlkMqTags& t = h.tags;
-    if (t.depth() == 1 || !h.tag_active)
+    if (t.depth() == 1 || !tag_user(h).active)
         return true;
     // Yu Kuai's variant: no cap until some user of the set went short of tags. The
     // divisor stays the active users (the reference gives no other).
@@ -90,34 +93,42 @@ bool RequestQueue::hctx_may_queue(const HwQueue& h) const {
     const uint32_t users = t.active_queues;
     if (users == 0)
         return true;
-    return h.nr_active < fair_share_depth(t.depth(), users);
+    // The unit's active requests: the hctx's driver tags, or with host-wide tags the
+    // queue's (nr_active_requests_shared_tags).
+    const uint32_t active = tag_set_.hctx_shared() ? shared_nr_active_ : h.nr_active;
+    return active < fair_share_depth(t.depth(), users);
 }
 
 // Yu Kuai's patch counts a unit as short of tags when a driver-tag allocation fails: in
 // blk_mq_get_tag() before sleeping (no elevator) and in __blk_mq_get_driver_tag() (elevator).
 void RequestQueue::note_tag_shortage(HwQueue& h) {
-    if (tag_set_.shared() && tag_set_.fairness() == TagFairness::ON_SHORTAGE && !h.dtag_wait) {
-        h.dtag_wait = true;
+    TagUser& u = tag_user(h);
+    if (tag_set_.shared() && tag_set_.fairness() == TagFairness::ON_SHORTAGE && !u.dtag_wait) {
+        u.dtag_wait = true;
         ++h.tags.pending_queues;
     }
 }
 
 // blk_mq_tag_busy(): the first allocation of an inactive unit makes it a user.
 void RequestQueue::tag_busy(HwQueue& h) {
-    if (h.tag_active)
+    TagUser& u = tag_user(h);
+    if (u.active)
         return;
-    h.tag_active = true;
+    u.active = true;
     ++h.tags.active_queues;
+    h.tags.update_wake_batch(h.tags.active_queues);  // blk_mq_update_wake_batch
 }
 
 // blk_mq_tag_idle(): only from the timeout work, when the queue has nothing in flight.
 void RequestQueue::tag_idle(HwQueue& h, Time now) {
-    if (!h.tag_active)
+    TagUser& u = tag_user(h);
+    if (!u.active)
         return;
-    h.tag_active = false;
+    u.active = false;
     --h.tags.active_queues;
-    if (h.dtag_wait) {
-        h.dtag_wait = false;
+    h.tags.update_wake_batch(h.tags.active_queues);
+    if (u.dtag_wait) {
+        u.dtag_wait = false;
         --h.tags.pending_queues;
     }
     h.tags.wake_all(now);
@@ -157,7 +168,7 @@ Request* RequestQueue::alloc_request(uint32_t cpu, Time now, bool sync_read) {
         note_tag_shortage(h);
         return nullptr;
     }
-    ++h.nr_active;
+    active_get(h);
     return init_request(h.tags.rq(tag), h, tag, cpu, now);
 }
 
@@ -440,7 +451,7 @@ bool RequestQueue::get_driver_tag(HwQueue& h, Request* rq, Time now) {
         return false;
     }
     rq->driver_tag = tag;
-    ++h.nr_active;
+    active_get(h);
     return true;
 }
 
@@ -672,7 +683,7 @@ void RequestQueue::requeue_request(Request* rq, Time now, uint32_t cpu) {
         // blk_mq_put_driver_tag: only a request with a scheduler tag gives its driver tag
         // back (without an elevator the driver tag is the request's own).
         if (rq->driver_tag != BlkMqTags::NO_TAG) {
-            --h.nr_active;
+            active_put(h);
             h.tags.put(rq->driver_tag, now);
             rq->driver_tag = BlkMqTags::NO_TAG;
         }
@@ -808,7 +819,7 @@ void RequestQueue::free_request(Request* rq, Time now) {
     if (elevator_)
         elevator_->completed_request(rq, now);
     if (rq->driver_tag != BlkMqTags::NO_TAG) {
-        --h.nr_active;
+        active_put(h);
         h.tags.put(rq->driver_tag, now);
         rq->driver_tag = BlkMqTags::NO_TAG;
     }
@@ -847,12 +858,15 @@ std::vector<report::LockReport> RequestQueue::lock_reports() const {
 
 std::string RequestQueue::audit() const {
     uint64_t sched_in_use = 0, nr_active = 0, in_driver = 0;
+    for (const auto& st : sched_tags_)
+        sched_in_use += st->in_use();
     for (const auto& h : hctxs_) {
-        if (h->sched_tags)
-            sched_in_use += h->sched_tags->in_use();
         nr_active += h->nr_active;
         in_driver += h->in_driver;
     }
+    if (tag_set_.hctx_shared() && shared_nr_active_ != nr_active)
+        return fmt::format("the queue holds {} driver tags of the host-wide space by its count, its hctxs {}",
+                           shared_nr_active_, nr_active);
     const uint64_t alive = allocated_ - freed_;
     // Every live request holds the tag it was allocated from (a scheduler tag with an
     // elevator, a driver tag without one).

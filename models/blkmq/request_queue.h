@@ -193,6 +193,19 @@ private:
     void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     void free_request(Request* rq, sim::Time now);
     void delay_run_hw_queue(HwQueue& h, sim::Time when);
+    // The fair share's unit for h: the hctx, or with host-wide tags the queue.
+    TagUser& tag_user(HwQueue& h) { return tag_set_.hctx_shared() ? shared_user_ : h.tag_user; }
+    const TagUser& tag_user(const HwQueue& h) const { return tag_set_.hctx_shared() ? shared_user_ : h.tag_user; }
+    // A driver tag taken / given back by h (hctx->nr_active; the queue's count too with
+    // host-wide tags, __blk_mq_inc_active_requests).
+    void active_get(HwQueue& h) {
+        ++h.nr_active;
+        shared_nr_active_ += tag_set_.hctx_shared() ? 1 : 0;
+    }
+    void active_put(HwQueue& h) {
+        --h.nr_active;
+        shared_nr_active_ -= tag_set_.hctx_shared() ? 1 : 0;
+    }
     void tag_busy(HwQueue& h);
     void note_tag_shortage(HwQueue& h);
     void tag_idle(HwQueue& h, sim::Time now);
@@ -224,7 +237,9 @@ private:
     uint64_t allocated_ = 0, freed_ = 0;
     RequestList requeue_list_;     // q->requeue_list
     bool requeue_work_pending_ = false;
-    uint64_t elv_held_ = 0;  // requests in the elevator by the core's count (Request::elv_queued)
+    uint64_t elv_held_ = 0;
+    TagUser shared_user_;             // with host-wide tags: the queue as one user
+    uint32_t shared_nr_active_ = 0;   // with host-wide tags: driver tags the queue holds  // requests in the elevator by the core's count (Request::elv_queued)
     uint32_t max_sectors_;
     uint32_t split_sectors_;
     std::unique_ptr<sched::Elevator> elevator_;  // nullptr: none

@@ -32,6 +32,14 @@ double BlkMqTags::mean_in_use(sim::Time now) const {
     return now.ns() > 0 ? total / static_cast<double>(now.ns()) : 0.0;
 }
 
+void BlkMqTags::update_wake_batch(uint32_t users) {
+    if (users == 0)
+        return;
+    const uint32_t depth = (depth_ + users - 1) / users;
+    wake_batch_ = std::clamp<uint32_t>(depth / 8, 1, SBQ_WAKE_BATCH);
+    wait_cnt_ = std::min(wait_cnt_, wake_batch_);
+}
+
 void BlkMqTags::put(uint32_t tag, sim::Time now) {
     if (tag >= depth_ || !used_[tag])
         throw std::logic_error(fmt::format(

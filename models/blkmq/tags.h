@@ -67,6 +67,10 @@ public:
 
     Request& rq(uint32_t tag) { return static_rqs_[tag]; }
 
+    // sbitmap_queue_recalculate_wake_batch(): with `users` active users of a shared space,
+    // wake in batches of clamp(ceil(depth / users) / 8, 1, 8), so that a user's fair share
+    // is never smaller than one wake batch (the hang Laibin Qiu fixed, §2.6).
+    void update_wake_batch(uint32_t users);
     // Wake every sleeper (blk_mq_tag_wakeup_all, when a user goes idle).
     void wake_all(sim::Time now) { wake_up_nr(nr_waiters_, now); }
 

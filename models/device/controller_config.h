@@ -20,6 +20,7 @@ struct ControllerConfig {
     uint32_t can_queue = 256;      // hba: shost->can_queue, tags per hardware queue
     uint32_t nr_hw_queues = 1;     // hba: shost->nr_hw_queues (capped at the CPU count)
     uint32_t reserved_tags = 0;    // hba: set->reserved_tags, kept out of normal I/O
+    bool host_tagset = false;      // hba: shost->host_tagset, one tag space for all hctxs (HCTX_SHARED)
 };
 
 }  // namespace blksim::dev

@@ -22,6 +22,7 @@ struct NullBlkConfig {
     uint32_t blocksize = 512;          // logical block size, bytes
     uint64_t size_bytes = 250ULL * 1000 * 1000 * 1000;  // gb=250 (null_blk counts GB as 10^9)
     bool shared_tags = false;          // all null_blk devices with shared_tags share one tag set
+    bool shared_tag_bitmap = false;    // host-wide tags: one space for all submit_queues (HCTX_SHARED)
     // Fault injection, a simplification of null_blk's `requeue` attribute (its
     // interval,probability,space,times reduced to the interval): every Nth ->queue_rq is
     // refused, alternately with BLK_STS_RESOURCE and by blk_mq_requeue_request, as

@@ -60,7 +60,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
                 const dev::ControllerConfig& c = cfg.controllers[*hba];
                 tag_sets_.push_back(std::make_unique<blkmq::TagSet>(
                     std::max(1u, std::min(c.nr_hw_queues, cfg.host.nr_cpus)), c.can_queue, cfg.tag_fairness,
-                    c.reserved_tags));
+                    c.reserved_tags, c.host_tagset));
                 ts = tag_sets_.back().get();
             }
             device_tag_set_.push_back(ts);
@@ -69,14 +69,16 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
         const uint32_t nr_hw = std::max(1u, std::min(dv.nr_hw_queues(), cfg.host.nr_cpus));
         const bool shared = d.model == dev::DeviceModel::NULL_BLK && d.null_blk.shared_tags;
         if (shared && null_blk_shared) {
-            if (null_blk_shared->nr_hw_queues() != nr_hw || null_blk_shared->queue_depth() != dv.queue_depth())
+            if (null_blk_shared->nr_hw_queues() != nr_hw || null_blk_shared->queue_depth() != dv.queue_depth() ||
+                null_blk_shared->hctx_shared() != d.null_blk.shared_tag_bitmap)
                 throw std::invalid_argument(fmt::format(
                     "device '{}': null_blk devices with shared_tags=1 share one tag set and must have "
-                    "the same submit_queues and hw_queue_depth", d.name));
+                    "the same submit_queues, hw_queue_depth and shared_tag_bitmap", d.name));
             device_tag_set_.push_back(null_blk_shared);
             continue;
         }
-        tag_sets_.push_back(std::make_unique<blkmq::TagSet>(nr_hw, dv.queue_depth(), cfg.tag_fairness));
+        const bool host_tags = d.model == dev::DeviceModel::NULL_BLK && d.null_blk.shared_tag_bitmap;
+        tag_sets_.push_back(std::make_unique<blkmq::TagSet>(nr_hw, dv.queue_depth(), cfg.tag_fairness, 0, host_tags));
         device_tag_set_.push_back(tag_sets_.back().get());
         if (shared)
             null_blk_shared = tag_sets_.back().get();

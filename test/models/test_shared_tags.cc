@@ -102,3 +102,99 @@ TEST_CASE("with an elevator the shortage that arms Yu Kuai's cap is a driver-tag
     cfg.tag_fairness = blkmq::TagFairness::OFF;
     CHECK(busy_iops(cfg) == Approx(32000).epsilon(0.02));
 }
+
+// --- host-wide tags (BLK_MQ_F_TAG_HCTX_SHARED) --------------------------------------------
+
+namespace {
+
+// `disks` null_blk disks with 2 submit queues of `depth` tags (irqmode=2, 1 ms), 4 CPUs
+// (CPUs 0-1 map to hctx 0, 2-3 to hctx 1); on each disk two libaio jobs, on CPU 0 and CPU 2,
+// each keeping 32 I/Os in flight for 100 ms.
+topology::MachineConfig host_tags_machine(uint32_t disks, bool shared_tags, bool bitmap, uint32_t depth,
+                                          bool first_disk_one_cpu = false) {
+    topology::MachineConfig m;
+    m.seed = 3;
+    m.host.nr_cpus = 4;
+    m.host.costs = testing::unit_costs();
+    for (uint32_t i = 0; i < disks; ++i) {
+        dev::DeviceConfig d;
+        d.name = "nullb" + std::to_string(i);
+        d.null_blk.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+        d.null_blk.completion_nsec = 1_ms;
+        d.null_blk.submit_queues = 2;
+        d.null_blk.hw_queue_depth = depth;
+        d.null_blk.shared_tags = shared_tags;
+        d.null_blk.shared_tag_bitmap = bitmap;
+        m.devices.push_back(d);
+        blkmq::QueueConfig q;
+        q.device = d.name;
+        m.queues.push_back(q);
+        for (const uint32_t cpu : {0u, 2u}) {
+            if (first_disk_one_cpu && i == 0 && cpu == 2)
+                continue;
+            workload::JobConfig j;
+            j.name = d.name + "-cpu" + std::to_string(cpu);
+            j.device = d.name;
+            j.ioengine = workload::IoEngine::LIBAIO;
+            j.rw = workload::RwPattern::RANDREAD;
+            j.iodepth = 32;
+            j.runtime = 100_ms;
+            j.time_based = true;
+            j.cpus_allowed = {cpu};
+            m.jobs.push_back(j);
+        }
+    }
+    return m;
+}
+
+// I/Os per second completed on disk `name` (its jobs).
+double disk_iops(const report::RunResult& r, const std::string& name) {
+    uint64_t n = 0;
+    for (const auto& j : r.jobs)
+        if (j.name.rfind(name + "-", 0) == 0)
+            n += j.dir[0].total_ios;
+    return static_cast<double>(n) / 0.1;
+}
+
+}  // namespace
+
+TEST_CASE("host-wide tags: one space of hw_queue_depth tags for every hardware queue", "[models][tags]") {
+    // Per-hctx tags: 2 x 16 I/Os of 1 ms in flight = 32 k IOPS; host-wide: 16 in all = 16 k.
+    for (const bool bitmap : {false, true}) {
+        const auto cfg = host_tags_machine(1, false, bitmap, 16);
+        topology::Machine m(cfg);
+        const auto r = m.run();
+        INFO("shared_tag_bitmap=" << bitmap);
+        CHECK(disk_iops(r, "nullb0") == Approx(bitmap ? 16'000 : 32'000).epsilon(0.02));
+        CHECK((&m.queues()[0]->hctx(0).tags == &m.queues()[0]->hctx(1).tags) == bitmap);
+    }
+}
+
+TEST_CASE("host-wide tags: the fair share's user is the request queue, not the hctx", "[models][tags]") {
+    // Two disks on one set of depth 32; nullb0 is driven from one CPU (one hctx), nullb1 from
+    // two. Per-hctx tags: tags[0] has two users (16 each), tags[1] one (32): nullb0 holds 16,
+    // nullb1 16 + 32. Host-wide: one space of 32 whose users are the two queues, 16 each in
+    // all, however many hctxs a queue drives (counted per hctx it would be 3 users: 11 for
+    // nullb0, 21 for nullb1).
+    for (const bool bitmap : {false, true}) {
+        const auto cfg = host_tags_machine(2, true, bitmap, 32, true);
+        topology::Machine m(cfg);
+        const auto r = m.run();
+        INFO("shared_tag_bitmap=" << bitmap);
+        CHECK(disk_iops(r, "nullb0") == Approx(16'000).epsilon(0.02));
+        CHECK(disk_iops(r, "nullb1") == Approx(bitmap ? 16'000 : 32'000 + 16'000).epsilon(0.02));
+    }
+}
+
+TEST_CASE("wake_batch is recomputed for the fair share when users come and go", "[models][tags]") {
+    blkmq::BlkMqTags t(64);
+    CHECK(t.wake_batch() == 8);  // clamp(64 / 8, 1, 8)
+    t.update_wake_batch(4);      // ceil(64 / 4) = 16 -> 2
+    CHECK(t.wake_batch() == 2);
+    t.update_wake_batch(16);     // 4 / 8 -> at least 1
+    CHECK(t.wake_batch() == 1);
+    t.update_wake_batch(1);
+    CHECK(t.wake_batch() == 8);
+    t.update_wake_batch(0);      // no users: unchanged
+    CHECK(t.wake_batch() == 8);
+}

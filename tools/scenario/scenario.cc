@@ -1155,7 +1155,7 @@ private:
             cfg.kind = c.at("kind").get<std::string>() == "hba" ? dev::ControllerConfig::Kind::HBA
                                                                  : dev::ControllerConfig::Kind::EXPANDER;
             if (cfg.kind == dev::ControllerConfig::Kind::EXPANDER) {
-                for (const char* key : {"can_queue", "nr_hw_queues", "reserved_tags"})
+                for (const char* key : {"can_queue", "nr_hw_queues", "reserved_tags", "host_tagset"})
                     if (c.contains(key))
                         rep_.fail(child(at, key), "an expander has no tags of its own; '" + std::string(key) +
                                                       "' belongs to the hba at the root of its chain");
@@ -1164,6 +1164,8 @@ private:
             if (c.contains("can_queue")) cfg.can_queue = c["can_queue"].get<uint32_t>();
             if (c.contains("nr_hw_queues")) cfg.nr_hw_queues = c["nr_hw_queues"].get<uint32_t>();
             if (c.contains("reserved_tags")) cfg.reserved_tags = c["reserved_tags"].get<uint32_t>();
+            if (c.contains("host_tagset"))
+                cfg.host_tagset = c["host_tagset"].is_boolean() ? c["host_tagset"].get<bool>() : c["host_tagset"].get<int>() != 0;
             if (cfg.reserved_tags >= cfg.can_queue)
                 rep_.fail(child(at, "reserved_tags"), "reserved_tags (" + std::to_string(cfg.reserved_tags) +
                                                           ") must stay below can_queue (" + std::to_string(cfg.can_queue) +
@@ -1305,6 +1307,9 @@ private:
         if (p.contains("requeue_every")) c.requeue_every = p["requeue_every"].get<uint32_t>();
         if (p.contains("shared_tags"))
             c.shared_tags = p["shared_tags"].is_boolean() ? p["shared_tags"].get<bool>() : p["shared_tags"].get<int>() != 0;
+        if (p.contains("shared_tag_bitmap"))
+            c.shared_tag_bitmap = p["shared_tag_bitmap"].is_boolean() ? p["shared_tag_bitmap"].get<bool>()
+                                                                      : p["shared_tag_bitmap"].get<int>() != 0;
         return c;
     }
 
