@@ -4,7 +4,11 @@
 
 #include <string>
 
+#include <algorithm>
+#include <initializer_list>
+
 #include "models/blkmq/trace.h"
+#include "sim/random.h"
 #include "test/models/machine_fixture.h"
 
 using namespace blksim;
@@ -156,4 +160,58 @@ TEST_CASE("the report's lock line: dd->lock's wait is the CPUs' spin, its hold t
     const auto none_cfg = machine("none", 10);
     topology::Machine none(none_cfg);
     CHECK(none.run().queues[0].locks.empty());
+}
+
+// A property through the whole stack (plug, scheduler tags, insert and dispatch rounds,
+// driver tags, the device, completions restarting the queue): under random mixes of
+// readers and writers, depths, device speeds and tunables, no request waits in mq-deadline
+// (I2D) longer than its expire time plus what the requests allowed ahead of it take.
+// After a request's deadline passes, the next batch of its direction starts at the oldest
+// request, so ahead of it are at most the Q requests queued (older ones of its direction),
+// up to writes_starved read batches of fifo_batch per write batch, the batch in progress and
+// the D commands in the device; each dispatch slot takes S / D on a device that completes
+// every command in S with D in flight. Deadlines are kept in jiffies (HZ = 250): +1 jiffy.
+TEST_CASE("mq-deadline through the stack: no request waits beyond its expire time plus a bound", "[models][mq-deadline-path][property]") {
+    for (uint64_t seed = 1; seed <= 24; ++seed) {
+        sim::Rng rng(seed, "property");
+        const auto pick = [&](std::initializer_list<int64_t> v) { return *(v.begin() + rng.below(v.size())); };
+        dev::NullBlkConfig nb;
+        nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+        nb.completion_nsec = sim::Duration::ns(pick({20'000, 100'000, 500'000}));
+        nb.hw_queue_depth = static_cast<uint32_t>(pick({1, 2, 4, 8}));
+        auto m = testing::nullb_machine(4, nb, "mq-deadline", seed);
+        m.queues[0].nr_requests = 1024;  // requests wait in the scheduler, not for its tags
+        auto& t = m.queues[0].mq_deadline;
+        t.read_expire = sim::Duration::ns(pick({4'000'000, 20'000'000, 50'000'000}));
+        t.write_expire = sim::Duration::ns(pick({8'000'000, 40'000'000, 100'000'000}));
+        t.fifo_batch = static_cast<int32_t>(pick({1, 4, 16}));
+        t.writes_starved = static_cast<int32_t>(pick({1, 2, 4}));
+        uint64_t q = 0;
+        const auto nr_jobs = static_cast<uint32_t>(pick({1, 2, 3, 4}));
+        for (uint32_t k = 0; k < nr_jobs; ++k) {
+            auto j = testing::nullb_job(workload::IoEngine::LIBAIO,
+                                        pick({0, 1}) ? workload::RwPattern::RANDRW : workload::RwPattern::RW);
+            j.name = "j" + std::to_string(k);
+            j.rwmixread = static_cast<uint32_t>(pick({10, 50, 90}));
+            j.iodepth = static_cast<uint32_t>(pick({4, 16, 64}));
+            j.runtime = 300_ms;
+            j.time_based = true;
+            j.cpus_allowed = {k};
+            q += j.iodepth;
+            m.jobs.push_back(j);
+        }
+        topology::Machine machine(m);
+        const auto r = machine.run();  // the invariant checks run inside
+        const auto& st = machine.queues()[0]->stats();
+        const int64_t expire = std::max(t.read_expire.count(), t.write_expire.count()) + 4'000'000;
+        const auto ahead = static_cast<int64_t>(q * (1 + static_cast<uint64_t>(t.writes_starved)) +
+                                                static_cast<uint64_t>(t.fifo_batch) + nb.hw_queue_depth);
+        const int64_t bound = expire + ahead * nb.completion_nsec.count() / nb.hw_queue_depth;
+        INFO("seed " << seed << ": S=" << nb.completion_nsec.count() << " D=" << nb.hw_queue_depth << " Q=" << q
+                     << " fifo_batch=" << t.fifo_batch << " writes_starved=" << t.writes_starved
+                     << " I2D max=" << st.i2d.stat.max() << " bound=" << bound);
+        CHECK(st.ios[0] > 0);
+        CHECK(st.ios[1] > 0);
+        CHECK(st.i2d.stat.max() <= static_cast<double>(bound));
+    }
 }
