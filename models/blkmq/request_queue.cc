@@ -551,7 +551,26 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         t = sim::max(t, cpus_[cpu]->free_at());
         if (no_tag || !h.dispatch.empty())
             return t;
+        // blk_mq_do_dispatch_sched()'s loop: the next round starts once this one's
+        // ->queue_rq calls are done. While they run, other CPUs insert, merge bios into the
+        // requests still in the elevator, and dispatch; so a round that left work behind
+        // (max_dispatch reached: nr_sched_batch, or a dispatch_busy hctx) continues as an
+        // event at its end rather than at once. A round that drained the elevator needs no
+        // continuation: whoever inserts later runs the hctx itself.
+        if (n == max_dispatch && elevator_->hctx_has_work(h.queue_num())) {
+            eq_.at<&RequestQueue::dispatch_continue>(t, this, uint64_t{cpu} << 32 | h.queue_num());
+            return t;
+        }
     }
+}
+
+// The next round of a dispatch loop that yielded (sched_dispatch), on the same CPU.
+void RequestQueue::dispatch_continue(uint64_t arg) {
+    HwQueue& h = *hctxs_[static_cast<uint32_t>(arg)];
+    const auto cpu = static_cast<uint32_t>(arg >> 32);
+    if (!h.dispatch.empty() || !elevator_->hctx_has_work(h.queue_num()))
+        return;  // another CPU's run took it meanwhile
+    sched_dispatch(h, sim::max(eq_.now(), cpus_[cpu]->free_at()), cpu);
 }
 
 void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu) {

@@ -190,6 +190,7 @@ private:
     static uint64_t run_work_arg(const HwQueue& h) { return uint64_t{h.run_gen} << 32 | h.queue_num(); }
     void run_work(uint64_t arg);
     void requeue_work(uint64_t cpu);
+    void dispatch_continue(uint64_t arg);
     void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     void free_request(Request* rq, sim::Time now);
     void delay_run_hw_queue(HwQueue& h, sim::Time when);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <memory>
 
 #include "models/blkmq/trace.h"
 #include "sim/random.h"
@@ -214,4 +215,49 @@ TEST_CASE("mq-deadline through the stack: no request waits beyond its expire tim
         CHECK(st.ios[1] > 0);
         CHECK(st.i2d.stat.max() <= static_cast<double>(bound));
     }
+}
+
+// E1's nr_sched_batch: a dispatch round that may pull only one request leaves the rest in
+// mq-deadline while its ->queue_rq runs, and the loop goes on when that is done; bios that
+// arrive meanwhile can still merge into them. With the default round (nr_requests) all are
+// pulled at once and a later bio finds nothing to merge with.
+TEST_CASE("nr_sched_batch=1: requests wait in the elevator during the dispatch loop and stay mergeable", "[models][mq-deadline-path][e1]") {
+    const auto run = [](int32_t batch) {
+        dev::NullBlkConfig nb;
+        nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+        nb.completion_nsec = 10_us;
+        auto m = testing::nullb_machine(2, nb, "mq-deadline", 1);
+        m.host.costs.queue_rq = 100_us;  // a slow driver: the loop over 16 requests takes 1.6 ms
+        if (batch > 0)
+            m.queues[0].mq_deadline.nr_sched_batch = batch;
+        // Job a: 16 writes of 4 KiB, 1 MiB apart, all submitted at once (one plug, one insert).
+        auto a_log = std::make_shared<workload::ReplayLog>();
+        a_log->timing = workload::ReplayTiming::NONE;
+        for (uint64_t i = 0; i < 16; ++i)
+            a_log->entries.push_back({0, i << 20, 4096, 1});
+        auto a = testing::nullb_job(workload::IoEngine::LIBAIO, workload::RwPattern::WRITE);
+        a.name = "a";
+        a.iodepth = 16;
+        a.iodepth_batch_submit = 16;
+        a.replay = a_log;
+        a.cpus_allowed = {0};
+        m.jobs.push_back(a);
+        // Job b, on the other CPU, 0.5 ms later: a write just behind a's last one (15 MiB).
+        auto b_log = std::make_shared<workload::ReplayLog>();
+        b_log->entries.push_back({500'000, (15ull << 20) + 4096, 4096, 1});
+        auto b = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::WRITE);
+        b.name = "b";
+        b.replay = b_log;
+        b.cpus_allowed = {1};
+        m.jobs.push_back(b);
+        topology::Machine machine(m);
+        machine.run();
+        return machine.queues()[0]->stats();
+    };
+    const auto whole = run(0);
+    const auto one = run(1);
+    CHECK(whole.merges[1] == 0);
+    CHECK(whole.ios[1] == 17);
+    CHECK(one.merges[1] == 1);  // b's bio joined a's request for 15 MiB, still in the elevator
+    CHECK(one.ios[1] == 16);
 }
