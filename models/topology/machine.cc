@@ -94,6 +94,16 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             qc.device, eq_, qc, *devices_[di], *device_tag_set_[di], cpus_, cfg.host.costs, budget));
         devices_[di]->attach(queues_.back().get());
     }
+    for (const auto& q : queues_) {
+        for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
+            const blkmq::HwQueue& hctx = q->hctx(h);
+            const auto it = std::find(audit_spaces_.begin(), audit_spaces_.end(), &hctx.tags);
+            audit_hctxs_.emplace_back(static_cast<std::size_t>(it - audit_spaces_.begin()), &hctx);
+            if (it == audit_spaces_.end())
+                audit_spaces_.push_back(&hctx.tags);
+        }
+    }
+    audit_sums_.resize(audit_spaces_.size());
 
     // One thread per numjobs clone; fio numbers them in order. Without cpus_allowed the
     // kernel scheduler spreads threads over the CPUs (thread k on CPU k mod nr_cpus).
@@ -145,12 +155,20 @@ report::RunResult Machine::run() {
                 threads_[i]->start(eq_.now(), &live_threads_);
             }
         }
-        arm_audit();
+        // The audit runs between events, at the first one at or after each period (no
+        // event of its own: a far-future entry would cost every heap pop a level).
+        const sim::Duration period =
+            cfg_.audit_interval.count() > 0 ? cfg_.audit_interval : sim::Duration::ns(1'000'000'000);
+        sim::Time next_audit = eq_.now() + period;
         while (live_threads_ > 0) {
             if (!eq_.run_one())
                 throw std::logic_error(fmt::format(
                     "invariant violated: the run stalled at {} ns with {} job thread(s) still "
                     "waiting and nothing left to happen", eq_.now().ns(), live_threads_));
+            if (eq_.now() >= next_audit) {
+                audit();
+                next_audit = eq_.now() + period;
+            }
         }
     }
     const sim::Time end = eq_.now();
@@ -211,19 +229,9 @@ report::RunResult Machine::run() {
     return out;
 }
 
-// The audit event also watches for progress, so it runs even with the counter audit off
-// (then once a simulated second): a run must never go on for ever.
-void Machine::arm_audit() {
-    if (audit_armed_)
-        return;
-    audit_armed_ = true;
-    const sim::Duration period = cfg_.audit_interval.count() > 0 ? cfg_.audit_interval : sim::Duration::ns(1'000'000'000);
-    eq_.at<&Machine::audit>(eq_.now() + period, this, 0);
-}
-
-void Machine::audit(uint64_t) {
-    ++audits_;
-    audit_armed_ = false;
+// The audit also watches for progress, so it runs even with the counter audit off (then
+// once a simulated second): a run must never go on for ever.
+void Machine::audit() {
     if (cfg_.audit_interval.count() == 0) {
         // counters only at the end of the run
     } else if (std::string why = audit_now(); !why.empty())
@@ -248,13 +256,6 @@ void Machine::audit(uint64_t) {
             "in the kernel (rule: the run makes progress)", eq_.now().ns(), kProgressWindow.count() / 1'000'000'000,
             in_kernel));
     }
-    // Nothing but the audit itself left to happen: the run would never end (the run loop's
-    // own stall check cannot see this while the audit keeps the queue non-empty).
-    if (eq_.empty())
-        throw std::logic_error(fmt::format(
-            "invariant violated: the run stalled at {} ns with {} job thread(s) still "
-            "waiting and nothing left to happen", eq_.now().ns(), live_threads_));
-    arm_audit();
 }
 
 std::string Machine::audit_now() const {
@@ -262,23 +263,16 @@ std::string Machine::audit_now() const {
         if (std::string why = q->audit(); !why.empty())
             return fmt::format("queue {}: {}", q->name(), why);
     // A tag space may be shared by the hctxs of several queues (shared tag sets, host
-    // tags): what it has handed out is what those hctxs hold.
-    std::vector<std::pair<const blkmq::BlkMqTags*, uint64_t>> held;
-    for (const auto& q : queues_) {
-        for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
-            const blkmq::HwQueue& hctx = q->hctx(h);
-            auto it = std::find_if(held.begin(), held.end(), [&](const auto& e) { return e.first == &hctx.tags; });
-            if (it == held.end())
-                held.emplace_back(&hctx.tags, hctx.nr_active);
-            else
-                it->second += hctx.nr_active;
-        }
-    }
-    for (const auto& [tags, n] : held)
-        if (tags->in_use() != n)
+    // tags): what it has handed out is what those hctxs hold (groups built once, no
+    // allocation here: the audit runs every audit_interval).
+    std::fill(audit_sums_.begin(), audit_sums_.end(), 0);
+    for (const auto& [space, hctx] : audit_hctxs_)
+        audit_sums_[space] += hctx->nr_active;
+    for (std::size_t i = 0; i < audit_spaces_.size(); ++i)
+        if (audit_spaces_[i]->in_use() != audit_sums_[i])
             return fmt::format("a driver tag space of depth {} has {} tags in use, its hctxs hold {} "
-                               "(rule: every tag handed out is held by a request)", tags->depth(),
-                               tags->in_use(), n);
+                               "(rule: every tag handed out is held by a request)", audit_spaces_[i]->depth(),
+                               audit_spaces_[i]->in_use(), audit_sums_[i]);
     for (std::size_t i = 0; i < threads_.size(); ++i)
         if (threads_[i]->completed() > threads_[i]->submitted())
             return fmt::format("job thread {} ('{}') completed {} I/Os but submitted {}", i,

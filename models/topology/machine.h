@@ -34,8 +34,7 @@ public:
             queues_[i]->set_trace(sink, static_cast<uint32_t>(i));
     }
 
-    // Events of the model (the invariant audit's own are not counted).
-    uint64_t events_processed() const { return eq_.events_processed() - audits_; }
+    uint64_t events_processed() const { return eq_.events_processed(); }
     uint64_t ios_completed() const;
     const std::vector<std::unique_ptr<blkmq::RequestQueue>>& queues() const { return queues_; }
     const std::vector<std::unique_ptr<cpu::Cpu>>& cpus() const { return cpus_; }
@@ -45,8 +44,7 @@ private:
     // The periodic invariant audit (MachineConfig::audit_interval): counters that must
     // balance at any instant between events. "" when they do, else the rule broken.
     std::string audit_now() const;
-    void audit(uint64_t);
-    void arm_audit();
+    void audit();
 
     const MachineConfig& cfg_;
     sim::EventQueue eq_;
@@ -58,10 +56,12 @@ private:
     std::vector<std::unique_ptr<workload::JobThread>> threads_;
     report::RunResult result_;
     uint32_t live_threads_ = 0;
-    uint64_t audits_ = 0;
+    // The audit's tag spaces (each driver tag space once) and which hctxs draw on which.
+    std::vector<const blkmq::BlkMqTags*> audit_spaces_;
+    std::vector<std::pair<std::size_t, const blkmq::HwQueue*>> audit_hctxs_;
+    mutable std::vector<uint64_t> audit_sums_;
     uint64_t progress_done_ = 0;  // I/Os completed at the last audit that saw progress
     sim::Time progress_at_;
-    bool audit_armed_ = false;
     // fio's stonewall: thread i starts in wave wave_[i], once every thread of the waves
     // before it has exited.
     std::vector<uint32_t> wave_;

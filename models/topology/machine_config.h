@@ -25,7 +25,7 @@ struct MachineConfig {
     blkmq::TagFairness tag_fairness = blkmq::TagFairness::ALWAYS;
     sim::Duration bw_avg_time = sim::Duration::ns(500'000'000);  // fio bwavgtime / iopsavgtime
     // The invariant audit's period in simulated time (0 = only the end-of-run checks).
-    sim::Duration audit_interval = sim::Duration::ns(10'000'000);
+    sim::Duration audit_interval = sim::Duration::ns(100'000'000);
 };
 
 }  // namespace blksim::topology
