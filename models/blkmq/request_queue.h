@@ -60,6 +60,7 @@ public:
     // groups: CPU c → hctx c * nr_hw_queues / nr_cpus).
     HwQueue& map_queue(uint32_t cpu) { return *hctxs_[mq_map_[cpu]]; }
     uint64_t capacity_sectors() const { return dev_.capacity_sectors(); }
+    uint32_t logical_block_size() const { return dev_.logical_block_size(); }
     // The dispatch budget (->get_budget): SCSI disks may have at most sdev->queue_depth
     // commands at the driver, whatever the host's tags allow; 0 = no budget (NVMe, null_blk).
     uint32_t budget_depth() const { return budget_depth_; }

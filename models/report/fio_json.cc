@@ -109,24 +109,42 @@ private:
 
 // fio's option strings for sizes are what the job file said; blksim writes them in fio's
 // short form ("4k", "1m"), and "r,w" when the directions differ.
-std::string bs_option(const workload::JobConfig& c) {
-    auto one = [](uint64_t v) {
-        if (v && v % (1024 * 1024) == 0)
-            return fmt::format("{}m", v / (1024 * 1024));
-        if (v && v % 1024 == 0)
-            return fmt::format("{}k", v / 1024);
-        return fmt::format("{}", v);
-    };
-    if (c.bs_read == c.bs_write)
-        return one(c.bs_read);
-    return one(c.bs_read) + "," + one(c.bs_write);
+std::string short_size(uint64_t v) {
+    if (v && v % (1024 * 1024) == 0)
+        return fmt::format("{}m", v / (1024 * 1024));
+    if (v && v % 1024 == 0)
+        return fmt::format("{}k", v / 1024);
+    return fmt::format("{}", v);
+}
+
+std::string per_ddir(const std::string& r, const std::string& w) {
+    return r == w ? r : r + "," + w;
+}
+
+// bs, or the bsrange / bssplit the job was given (bssplit with the percentages fio filled in).
+std::pair<std::string_view, std::string> bs_option(const workload::JobConfig& c) {
+    std::string text[2];
+    const bool split = !c.bs_range[0].split.empty() || !c.bs_range[1].split.empty();
+    const bool range = c.bs_range[0].max || c.bs_range[1].max;
+    for (unsigned d = 0; d < 2; ++d) {
+        if (split && !c.bs_range[d].split.empty()) {
+            for (const workload::BsSplitEntry& e : c.bs_range[d].split)
+                text[d] += (text[d].empty() ? "" : ":") + short_size(e.bs) + "/" + std::to_string(e.percent);
+        } else if (range && !split) {
+            text[d] = short_size(c.min_bs(d)) + "-" + short_size(c.max_bs(d));
+        } else {
+            text[d] = short_size(c.min_bs(d));
+        }
+    }
+    return {split ? "bssplit" : range ? "bsrange" : "bs", per_ddir(text[0], text[1])};
 }
 
 // The job options blksim models (fio lists only those the job file set).
 void json_add_job_opts(FioJsonWriter& w, const workload::JobConfig& c) {
     w.open_object("job options");
     w.add_string("rw", fio::rw_name(c.rw));
-    w.add_string("bs", bs_option(c));
+    const auto [bs_name, bs_value] = bs_option(c);
+    w.add_string(bs_name, bs_value);
     w.add_string("ioengine", fio::ioengine_name(c.ioengine));
     w.add_string("iodepth", fmt::format("{}", c.iodepth));
     w.add_string("numjobs", fmt::format("{}", c.numjobs));

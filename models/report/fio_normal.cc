@@ -19,15 +19,16 @@ namespace {
 
 using fio::N2S;
 
-// init.c add_job(): "name: (g=0): rw=..., bs=(R) 4096B-4096B, ..., ioengine=..., iodepth=N".
-// blksim has one block size per direction, so each range is that size twice; trims use the
-// write size, as fio's bs=r,w gives trims the last value.
+// init.c add_job(): "name: (g=0): rw=..., bs=(R) 4096B-64.0KiB, ..., ioengine=..., iodepth=N":
+// each direction's min_bs-max_bs; trims use the write sizes, as fio's bs=r,w gives trims the
+// last value.
 std::string job_description(const JobResult& j) {
     const workload::JobConfig& c = j.config;
     auto bs = [](uint64_t v) { return fio::num2str(v, fio::SIG_FIGS, 1, true, N2S::BYTE); };
-    const std::string r = bs(c.bs_read), w = bs(c.bs_write);
+    const std::string rmin = bs(c.min_bs(0)), rmax = bs(c.max_bs(0));
+    const std::string wmin = bs(c.min_bs(1)), wmax = bs(c.max_bs(1));
     return fmt::format("{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}\n",
-                       j.name, j.groupid, fio::rw_name(c.rw), r, r, w, w, w, w,
+                       j.name, j.groupid, fio::rw_name(c.rw), rmin, rmax, wmin, wmax, wmin, wmax,
                        fio::ioengine_name(c.ioengine), c.iodepth);
 }
 
@@ -200,7 +201,8 @@ std::string show_thread_status_normal(const JobResult& t, const fio::GroupRunSta
                            t.nr_jobs, t.error, t.pid);
     else
         out += fmt::format("{}: (groupid={}, jobs={}): err={:2} ({}): pid={}\n", t.name, t.groupid,
-                           t.nr_jobs, t.error, std::generic_category().message(t.error), t.pid);
+                           t.nr_jobs, t.error,
+                           t.verror.empty() ? std::generic_category().message(t.error) : t.verror, t.pid);
 
     for (unsigned d = 0; d < DDIR_RWDIR_CNT; ++d)
         if (t.dir[d].io_bytes)

@@ -172,8 +172,10 @@ void JobResult::merge(const JobResult& o) {
     summed_runtime = total_run_time() + o.total_run_time();
     runtime = std::max(runtime, o.runtime);  // fio: per-direction runtime is the longest one
     nr_jobs += o.nr_jobs;
-    if (error == 0)
+    if (error == 0) {
         error = o.error;
+        verror = o.verror;
+    }
     for (unsigned d = 0; d < DDIR_RWDIR_CNT; ++d)
         dir[d].merge(o.dir[d]);
     cpu_busy += o.cpu_busy;

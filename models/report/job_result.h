@@ -94,6 +94,9 @@ struct JobResult {
     uint32_t groupid = 0;
     uint32_t nr_jobs = 1;            // threads folded into this result (group_reporting)
     int error = 0;
+    // With an error: fio's td->verror ("file:backend.c:1131, func=check_min_rate, error=...")
+    // for the report's "err= 5 (...)", and the line fio logs when it happens.
+    std::string verror, error_msg;
     uint32_t pid = 0;                // simulated thread id
     workload::JobConfig config;      // for the header line: rw, bs, ioengine, iodepth
     std::array<DirResult, DDIR_RWDIR_CNT> dir;

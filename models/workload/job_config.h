@@ -16,13 +16,39 @@ namespace blksim::workload {
 enum class IoEngine : uint8_t { PSYNC, LIBAIO, IO_URING };
 enum class RwPattern : uint8_t { READ, WRITE, RANDREAD, RANDWRITE, RW, RANDRW };
 
+// fio bssplit: one block size and the percentage of a direction's I/Os that get it.
+struct BsSplitEntry {
+    uint64_t bs = 0;
+    uint32_t percent = 0;
+    bool operator==(const BsSplitEntry&) const = default;
+};
+
+// fio cmdprio_bssplit: `percent` % of the I/Os of size `bs` get ioprio_class/level.
+struct CmdprioSplit {
+    uint64_t bs = 0;
+    uint32_t percent = 0;
+    uint8_t ioprio_class = 1, level = 0;
+    bool operator==(const CmdprioSplit&) const = default;
+};
+
 struct JobConfig {
     std::string name;
     std::string device;                   // the queue (disk) the job targets
     IoEngine ioengine = IoEngine::PSYNC;
     RwPattern rw = RwPattern::READ;
     uint32_t rwmixread = 50;              // percent reads for rw/randrw
-    uint64_t bs_read = 4096, bs_write = 4096;  // fio bs=r[,w]
+    uint64_t bs_read = 4096, bs_write = 4096;  // fio bs=r[,w]; with bsrange/bssplit the smallest size (min_bs)
+    // fio bsrange / bssplit per direction (0 read, 1 write), drawn as fio's get_next_buflen()
+    // draws them (models/workload/buflen.h). max 0: bs is the only size.
+    struct BsRange {
+        uint64_t max = 0;                 // the largest size (fio's max_bs)
+        std::vector<BsSplitEntry> split;  // bssplit: sizes by percentage; empty: uniform over the range
+        bool operator==(const BsRange&) const = default;
+    } bs_range[2];
+    bool bs_unaligned = false;            // fio blocksize_unaligned: sizes not rounded to min_bs multiples
+    uint64_t blockalign[2] = {0, 0};      // fio blockalign: random offsets' alignment; 0 = min_bs
+    uint64_t min_bs(unsigned d) const { return d ? bs_write : bs_read; }
+    uint64_t max_bs(unsigned d) const { return bs_range[d].max ? bs_range[d].max : min_bs(d); }
     uint64_t size = 0;                    // bytes of the region; 0 = device size - offset
     uint64_t offset = 0;
     uint32_t numjobs = 1;
@@ -40,13 +66,43 @@ struct JobConfig {
     bool stonewall = false;               // fio stonewall: start after all earlier jobs have ended
     std::vector<uint32_t> cpus_allowed;   // empty = spread over all CPUs
     // I/O priority, as fio sets it on each I/O (§6.6): prioclass/prio for all of the job's
-    // I/Os, or cmdprio_class/cmdprio for cmdprio_percentage % of them (libaio, io_uring).
+    // I/Os, or per direction (fio's engines/cmdprio.c, libaio and io_uring) cmdprio_class/
+    // cmdprio for cmdprio_percentage % of them, or cmdprio_bssplit's share of each size.
     uint8_t prioclass = 0;                // 0 = not set (IOPRIO_CLASS_NONE), 1 RT, 2 BE, 3 IDLE
     uint8_t prio = 0;                     // level 0 (highest) .. 7
-    uint32_t cmdprio_percentage = 0;
-    uint8_t cmdprio_class = 1;            // fio's default for cmdprio_class: RT
-    uint8_t cmdprio = 0;
-    bool uses_prio() const { return prioclass != 0 || cmdprio_percentage != 0; }
+    struct Cmdprio {
+        uint32_t percentage = 0;          // fio cmdprio_percentage
+        uint8_t ioprio_class = 1;         // fio cmdprio_class; its default: RT
+        uint8_t level = 0;                // fio cmdprio
+        std::vector<CmdprioSplit> bssplit;  // fio cmdprio_bssplit, sorted by bs (as fio sorts it)
+        bool used() const { return percentage != 0 || !bssplit.empty(); }
+    } cmdprio[2];
+    bool uses_prio() const { return prioclass != 0 || cmdprio[0].used() || cmdprio[1].used(); }
+    // fio's rate options (models/workload/rate.h), per direction. bps: rate, or rate_iops
+    // times the smallest block size, as fio 3.33's setup_rate() turns it into bytes.
+    struct Rate {
+        uint64_t bps[2] = {0, 0};         // 0 = not capped
+        uint64_t iops[2] = {0, 0};        // rate_iops as given (check_min_rate compares with it)
+        bool by_bytes[2] = {false, false};  // rate or rate_min given (check_min_rate checks bytes)
+        uint64_t min_bps[2] = {0, 0};     // fio rate_min
+        uint64_t min_iops[2] = {0, 0};    // fio rate_iops_min
+        bool poisson = false;             // fio rate_process=poisson (else linear)
+        sim::Duration cycle = sim::Duration::ns(1'000'000'000);  // fio rate_cycle
+        bool ignore_thinktime = false;    // fio rate_ignore_thinktime
+        bool caps() const { return bps[0] || bps[1]; }
+        bool has_min() const { return min_bps[0] || min_bps[1] || min_iops[0] || min_iops[1]; }
+        bool any() const { return caps() || has_min(); }
+    } rate;
+    // fio's thinktime options (backend.c handle_thinktime()).
+    struct ThinkTime {
+        sim::Duration time;               // fio thinktime; 0 = off
+        sim::Duration spin;               // fio thinktime_spin: the part spent busy on the CPU
+        uint64_t blocks = 1;              // fio thinktime_blocks
+        bool blocks_set = false;          // thinktime_blocks was given (matters with iotime)
+        bool blocks_issue = false;        // fio thinktime_blocks_type=issue (else complete)
+        sim::Duration iotime;             // fio thinktime_iotime; 0 = off
+        bool enabled() const { return time.count() > 0; }
+    } thinktime;
     // fio read_iolog: replay this recorded stream instead of drawing offsets (rw, bs, size,
     // offset then only describe the job in the report). Shared by the job's clones, each of
     // which replays all of it, as fio's clones do with one log.

@@ -43,6 +43,13 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
       rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
       rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
+      buflen_{Buflen(cfg, 0, q.logical_block_size(), sim::Rng(cfg.randseed.value_or(seed), stream_name(cfg, clone, "bs.read"))),
+              Buflen(cfg, 1, q.logical_block_size(), sim::Rng(cfg.randseed.value_or(seed), stream_name(cfg, clone, "bs.write")))},
+      align_{cfg.blockalign[0] ? cfg.blockalign[0] : cfg.min_bs(0), cfg.blockalign[1] ? cfg.blockalign[1] : cfg.min_bs(1)},
+      cmdprio_(cfg),
+      rate_(cfg, sim::Rng(cfg.randseed.value_or(seed), stream_name(cfg, clone, "rate.read")),
+            sim::Rng(cfg.randseed.value_or(seed), stream_name(cfg, clone, "rate.write"))),
+      min_rate_(cfg), think_(cfg.thinktime),
       bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
     const uint32_t depth = is_sync() ? 1 : std::max(1u, cfg.iodepth);
     ious_.resize(depth);
@@ -50,26 +57,38 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     for (uint32_t i = depth; i-- > 0;)
         free_ious_.push_back(i);
     batch_.reserve(depth);
+    // fio sizes its io_u buffers for the largest block; here that is the split pieces of the
+    // largest bio, made once so that no I/O allocates.
+    const uint64_t max_sectors = std::max(cfg.max_bs(0), cfg.max_bs(1)) >> 9;
+    const uint64_t max_pieces = (max_sectors + q.split_sectors() - 1) / q.split_sectors();
+    if (max_pieces > 1)
+        for (IoU& io : ious_)
+            io.pieces.resize(max_pieces);
 
     const uint64_t capacity = q.capacity_sectors() << 9;
     region_start_ = cfg.offset;
     region_len_ = cfg.size ? cfg.size : capacity - std::min(capacity, cfg.offset);
-    switch (cfg.rw) {
-    case RwPattern::READ:
-    case RwPattern::RANDREAD: min_bs_ = cfg.bs_read; break;
-    case RwPattern::WRITE:
-    case RwPattern::RANDWRITE: min_bs_ = cfg.bs_write; break;
-    default: min_bs_ = std::min(cfg.bs_read, cfg.bs_write); break;
-    }
     next_seq_offset_[0] = next_seq_offset_[1] = region_start_;
 
     res_.name = cfg.name;
     res_.groupid = cfg.groupid;
     res_.config = cfg;
+    // fio's clat_prio order: the job's priority first, then the cmdprio ones.
+    if (cfg.uses_prio()) {
+        const bool reads = cfg.rw != RwPattern::WRITE && cfg.rw != RwPattern::RANDWRITE;
+        const bool writes = cfg.rw != RwPattern::READ && cfg.rw != RwPattern::RANDREAD;
+        if (reads)
+            cmdprio_.seed(res_.dir[0], 0);
+        if (writes)
+            cmdprio_.seed(res_.dir[1], 1);
+    }
 }
 
 void JobThread::start(Time t, uint32_t* live) {
     live_ = live;
+    start_time_ = t;
+    rate_.reset(t);
+    think_.start(t);
     replay_origin_ = replay_last_issue_ = t;
     ramp_end_ = t + cfg_.ramp_time;
     end_time_ = cfg_.runtime.count() > 0 ? ramp_end_ + cfg_.runtime : Time::never();
@@ -82,7 +101,7 @@ void JobThread::start(Time t, uint32_t* live) {
 }
 
 bool JobThread::done_issuing(Time now) const {
-    if (now >= end_time_)
+    if (now >= end_time_ || aborted_)
         return true;
     if (replay_)
         return replay_pos_ >= replay_->entries.size() ||
@@ -136,17 +155,21 @@ void JobThread::run_step(Time start) {
     } else {
         const bool finishing = done_issuing(start);
         const bool full = free_ious_.empty();
+        // A pause waits for everything in flight first, as the job's end does.
+        const bool draining = finishing || pause_ != Pause::NONE;
         // Reap: a sync engine's I/O is done when pread returns; async engines reap only
         // when the queue is full or the job is winding down (fio's wait_for_completions).
-        if (nr_done_ > 0 && (is_sync() || full || finishing)) {
+        if (nr_done_ > 0 && (is_sync() || full || draining)) {
             uint32_t max = is_sync() ? 1 : cfg_.iodepth_batch_complete_max;
             if (max == 0)
                 max = std::max(1u, cfg_.iodepth_batch_complete_min);
-            if (finishing)
+            if (draining)
                 max = nr_done_;
             usr += reap(start + sys, max);
-        } else if (!is_sync() && (full || finishing) && in_kernel_ > 0) {
-            wait_min_ = finishing ? 1 : std::clamp(cfg_.iodepth_batch_complete_min, 1u, in_kernel_);
+            if (min_rate_.active())
+                check_min_rate(start + sys + usr);
+        } else if (!is_sync() && (full || draining) && in_kernel_ > 0) {
+            wait_min_ = draining ? 1 : std::clamp(cfg_.iodepth_batch_complete_min, 1u, in_kernel_);
             if (nr_done_ < wait_min_) {
                 // io_getevents blocks: the syscall is charged when it returns.
                 const Duration c = sys + usr;
@@ -166,33 +189,60 @@ void JobThread::run_step(Time start) {
             cpu_.release(start);
             return;
         }
+        if (pause_ != Pause::NONE && !finishing && in_kernel_ == 0 && nr_done_ == 0) {
+            pause(start, sys, usr);
+            return;
+        }
         // Queue a new batch: fio commits when iodepth_batch_submit io_us are queued or
         // the queue is full.
         batch_.clear();
         batch_pos_ = 0;
         batch_syscall_charged_ = false;
-        if (!finishing && !free_ious_.empty()) {
+        if (!draining && !free_ious_.empty()) {
             const uint32_t want = is_sync() ? 1 : std::max(1u, cfg_.iodepth_batch_submit);
             const auto k = std::min<uint32_t>(want, static_cast<uint32_t>(free_ious_.size()));
             for (uint32_t i = 0; i < k && !done_issuing(start); ++i) {
-                if (replay_ && replay_due() > start + sys + usr)
+                const Time t = start + sys + usr;
+                if (replay_ && replay_due() > t)
                     break;  // the next recorded I/O is not due yet: submit what we have
-                batch_.push_back(prep_io_u(start + sys + usr));
+                // The end of fio's previous loop pass: think now?
+                // (fio skips the check until something has completed).
+                if (think_.enabled() && completed_ > 0 && think_.due(t, issued_ios_, completed_)) {
+                    pause_ = Pause::THINK;
+                    break;
+                }
+                uint8_t ddir = 0;
+                if (!replay_) {
+                    ddir = next_ddir();
+                    if (rate_.caps()) {
+                        if (!rate_ramped_ && cfg_.ramp_time.count() > 0 && t >= ramp_end_) {
+                            rate_.reset(ramp_end_);  // fio's reset_io_counters() at the end of ramp_time
+                            rate_ramped_ = true;
+                        }
+                        const RateLimiter::Choice c = rate_.choose(ddir, t);
+                        if (c.at > t) {
+                            // Ahead of the schedule: hold this draw, drain, then sleep.
+                            pending_ddir_ = c.ddir;
+                            rate_until_ = c.at;
+                            pause_ = Pause::RATE;
+                            break;
+                        }
+                        ddir = c.ddir;
+                    }
+                }
+                batch_.push_back(prep_io_u(t, ddir));
                 usr += costs_.io_prep;
             }
             if (is_sync() && !batch_.empty())
                 ious_[batch_[0]].issue_time = start + sys + usr;
-            if (batch_.empty() && replay_ && !done_issuing(start)) {
+            if (batch_.empty() && pause_ != Pause::NONE && in_kernel_ == 0 && nr_done_ == 0) {
+                pause(start, sys, usr);
+                return;
+            }
+            if (batch_.empty() && pause_ == Pause::NONE && replay_ && !done_issuing(start)) {
                 // fio's iolog_delay(): sleep until the next I/O is due. Completions that
                 // arrive meanwhile wait to be reaped, as they do in fio's usec_sleep().
-                const Duration c = sys + usr;
-                res_.cpu_busy += c;
-                res_.cpu_sys += sys;
-                const Time end = cpu_.book(start, c);
-                cpu_.release(start);
-                const Time due = replay_due() < end_time_ ? replay_due() : end_time_;
-                schedule_wakeup(sim::max(end, due));
-                state_ = State::SLEEP_REPLAY;
+                sleep_until(start, sys, usr, replay_due() < end_time_ ? replay_due() : end_time_);
                 return;
             }
         }
@@ -257,7 +307,70 @@ void JobThread::step_done(uint64_t) {
     cpu_.step_end(this, now, true);
 }
 
-uint32_t JobThread::prep_io_u(Time t) {
+void JobThread::sleep_until(Time start, Duration sys, Duration usr, Time when) {
+    const Duration c = sys + usr;
+    res_.cpu_busy += c;
+    res_.cpu_sys += sys;
+    const Time end = cpu_.book(start, c);
+    cpu_.release(start);
+    schedule_wakeup(sim::max(end, when));
+    state_ = State::SLEEP_TIMER;
+}
+
+// fio's handle_thinktime() after io_u_quiesce(), or rate_ddir()'s usec_sleep(): nothing is
+// in flight. The spin is user time on this core; the sleep leaves the core to others. Both
+// end at the job's runtime, as fio cuts them there.
+void JobThread::pause(Time start, Duration sys, Duration usr) {
+    const Pause p = pause_;
+    pause_ = Pause::NONE;
+    const Time t0 = start + sys + usr;
+    if (p == Pause::RATE) {
+        sleep_until(start, sys, usr, sim::min(rate_until_, end_time_));
+        return;
+    }
+    const JobConfig::ThinkTime& tt = cfg_.thinktime;
+    const Duration left = end_time_ == Time::never() ? Duration::max() : end_time_ - t0;
+    const Duration spin = std::min(tt.spin, left);
+    const Duration total = std::min(std::max(tt.time, spin), left);  // spin, then sleep the rest
+    rate_.thought(last_ddir_, total);
+    sleep_until(start, sys, usr + spin, t0 + total);
+    if (total <= spin)
+        woken_ = false;  // all spin, no sleep (fio's usec_sleep() is skipped): no context switch
+}
+
+void JobThread::check_min_rate(Time now) {
+    if (now < ramp_end_ || aborted_)
+        return;
+    const uint64_t bytes[2] = {res_.dir[0].io_bytes, res_.dir[1].io_bytes};
+    const uint64_t ios[2] = {res_.dir[0].total_ios, res_.dir[1].total_ios};
+    std::string msg = min_rate_.check(cfg_.name, start_time_, now, bytes, ios);
+    if (msg.empty())
+        return;
+    // td_verror(td, EIO, "check_min_rate"): the job stops issuing, drains and exits.
+    aborted_ = true;
+    res_.error = 5;  // EIO
+    res_.verror = "file:backend.c:1131, func=check_min_rate, error=Input/output error";
+    res_.error_msg = std::move(msg);
+}
+
+// fio's get_rw_ddir(): a mix draws each I/O's direction (blksim draws per I/O where fio
+// switches after runs of rwmix-sized issues); a draw the rate cap held back is kept.
+uint8_t JobThread::next_ddir() {
+    if (pending_ddir_ >= 0) {
+        const auto d = static_cast<uint8_t>(pending_ddir_);
+        pending_ddir_ = -1;
+        return d;
+    }
+    switch (cfg_.rw) {
+    case RwPattern::READ:
+    case RwPattern::RANDREAD: return 0;
+    case RwPattern::WRITE:
+    case RwPattern::RANDWRITE: return 1;
+    default: return rng_ddir_.below(100) < cfg_.rwmixread ? 0 : 1;
+    }
+}
+
+uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
     const uint32_t idx = free_ious_.back();
     free_ious_.pop_back();
     IoU& io = ious_[idx];
@@ -269,38 +382,31 @@ uint32_t JobThread::prep_io_u(Time t) {
         io.offset = e.offset;
         replay_last_issue_ = t;
     } else {
-        switch (cfg_.rw) {
-        case RwPattern::READ:
-        case RwPattern::RANDREAD: io.ddir = 0; break;
-        case RwPattern::WRITE:
-        case RwPattern::RANDWRITE: io.ddir = 1; break;
-        default: io.ddir = rng_ddir_.below(100) < cfg_.rwmixread ? 0 : 1; break;
-        }
-        io.len = static_cast<uint32_t>(io.ddir ? cfg_.bs_write : cfg_.bs_read);
+        io.ddir = ddir;
+        Buflen& buflen = buflen_[ddir];
         const uint64_t region_end = region_start_ + region_len_;
         const bool random = cfg_.rw == RwPattern::RANDREAD || cfg_.rw == RwPattern::RANDWRITE ||
                             cfg_.rw == RwPattern::RANDRW;
         if (random) {
-            // fio with norandommap: uniform over the region's min-bs-aligned blocks.
-            const uint64_t blocks = (region_len_ - io.len) / min_bs_ + 1;
-            io.offset = region_start_ + rng_offsets_.below(blocks) * min_bs_;
+            // fio's last_block() with norandommap: uniform over the region's blockalign-
+            // aligned offsets that leave room for the smallest size.
+            const uint64_t align = align_[ddir], min = buflen.min();
+            const uint64_t blocks = (region_len_ - (min > align ? min - align : 0)) / align;
+            io.offset = region_start_ + rng_offsets_.below(blocks) * align;
         } else {
             uint64_t& next = next_seq_offset_[io.ddir];
-            if (next + io.len > region_end)
+            if (next + buflen.min() > region_end)
                 next = region_start_;  // wrap around, as fio does for time_based / loops
             io.offset = next;
-            next += io.len;
         }
+        io.len = static_cast<uint32_t>(buflen.next(region_end - io.offset));
+        if (!random)
+            next_seq_offset_[io.ddir] += io.len;
     }
-    // fio's cmdprio: this I/O gets cmdprio_class/cmdprio with cmdprio_percentage % chance,
-    // else the job's prioclass/prio (class 0: none, the kernel then uses the task's).
-    if (cfg_.cmdprio_percentage != 0 && rng_prio_.below(100) < cfg_.cmdprio_percentage) {
-        io.bio.ioprio_class = cfg_.cmdprio_class;
-        io.bio.ioprio_level = cfg_.cmdprio;
-    } else {
-        io.bio.ioprio_class = cfg_.prioclass;
-        io.bio.ioprio_level = cfg_.prio;
-    }
+    cmdprio_.set_ioprio(io.bio, io.ddir, io.len, rng_prio_);
+    if (rate_.caps() && !replay_)
+        rate_.issued(io.ddir, io.len);  // fio's usec_for_io() after the submit
+    last_ddir_ = io.ddir;
     io.start_time = t;
     io.state = IoU::State::PREPPED;
     issued_bytes_ += io.len;

@@ -15,6 +15,11 @@
 //             reap up to iodepth_batch_complete_max. Completions are read from the shared
 //             ring without a syscall when present (libaio's user_io_getevents, the CQ ring).
 // libaio and io_uring differ here only in their cost profile entries.
+//
+// fio's pauses: thinktime (think_time.h) and a rate cap (rate.h) first drain what the
+// thread has in flight, as fio's io_u_quiesce() does, then the thread sleeps; the spinning
+// part of thinktime_spin is CPU time on its core. A rate_min / rate_iops_min floor that is
+// missed ends the job with EIO, as fio's check_min_rate() does.
 #pragma once
 
 #include <cstdint>
@@ -27,9 +32,13 @@
 #include "models/cpu/cpu.h"
 #include "models/cpu/cpu_config.h"
 #include "models/report/job_result.h"
+#include "models/workload/buflen.h"
+#include "models/workload/cmdprio.h"
 #include "models/workload/io_log.h"
 #include "models/workload/io_u.h"
 #include "models/workload/job_config.h"
+#include "models/workload/rate.h"
+#include "models/workload/think_time.h"
 #include "sim/event_queue.h"
 #include "sim/random.h"
 #include "sim/stats.h"
@@ -66,9 +75,11 @@ public:
     void end_io(blkmq::Bio* bio, sim::Time now) override;  // blkmq::EndIo
 
 private:
-    // SLEEP_REPLAY: a replaying job waits for its next I/O's recorded time (fio's
-    // iolog_delay(), a nanosleep: completions do not wake it).
-    enum class State : uint8_t { NEW, RUNNING, SLEEP_IO, SLEEP_TAG, SLEEP_REPLAY, EXITED };
+    // SLEEP_TIMER: a nanosleep, which completions do not wake: a replaying job waiting for
+    // its next I/O's recorded time (fio's iolog_delay()), thinktime, a rate cap.
+    enum class State : uint8_t { NEW, RUNNING, SLEEP_IO, SLEEP_TAG, SLEEP_TIMER, EXITED };
+    // A pause that begins once nothing is in flight (fio's io_u_quiesce()).
+    enum class Pause : uint8_t { NONE, THINK, RATE };
 
     void wakeup_event(uint64_t);
     void step_done(uint64_t);
@@ -79,7 +90,13 @@ private:
     sim::Time replay_due() const;
 
     // fio side
-    uint32_t prep_io_u(sim::Time now);             // picks offset/len/ddir; returns index
+    uint8_t next_ddir();                           // the next I/O's direction (rwmixread)
+    uint32_t prep_io_u(sim::Time now, uint8_t ddir);  // picks offset/len; returns index
+    // The step books its CPU time and the thread sleeps until `when` (SLEEP_TIMER).
+    void sleep_until(sim::Time start, sim::Duration sys, sim::Duration usr, sim::Time when);
+    // Thinks or waits for the rate cap, now that nothing is in flight.
+    void pause(sim::Time start, sim::Duration sys, sim::Duration usr);
+    void check_min_rate(sim::Time now);
     sim::Duration reap(sim::Time t0, uint32_t max);
     void account_done(IoU& io, sim::Time done);
     static void add_prio_clat(report::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat);
@@ -98,6 +115,19 @@ private:
     const cpu::CpuCosts& costs_;
     report::JobResult& res_;
     sim::Rng rng_offsets_, rng_ddir_, rng_prio_;
+    Buflen buflen_[2];                        // bs / bsrange / bssplit per direction
+    uint64_t align_[2];                       // random offsets' alignment (fio's blockalign)
+    Cmdprio cmdprio_;
+    RateLimiter rate_;
+    MinRate min_rate_;
+    ThinkTime think_;
+    Pause pause_ = Pause::NONE;
+    sim::Time rate_until_;                    // Pause::RATE: the instant the next I/O is due
+    int pending_ddir_ = -1;                   // a direction drawn, then held back by the rate cap
+    uint8_t last_ddir_ = 0;                   // of the last I/O issued (thinktime's rate credit)
+    bool rate_ramped_ = false;                // the rate schedule restarted at the end of ramp_time
+    bool aborted_ = false;                    // check_min_rate ended the job
+    sim::Time start_time_;                    // fio td->start
 
     State state_ = State::NEW;
     std::vector<IoU> ious_;
@@ -119,7 +149,6 @@ private:
     // Region and progress.
     uint64_t region_start_ = 0, region_len_ = 0;
     uint64_t next_seq_offset_[2] = {0, 0};
-    uint64_t min_bs_ = 0;
     uint64_t issued_bytes_ = 0, issued_ios_ = 0;
     uint64_t submitted_ = 0, completed_ = 0;
     uint64_t kernel_bytes_[2] = {0, 0}, ramp_bytes_[2] = {0, 0};

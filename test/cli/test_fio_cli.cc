@@ -168,3 +168,33 @@ TEST_CASE("blksim fio: --scheduler overrides the jobs' ioscheduler=", "[cli][fio
     CHECK(has(r.out, "-ioscheduler=none: replaced by --scheduler mq-deadline"));
     CHECK(has(r.out, "scheduler=mq-deadline"));
 }
+
+TEST_CASE("blksim fio: bsrange/bssplit in the job line and the JSON job options, as fio 3.33 prints them",
+          "[cli][fio]") {
+    // fio 3.33 (null engine): "t: (g=0): rw=randrw, bs=(R) 4096B-64.0KiB, (W) 8192B-32.0KiB,
+    // (T) 8192B-32.0KiB, ioengine=null, iodepth=1" and "bsrange" : "4k-64k,8k-32k".
+    const Result r = blksim("fio -q --device nullb -- --name=t --rw=randrw --bsrange=4k-64k,8k-32k --runtime=10ms "
+                            "--time_based --output-format=normal,json");
+    CHECK(r.status == 0);
+    CHECK(has(r.out, "t: (g=0): rw=randrw, bs=(R) 4096B-64.0KiB, (W) 8192B-32.0KiB, (T) 8192B-32.0KiB, "
+                     "ioengine=psync, iodepth=1\n"));
+    CHECK(has(r.out, "\"bsrange\" : \"4k-64k,8k-32k\""));
+    const Result s = blksim("fio -q --device nullb -- --name=t --rw=randread --bssplit=4k/10:64k/90 --runtime=10ms "
+                            "--time_based --output-format=normal,json");
+    CHECK(has(s.out, "bs=(R) 4096B-64.0KiB, (W) 4096B-64.0KiB, (T) 4096B-64.0KiB"));
+    CHECK(has(s.out, "\"bssplit\" : \"4k/10:64k/90\""));
+}
+
+TEST_CASE("blksim fio: a job below its rate_min ends with EIO and blksim exits 1, as fio", "[cli][fio]") {
+    // fio 3.33: "t: rate_min=1048576B/s not met, got 298113B/s", "fio: pid=13310, err=5/file:
+    // backend.c:1131, func=check_min_rate, error=Input/output error", exit status 1.
+    const Result r = blksim("fio -q --device nullb -- --name=t --rw=read --thinktime=10ms --rate_min=1m --runtime=5 "
+                            "--time_based");
+    CHECK(r.status == 1);
+    CHECK(has(r.out, "t: (groupid=0, jobs=1): err= 5 (file:backend.c:1131, func=check_min_rate, "
+                     "error=Input/output error): pid=1000"));
+    CHECK(has(r.out, "t: rate_min=1048576B/s not met, got "));
+    CHECK(has(r.out, "fio: pid=1000, err=5/file:backend.c:1131, func=check_min_rate, error=Input/output error"));
+    // And a job that keeps its floor exits 0.
+    CHECK(blksim("fio -q --device nullb -- --name=t --rw=read --rate_min=1m --runtime=3 --time_based").status == 0);
+}

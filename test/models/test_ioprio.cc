@@ -26,8 +26,8 @@ PrioOutcome run(const std::string& sched) {
     auto j = testing::nullb_job(workload::IoEngine::LIBAIO, workload::RwPattern::RANDREAD);
     j.iodepth = 32;
     j.numjobs = 2;
-    j.cmdprio_percentage = 10;
-    j.cmdprio_class = 1;
+    j.cmdprio[0].percentage = 10;
+    j.cmdprio[0].ioprio_class = 1;
     j.runtime = 200_ms;
     j.time_based = true;
     m.jobs.push_back(j);

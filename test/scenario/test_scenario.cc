@@ -205,6 +205,50 @@ TEST_CASE("fio value syntax: units, read/write sizes, strings of digits", "[scen
     CHECK(load(kMinimal, {"jobs.0.bs=8192"}).machine.jobs[0].bs_write == 8192);
 }
 
+TEST_CASE("JSON jobs take fio's block size, rate, thinktime and cmdprio options", "[scenario]") {
+    constexpr const char* kJob = R"({
+      "host": { "cost_profile": "desktop-8t" },
+      "devices": [ { "name": "nullb0", "model": "null_blk" } ],
+      "jobs": [ { "name": "j", "ioengine": "libaio", "rw": "randrw", "bssplit": "4k/10:64k/90,8k",
+                  "blockalign": "4k", "rate": "1m,512k", "rate_iops_min": 10, "rate_process": "poisson",
+                  "thinktime": "2ms", "thinktime_spin": 500, "thinktime_blocks": "16",
+                  "thinktime_blocks_type": "issue", "cmdprio_bssplit": "64k/25/2/7",
+                  "cmdprio_class": "1,3" } ]
+    })";
+    const Scenario s = load(kJob);
+    const auto& j = s.machine.jobs.at(0);
+    CHECK(j.bs_read == 4096);
+    CHECK(j.bs_range[0].max == 65536);
+    CHECK(j.bs_range[0].split == std::vector<workload::BsSplitEntry>{{4096, 10}, {65536, 90}});
+    CHECK(j.bs_write == 8192);
+    CHECK(j.bs_range[1].max == 0);
+    CHECK(j.blockalign[0] == 4096);
+    CHECK(j.rate.bps[0] == 1 << 20);
+    CHECK(j.rate.bps[1] == 512 << 10);
+    CHECK(j.rate.min_iops[1] == 10);
+    CHECK(j.rate.poisson);
+    CHECK(j.thinktime.time == 2_ms);
+    CHECK(j.thinktime.spin == 500_us);
+    CHECK(j.thinktime.blocks == 16);
+    CHECK(j.thinktime.blocks_issue);
+    CHECK(j.cmdprio[0].bssplit == std::vector<workload::CmdprioSplit>{{65536, 25, 2, 7}});
+    CHECK(j.cmdprio[1].ioprio_class == 3);
+    // Bad values: file, JSON path, what is wrong.
+    CHECK_THAT(error_of(kMinimal, {"jobs.0.bssplit=4k/60:8k/60"}),
+               Catch::StartsWith("test.json: /jobs/0/bssplit: bssplit percentages add up to 120%"));
+    CHECK_THAT(error_of(kMinimal, {"jobs.0.bsrange=64k-4k"}),
+               Catch::StartsWith("test.json: /jobs/0/bsrange: size range '64k-4k' runs backwards"));
+    CHECK_THAT(error_of(kMinimal, {"jobs.0.bsrange=4k-64x"}),
+               Catch::StartsWith("test.json: /jobs/0/bsrange: unknown size unit 'x' in '64x'"));
+    CHECK_THAT(error_of(kMinimal, {"jobs.0.rate_iops=1000", "jobs.0.rate_iops_min=2000"}),
+               Catch::StartsWith("test.json: /jobs/0/rate_iops_min: rate_iops_min 2000 (reads) exceeds rate_iops 1000"));
+    CHECK_THAT(error_of(kMinimal, {"jobs.0.thinktime_blocks_type=never"}),
+               Catch::StartsWith("test.json: /jobs/0/thinktime_blocks_type:"));
+    CHECK_THAT(error_of(kMinimal, {"jobs.0.cmdprio_bssplit=64k/50"}),
+               Catch::StartsWith("test.json: /jobs/0/cmdprio_bssplit: cmdprio_bssplit is an option of the libaio and "
+                                 "io_uring engines (this job uses psync)"));
+}
+
 TEST_CASE("kb_base=1000 switches the size prefixes", "[scenario]") {
     CHECK(load(kMinimal, {"jobs.0.kb_base=1000", "jobs.0.bs=4KiB"}).machine.jobs[0].bs_read == 4096);
     CHECK(load(kMinimal, {"jobs.0.kb_base=1000", "jobs.0.size=1m"}).machine.jobs[0].size == 1'000'000);

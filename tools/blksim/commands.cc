@@ -243,7 +243,16 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
             fmt::print(stderr, "blksim: blktrace: warning: {} events were written after a later event of their CPU\n",
                        blktrace->late_events());
     }
-    return 0;
+    // A job that ended with an error (rate_min not met): fio's two lines on stderr and fio's
+    // exit status 1, after the full report, as fio does.
+    int status = 0;
+    for (const report::JobResult& j : result.jobs) {
+        if (j.error == 0)
+            continue;
+        fmt::print(stderr, "{}\nfio: pid={}, err={}/{}\n", j.error_msg, j.pid, j.error, j.verror);
+        status = 1;
+    }
+    return status;
 }
 
 int cmd_fio(const FioOptions& o) {

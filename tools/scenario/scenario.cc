@@ -91,6 +91,13 @@ constexpr FioOption kFioOptions[] = {
     {"rwmixwrite", "rwmixread", true},  // stored as rwmixread = 100 - value, as fio does
     {"bs", "bs"},
     {"blocksize", "bs"},
+    {"bsrange", "bsrange"},
+    {"blocksize_range", "bsrange"},
+    {"bssplit", "bssplit"},
+    {"bs_unaligned", "bs_unaligned"},
+    {"blocksize_unaligned", "bs_unaligned"},
+    {"blockalign", "blockalign"},
+    {"ba", "blockalign"},
     {"size", "size"},
     {"offset", "offset"},
     {"numjobs", "numjobs", true},
@@ -119,6 +126,21 @@ constexpr FioOption kFioOptions[] = {
     {"cmdprio_percentage", "cmdprio_percentage", true},
     {"cmdprio_class", "cmdprio_class", true},
     {"cmdprio", "cmdprio", true},
+    {"cmdprio_bssplit", "cmdprio_bssplit"},
+    {"rate", "rate", true},
+    {"rate_iops", "rate_iops", true},
+    {"rate_min", "rate_min", true},
+    {"ratemin", "rate_min", true},
+    {"rate_iops_min", "rate_iops_min", true},
+    {"rate_process", "rate_process"},
+    {"rate_cycle", "rate_cycle", true},
+    {"ratecycle", "rate_cycle", true},
+    {"rate_ignore_thinktime", "rate_ignore_thinktime"},
+    {"thinktime", "thinktime"},
+    {"thinktime_spin", "thinktime_spin"},
+    {"thinktime_blocks", "thinktime_blocks", true},
+    {"thinktime_blocks_type", "thinktime_blocks_type"},
+    {"thinktime_iotime", "thinktime_iotime"},
     {"read_iolog", "read_iolog"},
     {"replay_no_stall", "replay_no_stall"},
     {"write_lat_log", "write_lat_log"},
@@ -156,11 +178,10 @@ constexpr std::string_view kIgnoredFioOptions[] = {
     "continue_on_error", "ignore_error", "error_dump", "disable_lat", "disable_clat", "disable_slat",
     "disable_bw_measurement", "clat_percentiles", "lat_percentiles", "slat_percentiles",
     "significant_figures", "disk_util",
-    // settings of verify / rate / thinktime, which are listed themselves unless off
+    // settings of verify, which is listed itself unless off
     "do_verify", "verify_interval", "verify_offset", "verify_pattern", "verify_fatal", "verify_dump",
     "verify_async", "verify_backlog", "verify_backlog_batch", "verify_state_save",
-    "verify_state_load", "experimental_verify", "rate_process", "rate_cycle",
-    "rate_ignore_thinktime", "thinktime_spin", "thinktime_blocks", "thinktime_blocks_type", "thinktime_iotime",
+    "verify_state_load", "experimental_verify",
     // options of fio's built-in profiles (act, tiobench), which do nothing without profile=
     "threads", "block", "dir", "numruns", "load", "prep", "device-names", "read-req-num-512-blocks",
     "large-block-op-kbytes", "test-duration", "threads-per-queue",
@@ -176,8 +197,7 @@ struct HarmlessFioValue {
 constexpr HarmlessFioValue kHarmlessFioValues[] = {
     {"verify", "0|null"},          {"sync", "0|none"},        {"fsync", "0"},        {"fdatasync", "0"},
     {"end_fsync", "0"},            {"fsync_on_close", "0"},   {"loops", "1"},        {"startdelay", "0"},
-    {"thinktime", "0"},            {"rate", "0"},             {"rate_iops", "0"},    {"rate_min", "0"},
-    {"rate_iops_min", "0"},        {"nrfiles", "1"},          {"zonemode", "none"},  {"cpus_allowed_policy", "shared"},
+    {"nrfiles", "1"},              {"zonemode", "none"},      {"cpus_allowed_policy", "shared"},
     {"unified_rw_reporting", "0|none"}, {"random_distribution", "random"}, {"stats", "1"}, {"offset_increment", "0"},
     {"buffered", "0"},             {"io_submit_mode", "inline"}, {"hipri", "0"},     {"sqthread_poll", "0"},
     {"verify_only", "0"},          {"trim_percentage", "0"},  {"create_only", "0"},  {"pre_read", "0"},
@@ -655,46 +675,10 @@ private:
         }
         if (canon == "buffered" && value != "0")
             return unsupported_.add(o, "buffered I/O: the page cache is not modelled, runs as direct I/O", false);
-        if (canon == "bsrange" || canon == "bssplit") return block_sizes(o, canon, value);
         if (canon == "zonemode" && value != "none")  // the job needs a kind of device blksim has not
             return unsupported_.add(o, "zoned block devices are not modelled", true);
         if (ignored_fio_option(canon, o.value)) return;
         unsupported_.add(o, "", false);
-    }
-
-    // bsrange / bssplit: one size per direction is bs; several are not modelled.
-    void block_sizes(const fio::Option& o, const std::string& canon, const std::string& value) {
-        const units::KbBase kb = obj_.contains("kb_base") && obj_["kb_base"] == "1000" ? units::KbBase::B1000
-                                                                                       : units::KbBase::B1024;
-        std::optional<uint64_t> r, w;
-        bool single = true;
-        try {
-            if (canon == "bsrange") {
-                const units::DdirRanges d = units::parse_ddir_ranges(value, kb);
-                const auto one = [&](const std::optional<units::SizeRange>& x, std::optional<uint64_t>& out) {
-                    if (!x) return;
-                    if (x->min != x->max) single = false;
-                    out = x->min;
-                };
-                one(d.read, r);
-                one(d.write, w);
-            } else {
-                const units::DdirBsSplit d = units::parse_bssplit(value, kb);
-                const auto one = [&](const std::optional<units::BsSplit>& x, std::optional<uint64_t>& out) {
-                    if (!x) return;
-                    if (x->size() != 1) single = false;
-                    out = x->front().bs;
-                };
-                one(d.read, r);
-                one(d.write, w);
-            }
-        } catch (const units::ValueError& e) {
-            fail(o, e.what());
-        }
-        if (!single)
-            return unsupported_.add(o, "several block sizes, blksim runs one per direction (bs=)", false);
-        const std::string bs = (r ? std::to_string(*r) : "") + (w ? "," + std::to_string(*w) : "");
-        set(o, "bs", "bs", bs);
     }
 
     Reporter& rep_;
@@ -1638,19 +1622,64 @@ private:
         if (const Opt* v = get(o, "log_prio")) j.logs.prio = boolean(*v);
     }
 
-    // fio's priority options. The cmdprio_* ones belong to the libaio and io_uring engines.
-    void decode_prio(const Options& o, workload::JobConfig& j) const {
+    // fio's priority options. The cmdprio_* ones belong to the libaio and io_uring engines
+    // and take a value per direction ("10,20"); cmdprio_bssplit's 2-field entries take
+    // cmdprio_class/cmdprio (default RT, 0) of their direction.
+    void decode_prio(const Options& o, units::KbBase kb_base, workload::JobConfig& j) const {
         auto u8 = [&](const char* name, uint8_t& out) {
             if (const Opt* v = get(o, name)) out = static_cast<uint8_t>(v->value->get<uint64_t>());
         };
         u8("prioclass", j.prioclass);
         u8("prio", j.prio);
-        u8("cmdprio_class", j.cmdprio_class);
-        u8("cmdprio", j.cmdprio);
-        if (const Opt* v = get(o, "cmdprio_percentage")) {
-            j.cmdprio_percentage = static_cast<uint32_t>(v->value->get<uint64_t>());
-            if (j.cmdprio_percentage != 0 && j.ioengine == workload::IoEngine::PSYNC)
-                rep_.fail(v->ptr, "cmdprio_percentage is an option of the libaio and io_uring engines (this job uses psync)");
+        const auto per_ddir = [&](const char* name, uint64_t lo, uint64_t hi, const std::string& allowed,
+                                  auto set) -> const Opt* {
+            const Opt* v = get(o, name);
+            if (!v) return nullptr;
+            const units::DdirSizes x = parse_at(*v, [](const std::string& t) { return units::parse_ddir_uints(t); });
+            const std::optional<uint64_t>* slots[2] = {&x.read, &x.write};
+            for (unsigned dir = 0; dir < 2; ++dir) {
+                if (!*slots[dir]) continue;
+                if (**slots[dir] < lo || **slots[dir] > hi)
+                    rep_.fail(v->ptr, std::to_string(**slots[dir]) + " is out of range (allowed: " + allowed + ")");
+                set(j.cmdprio[dir], **slots[dir]);
+            }
+            return v;
+        };
+        const Opt* pct = per_ddir("cmdprio_percentage", 0, 100, "0..100",
+                                  [](auto& c, uint64_t x) { c.percentage = static_cast<uint32_t>(x); });
+        per_ddir("cmdprio_class", 1, 3, "1 RT, 2 BE, 3 IDLE",
+                 [](auto& c, uint64_t x) { c.ioprio_class = static_cast<uint8_t>(x); });
+        per_ddir("cmdprio", 0, 7, "0..7", [](auto& c, uint64_t x) { c.level = static_cast<uint8_t>(x); });
+        const Opt* split = get(o, "cmdprio_bssplit");
+        if (split) {
+            const units::DdirCmdprioSplit sp =
+                parse_at(*split, [&](const std::string& t) { return units::parse_cmdprio_bssplit(t, kb_base); });
+            const std::vector<units::CmdprioSplitEntry>* lists[2] = {&sp.read, &sp.write};
+            for (unsigned dir = 0; dir < 2; ++dir) {
+                workload::JobConfig::Cmdprio& c = j.cmdprio[dir];
+                uint32_t total = 0;
+                for (size_t i = 0; i < lists[dir]->size(); ++i) {
+                    const units::CmdprioSplitEntry& e = (*lists[dir])[i];
+                    total = i > 0 && (*lists[dir])[i - 1].bs == e.bs ? total + e.percent : e.percent;
+                    if (total > 100)
+                        rep_.fail(split->ptr, "the percentages for block size " + std::to_string(e.bs) + " (" +
+                                                  (dir ? "writes" : "reads") + ") add up to " + std::to_string(total) +
+                                                  "% (at most 100%; fio refuses it too)");
+                    c.bssplit.push_back({e.bs, e.percent,
+                                         static_cast<uint8_t>(e.has_prio ? e.ioprio_class : c.ioprio_class),
+                                         static_cast<uint8_t>(e.has_prio ? e.level : c.level)});
+                }
+            }
+        }
+        const bool any_pct = j.cmdprio[0].percentage != 0 || j.cmdprio[1].percentage != 0;
+        const bool any_split = !j.cmdprio[0].bssplit.empty() || !j.cmdprio[1].bssplit.empty();
+        if (any_pct && any_split)
+            rep_.fail(split->ptr, "cmdprio_percentage and cmdprio_bssplit are mutually exclusive (" +
+                                      rep_.describe(pct->ptr) + "; fio refuses them together)");
+        if ((any_pct || any_split) && j.ioengine == workload::IoEngine::PSYNC) {
+            const Opt* v = any_pct ? pct : split;
+            rep_.fail(v->ptr, std::string(v->given_name) +
+                                  " is an option of the libaio and io_uring engines (this job uses psync)");
         }
     }
 
@@ -1741,18 +1770,20 @@ private:
         }
         if (const Opt* v = get(o, "direct")) j.direct = boolean(*v);
 
-        decode_bs(o, kb_base, j, devices_[dev]);
+        decode_block_sizes(o, kb_base, j, devices_[dev]);
         decode_depths(o, j);
         decode_region(o, kb_base, j, devices_[dev]);
         decode_times(o, j);
+        decode_thinktime(o, j);
 
         if (const Opt* v = get(o, "number_ios")) j.number_ios = v->value->get<uint64_t>();
         if (const Opt* v = get(o, "randseed")) j.randseed = v->value->get<uint64_t>();
         if (const Opt* v = get(o, "cpus_allowed")) j.cpus_allowed = decode_cpus(*v);
         if (const Opt* v = get(o, "group_reporting"); v && boolean(*v)) output.group_reporting = true;
         if (const Opt* v = get(o, "ioscheduler")) set_scheduler(dev, *v);
-        decode_prio(o, j);
+        decode_prio(o, kb_base, j);
         if (const Opt* v = get(o, "read_iolog")) decode_replay(*v, j, devices_[dev]);
+        decode_rate(o, kb_base, j);
         if (const Opt* v = get(o, "replay_no_stall")) j.replay_no_stall = boolean(*v);
         decode_logs(o, j);
         // "thread" and "filename" are accepted for fio compatibility and have no effect.
@@ -1785,22 +1816,151 @@ private:
                            " devices; add \"device\": one of " + join(names) + " (in a fio job: filename=/dev/NAME)");
     }
 
-    void decode_bs(const Options& o, units::KbBase kb_base, workload::JobConfig& j, const dev::DeviceConfig& d) const {
-        const Opt* v = get(o, "bs");
-        if (!v) return;
-        const units::DdirSizes sizes = parse_at(*v, [&](const std::string& s) { return units::parse_ddir_sizes(s, kb_base); });
-        const auto check = [&](uint64_t bs, std::string_view dir) {
-            const std::string what = "block size " + std::to_string(bs) + (sizes.read == sizes.write ? "" : " (" + std::string(dir) + ")");
-            if (bs < kMinBs || bs > kMaxBs) rep_.fail(v->ptr, what + " is out of range (allowed: 512 bytes .. 128 MiB)");
-            if (bs % kMinBs != 0) rep_.fail(v->ptr, what + " is not a multiple of 512" + kib_note(*v, kb_base));
-            const uint64_t lbs = logical_block_size(d);
+    // fio's bs, bsrange, bssplit (per direction), blocksize_unaligned, blockalign. Every size
+    // is checked as bs is; bsrange and bssplit set the smallest size (bs_read/bs_write, fio's
+    // min_bs) and the range of sizes, and win over bs, as in fio.
+    void decode_block_sizes(const Options& o, units::KbBase kb_base, workload::JobConfig& j,
+                            const dev::DeviceConfig& d) const {
+        const uint64_t lbs = logical_block_size(d);
+        const auto check = [&](const Opt& v, uint64_t bs, std::string what) {
+            if (bs < kMinBs || bs > kMaxBs) rep_.fail(v.ptr, what + " is out of range (allowed: 512 bytes .. 128 MiB)");
+            if (bs % kMinBs != 0) rep_.fail(v.ptr, what + " is not a multiple of 512" + kib_note(v, kb_base));
             if (j.direct && bs % lbs != 0)
-                rep_.fail(v->ptr, what + " is not a multiple of " + d.name + "'s logical block size " +
-                                      std::to_string(lbs) + " (direct I/O needs that)");
+                rep_.fail(v.ptr, what + " is not a multiple of " + d.name + "'s logical block size " +
+                                     std::to_string(lbs) + " (direct I/O needs that)");
         };
-        if (sizes.read) check(j.bs_read = *sizes.read, "read");
-        if (sizes.write) check(j.bs_write = *sizes.write, "write");
-        // sizes.trim: blksim has no trim workload; fio's third value is accepted and unused.
+        static constexpr std::string_view kDir[2] = {"read", "write"};
+        if (const Opt* v = get(o, "bs")) {
+            const units::DdirSizes sizes = parse_at(*v, [&](const std::string& t) { return units::parse_ddir_sizes(t, kb_base); });
+            const auto one = [&](const std::optional<uint64_t>& size, uint64_t& out, unsigned dir) {
+                if (!size) return;
+                out = *size;
+                check(*v, out, "block size " + std::to_string(out) + (sizes.read == sizes.write ? "" : " (" + std::string(kDir[dir]) + ")"));
+            };
+            one(sizes.read, j.bs_read, 0);
+            one(sizes.write, j.bs_write, 1);
+            // sizes.trim: blksim has no trim workload; fio's third value is accepted and unused.
+        }
+        const Opt* range = get(o, "bsrange");
+        const Opt* split = get(o, "bssplit");
+        if (range && split)
+            rep_.fail(split->ptr, "give either bsrange or bssplit, not both (" + rep_.describe(range->ptr) +
+                                      " sets the range too)");
+        uint64_t* min_bs[2] = {&j.bs_read, &j.bs_write};
+        if (range) {
+            const units::DdirRanges r = parse_at(*range, [&](const std::string& t) { return units::parse_ddir_ranges(t, kb_base); });
+            const std::optional<units::SizeRange>* slots[2] = {&r.read, &r.write};
+            for (unsigned dir = 0; dir < 2; ++dir) {
+                if (!*slots[dir]) continue;
+                const units::SizeRange x = **slots[dir];
+                check(*range, x.min, "block size " + std::to_string(x.min) + " (" + std::string(kDir[dir]) + ")");
+                check(*range, x.max, "block size " + std::to_string(x.max) + " (" + std::string(kDir[dir]) + ")");
+                *min_bs[dir] = x.min;
+                j.bs_range[dir].max = x.max != x.min ? x.max : 0;
+            }
+        }
+        if (split) {
+            const units::DdirBsSplit sp = parse_at(*split, [&](const std::string& t) { return units::parse_bssplit(t, kb_base); });
+            const std::optional<units::BsSplit>* slots[2] = {&sp.read, &sp.write};
+            for (unsigned dir = 0; dir < 2; ++dir) {
+                if (!*slots[dir]) continue;
+                uint64_t lo = units::kMaxSize, hi = 0;
+                for (const units::BsSplitEntry& e : **slots[dir]) {
+                    check(*split, e.bs, "block size " + std::to_string(e.bs) + " (" + std::string(kDir[dir]) + ")");
+                    lo = std::min(lo, e.bs);
+                    hi = std::max(hi, e.bs);
+                    j.bs_range[dir].split.push_back({e.bs, e.percent});
+                }
+                *min_bs[dir] = lo;
+                j.bs_range[dir].max = hi != lo ? hi : 0;
+                if (hi == lo) j.bs_range[dir].split.clear();  // one size: plain bs
+            }
+        }
+        if (const Opt* v = get(o, "bs_unaligned")) j.bs_unaligned = boolean(*v);
+        if (const Opt* v = get(o, "blockalign")) {
+            const units::DdirSizes a = parse_at(*v, [&](const std::string& t) { return units::parse_ddir_rates(t, kb_base); });
+            const std::optional<uint64_t>* slots[2] = {&a.read, &a.write};
+            for (unsigned dir = 0; dir < 2; ++dir) {
+                if (!*slots[dir]) continue;
+                check(*v, **slots[dir], "blockalign " + std::to_string(**slots[dir]) + " (" + std::string(kDir[dir]) + ")");
+                j.blockalign[dir] = **slots[dir];
+            }
+        }
+    }
+
+    // fio's rate options (models/workload/rate.h). Checked as fio's fixup_options() and
+    // setup_rate() check them, after the block sizes (rate_iops counts in the smallest one).
+    void decode_rate(const Options& o, units::KbBase kb_base, workload::JobConfig& j) const {
+        workload::JobConfig::Rate& r = j.rate;
+        const auto per_ddir = [&](const char* name, uint64_t (&out)[2]) -> const Opt* {
+            const Opt* v = get(o, name);
+            if (!v) return nullptr;
+            const units::DdirSizes x = parse_at(*v, [&](const std::string& t) { return units::parse_ddir_rates(t, kb_base); });
+            if (x.read) out[0] = *x.read;
+            if (x.write) out[1] = *x.write;
+            return v;
+        };
+        uint64_t bytes[2] = {0, 0}, iops[2] = {0, 0};
+        const Opt* rate = per_ddir("rate", bytes);
+        const Opt* rate_iops = per_ddir("rate_iops", iops);
+        const Opt* rate_min = per_ddir("rate_min", r.min_bps);
+        const Opt* rate_iops_min = per_ddir("rate_iops_min", r.min_iops);
+        if (const Opt* v = get(o, "rate_process")) r.poisson = text(*v) == "poisson";
+        if (const Opt* v = get(o, "rate_cycle")) {
+            const uint64_t ms = v->value->get<uint64_t>();
+            if (ms > static_cast<uint64_t>(kMaxRuntime.count() / 1'000'000)) rep_.fail(v->ptr, "rate_cycle is longer than a year");
+            r.cycle = sim::Duration::ns(static_cast<int64_t>(ms) * 1'000'000);
+        }
+        if (const Opt* v = get(o, "rate_ignore_thinktime")) r.ignore_thinktime = boolean(*v);
+        for (unsigned dir = 0; dir < 2; ++dir) {
+            const std::string which = dir ? " (writes)" : " (reads)";
+            r.iops[dir] = iops[dir];
+            r.by_bytes[dir] = bytes[dir] != 0 || r.min_bps[dir] != 0;
+            if (bytes[dir]) {
+                r.bps[dir] = bytes[dir];
+            } else if (iops[dir]) {
+                // fio's setup_rate(): rate_iops in bytes, with the smallest block size.
+                if (iops[dir] > units::kMaxSize / j.min_bs(dir))
+                    rep_.fail(rate_iops->ptr, "rate_iops " + std::to_string(iops[dir]) + which + " is absurdly high");
+                r.bps[dir] = iops[dir] * j.min_bs(dir);
+            }
+            if (bytes[dir] && r.min_bps[dir] > bytes[dir])
+                rep_.fail(rate_min->ptr, "rate_min " + std::to_string(r.min_bps[dir]) + which + " exceeds rate " +
+                                             std::to_string(bytes[dir]) + " (fio refuses it: \"minimum rate exceeds rate\")");
+            if (iops[dir] && r.min_iops[dir] > iops[dir])
+                rep_.fail(rate_iops_min->ptr, "rate_iops_min " + std::to_string(r.min_iops[dir]) + which +
+                                                  " exceeds rate_iops " + std::to_string(iops[dir]) +
+                                                  " (fio refuses it: \"minimum rate exceeds rate\")");
+            if (r.poisson && r.bps[dir] && r.bps[dir] < j.min_bs(dir))
+                rep_.fail((rate ? rate : rate_iops)->ptr,
+                          "rate_process=poisson needs at least one block per second" + which + ": " +
+                              std::to_string(r.bps[dir]) + " bytes/s is less than the block size " +
+                              std::to_string(j.min_bs(dir)) + " (fio divides by zero)");
+        }
+        if (r.caps() && j.replay)
+            rep_.fail((rate ? rate : rate_iops)->ptr,
+                      "rate and rate_iops have no effect on a read_iolog replay (fio ignores them there); "
+                      "the replay keeps its recorded timing");
+    }
+
+    // fio's thinktime options: thinktime and thinktime_spin in microseconds when the unit is
+    // left out, thinktime_iotime in seconds.
+    void decode_thinktime(const Options& o, workload::JobConfig& j) const {
+        workload::JobConfig::ThinkTime& t = j.thinktime;
+        const auto duration = [&](const char* name, units::TimeUnit unit, sim::Duration& field) {
+            const Opt* v = get(o, name);
+            if (!v) return;
+            field = parse_time_at(*v->value, v->ptr, unit, rep_);
+            if (field > kMaxRuntime) rep_.fail(v->ptr, std::string(name) + " is longer than a year");
+        };
+        duration("thinktime", units::TimeUnit::USEC, t.time);
+        duration("thinktime_spin", units::TimeUnit::USEC, t.spin);
+        duration("thinktime_iotime", units::TimeUnit::SEC, t.iotime);
+        if (const Opt* v = get(o, "thinktime_blocks")) {
+            t.blocks = v->value->get<uint64_t>();
+            t.blocks_set = true;
+        }
+        if (const Opt* v = get(o, "thinktime_blocks_type")) t.blocks_issue = text(*v) == "issue";
     }
 
     // fio's compatibility mode makes "4KiB" 4000 bytes; say so when that is the likely cause.
@@ -1861,7 +2021,7 @@ private:
         if (j.size > capacity - j.offset)
             rep_.fail(v->ptr, "offset + size (" + std::to_string(j.offset) + " + " + std::to_string(j.size) +
                                   " bytes) is beyond the end of " + d.name + " (" + std::to_string(capacity) + " bytes)");
-        const uint64_t max_bs = std::max(j.bs_read, j.bs_write);
+        const uint64_t max_bs = std::max(j.max_bs(0), j.max_bs(1));
         if (j.size < max_bs)
             rep_.fail(v->ptr, "size " + std::to_string(j.size) + " is smaller than the block size " + std::to_string(max_bs));
     }

@@ -210,8 +210,13 @@ SizeRange parse_size_range(std::string_view text, KbBase kb_base) {
     const std::string_view lo = trim(s.substr(0, sep)), hi = trim(s.substr(sep + 1));
     if (lo.empty() || hi.empty())
         throw ValueError("expected a size range like 4k-64k, got " + squote(s));
-    uint64_t a = parse_size(lo, kb_base), b = parse_size(hi, kb_base);
-    if (a > b) std::swap(a, b);  // fio: "the two values are swapped"
+    const uint64_t a = parse_size(lo, kb_base), b = parse_size(hi, kb_base);
+    // fio swaps bounds given backwards without a word; a range that runs backwards is more
+    // likely a typo than a wish, so it is refused with both readings spelled out.
+    if (a > b)
+        throw ValueError("size range " + squote(s) + " runs backwards (" + std::to_string(a) + " > " +
+                         std::to_string(b) + "): write the smaller size first, " + std::string(hi) + "-" +
+                         std::string(lo) + " (fio would swap them silently)");
     return {a, b};
 }
 
@@ -285,6 +290,96 @@ DdirBsSplit parse_bssplit(std::string_view text, KbBase kb_base) {
         throw ValueError("expected entries like 4k/10:64k/90 (block size/percent), got " + squote(trim(text)));
     // fio's str_split_parse(): one list covers every direction; "r,w" also gives trims w.
     for (size_t i = parts.size(); i < 3; ++i) *slots[i] = *slots[parts.size() - 1];
+    return out;
+}
+
+namespace {
+
+// The slots of "r[,w[,t]]" filled as fio's bs does (see parse_ddir_sizes).
+template <class F>
+DdirSizes ddir_values(std::string_view text, std::string_view expected, F parse) {
+    const std::vector<std::string_view> parts = ddir_parts(text, ",");
+    DdirSizes out;
+    std::optional<uint64_t>* slots[3] = {&out.read, &out.write, &out.trim};
+    for (size_t i = 0; i < parts.size(); ++i)
+        if (!parts[i].empty()) *slots[i] = parse(parts[i]);
+    if (!out.read && !out.write && !out.trim)
+        throw ValueError(std::string(expected) + ", got " + squote(trim(text)));
+    for (size_t i = parts.size(); i < 3 && !parts.back().empty(); ++i) *slots[i] = *slots[parts.size() - 1];
+    return out;
+}
+
+CmdprioSplitEntry parse_cmdprio_entry(std::string_view item, KbBase kb_base) {
+    constexpr std::string_view kExpected = "expected entries like 64k/30 or 64k/30/1/0 (block size/percent[/class/level])";
+    std::vector<std::string_view> fields;
+    for (std::string_view rest = item;;) {
+        const size_t slash = rest.find('/');
+        fields.push_back(trim(rest.substr(0, slash)));
+        if (slash == std::string_view::npos) break;
+        rest.remove_prefix(slash + 1);
+    }
+    if (fields.size() == 3 || fields.size() > 4)
+        throw ValueError(std::string(kExpected) + ", got " + squote(item) + " (fio 3.33 takes 2 or 4 fields)");
+    const auto number = [&](std::string_view f) {
+        try {
+            return parse_uint(f);
+        } catch (const ValueError&) {
+            throw ValueError(std::string(kExpected) + ", got " + squote(item));
+        }
+    };
+    CmdprioSplitEntry e;
+    e.bs = parse_size(fields[0], kb_base);
+    if (fields.size() >= 2 && !fields[1].empty())
+        e.percent = static_cast<uint32_t>(std::min<uint64_t>(number(fields[1]), 100));
+    if (fields.size() == 4) {
+        e.has_prio = true;
+        const uint64_t cls = number(fields[2]), level = number(fields[3]);
+        if (cls < 1 || cls > 3)
+            throw ValueError("priority class " + std::to_string(cls) + " in " + squote(item) +
+                             " is out of range (1 RT, 2 BE, 3 IDLE)");
+        if (level > 7)
+            throw ValueError("priority level " + std::to_string(level) + " in " + squote(item) +
+                             " is out of range (0..7)");
+        e.ioprio_class = static_cast<uint32_t>(cls);
+        e.level = static_cast<uint32_t>(level);
+    }
+    return e;
+}
+
+std::vector<CmdprioSplitEntry> parse_cmdprio_list(std::string_view text, KbBase kb_base) {
+    std::vector<CmdprioSplitEntry> out;
+    size_t given = 0;
+    for (std::string_view s = trim(text); !s.empty();) {
+        const size_t colon = s.find(':');
+        const std::string_view item = trim(s.substr(0, colon));
+        s = colon == std::string_view::npos ? std::string_view() : s.substr(colon + 1);
+        if (item.empty()) break;  // fio stops at an empty entry
+        if (++given > 64) throw ValueError("more than 64 cmdprio_bssplit entries (fio's BSSPLIT_MAX)");
+        const CmdprioSplitEntry e = parse_cmdprio_entry(item, kb_base);
+        if (e.percent != 0) out.push_back(e);  // fio: a 0 % entry provides no information
+    }
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.bs < b.bs; });
+    return out;
+}
+
+}  // namespace
+
+DdirSizes parse_ddir_rates(std::string_view text, KbBase kb_base) {
+    return ddir_values(text, "expected a rate like 1m or 500k (bytes or I/Os per second), or 'reads,writes'",
+                       [&](std::string_view p) { return parse_size(p, kb_base); });
+}
+
+DdirSizes parse_ddir_uints(std::string_view text) {
+    return ddir_values(text, "expected an integer, or 'reads,writes' such as 10,20",
+                       [](std::string_view p) { return parse_uint(p); });
+}
+
+DdirCmdprioSplit parse_cmdprio_bssplit(std::string_view text, KbBase kb_base) {
+    const std::vector<std::string_view> parts = ddir_parts(text, ",");
+    DdirCmdprioSplit out;
+    out.read = parse_cmdprio_list(parts[0], kb_base);
+    // fio's str_split_parse(): one list is also the writes'; "r,w[,t]" gives each its own.
+    out.write = parts.size() == 1 ? out.read : parse_cmdprio_list(parts[1], kb_base);
     return out;
 }
 

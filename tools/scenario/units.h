@@ -53,8 +53,8 @@ struct DdirSizes {
 };
 DdirSizes parse_ddir_sizes(std::string_view text, KbBase kb_base = KbBase::B1024);
 
-// fio's size range (bsrange): "4k-64k" or "4k:64k"; bounds given backwards are swapped, as
-// fio does. A single size "4k" is the range 4k-4k.
+// fio's size range (bsrange): "4k-64k" or "4k:64k". A single size "4k" is the range 4k-4k.
+// Bounds given backwards ("64k-4k") are refused; fio swaps them silently.
 struct SizeRange {
     uint64_t min = 0, max = 0;
     bool operator==(const SizeRange&) const = default;
@@ -82,6 +82,31 @@ struct DdirBsSplit {
     std::optional<BsSplit> read, write, trim;
 };
 DdirBsSplit parse_bssplit(std::string_view text, KbBase kb_base = KbBase::B1024);
+
+// fio's per-direction values "read[,write[,trim]]" of the options that are not block sizes:
+// rate=1m,500k and rate_iops=100,200 (sizes: "1k" is 1024, as fio reads them), and
+// cmdprio_percentage=10,20 / cmdprio_class / cmdprio (plain integers). The rule for
+// directions left out is parse_ddir_sizes'.
+DdirSizes parse_ddir_rates(std::string_view text, KbBase kb_base = KbBase::B1024);
+DdirSizes parse_ddir_uints(std::string_view text);
+
+// fio's cmdprio_bssplit: "bs/percent[/class/level]:..." per direction, "reads,writes" (one
+// list covers both; trims are ignored, as fio ignores them). As fio's
+// split_parse_prio_ddir(): an entry without a percentage or with 0 % is dropped, a
+// percentage above 100 counts as 100, and the entries are sorted by block size (stably).
+// Stricter than fio: 3 or 5+ fields, a class outside 1..3 or a level above 7 are refused
+// (fio clamps the last two).
+struct CmdprioSplitEntry {
+    uint64_t bs = 0;
+    uint32_t percent = 0;
+    bool has_prio = false;        // the 4-field form
+    uint32_t ioprio_class = 0, level = 0;
+    bool operator==(const CmdprioSplitEntry&) const = default;
+};
+struct DdirCmdprioSplit {
+    std::vector<CmdprioSplitEntry> read, write;
+};
+DdirCmdprioSplit parse_cmdprio_bssplit(std::string_view text, KbBase kb_base = KbBase::B1024);
 
 // The unit a bare number has: seconds for runtime/ramp_time, nanoseconds for options that
 // carry the unit in their name (completion_nsec), and so on.
