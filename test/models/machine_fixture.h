@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "models/topology/machine.h"
 
@@ -42,6 +43,20 @@ inline topology::MachineConfig nullb_machine(uint32_t cpus, const dev::NullBlkCo
     q.device = "nullb0";
     q.scheduler = sched;
     m.queues.push_back(q);
+    return m;
+}
+
+// `j` alone on a `cpus`-CPU machine whose nullb0 completes every request by timer after
+// `completion` (null_blk irqmode=2): a fixed, fast device for workload tests.
+inline topology::MachineConfig timer_nullb_with(workload::JobConfig j, sim::Duration completion, uint64_t seed,
+                                                uint32_t cpus = 2) {
+    dev::NullBlkConfig nb;
+    nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+    nb.completion_nsec = completion;
+    auto m = nullb_machine(cpus, nb, "none", seed);
+    j.name = "j";
+    j.device = "nullb0";
+    m.jobs.push_back(std::move(j));
     return m;
 }
 

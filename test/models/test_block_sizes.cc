@@ -31,17 +31,11 @@ struct QueueRecorder final : blkmq::TraceSink {
 };
 
 std::vector<QueueRecorder::Io> run_job(workload::JobConfig j, sim::Duration runtime = 40_ms) {
-    dev::NullBlkConfig nb;
-    nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-    nb.completion_nsec = 5_us;
-    auto m = testing::nullb_machine(2, nb, "none", 5);
-    j.name = "j";
-    j.device = "nullb0";
     if (j.runtime.count() == 0) {
         j.runtime = runtime;
         j.time_based = true;
     }
-    m.jobs.push_back(j);
+    const auto m = testing::timer_nullb_with(j, 5_us, 5);
     topology::Machine machine(m);
     QueueRecorder rec;
     machine.set_trace(&rec);

@@ -21,16 +21,10 @@ using namespace blksim::sim::literals;
 namespace {
 
 report::RunResult run(workload::JobConfig j) {
-    dev::NullBlkConfig nb;
-    nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-    nb.completion_nsec = 5_us;
-    auto m = testing::nullb_machine(2, nb, "none", 9);
-    j.name = "j";
-    j.device = "nullb0";
     j.runtime = 40_ms;
     j.time_based = true;
     j.logs.lat = "p";  // one sample per I/O with its size and ioprio (kept in memory, not written)
-    m.jobs.push_back(j);
+    const auto m = testing::timer_nullb_with(j, 5_us, 9);
     topology::Machine machine(m);
     return machine.run();
 }

@@ -35,14 +35,8 @@ struct Run {
 };
 
 // One job on a fast null_blk (2 us, timer completions).
-Run run(workload::JobConfig j, uint32_t cpus = 2) {
-    dev::NullBlkConfig nb;
-    nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-    nb.completion_nsec = 2_us;
-    auto m = testing::nullb_machine(cpus, nb, "none", 3);
-    j.name = "j";
-    j.device = "nullb0";
-    m.jobs.push_back(j);
+Run run(workload::JobConfig j) {
+    const auto m = testing::timer_nullb_with(j, 2_us, 3);
     topology::Machine machine(m);
     IssueRecorder rec;
     machine.set_trace(&rec);
