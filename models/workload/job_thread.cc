@@ -36,6 +36,10 @@ static std::string stream_name(const JobConfig& cfg, uint32_t clone, const char*
     return fmt::format("job/{}/{}/{}", cfg.name, clone, what);
 }
 
+static sim::Rng job_stream(const JobConfig& cfg, uint32_t clone, uint64_t seed, const char* what) {
+    return sim::Rng(cfg.randseed.value_or(seed), stream_name(cfg, clone, what));
+}
+
 JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
                      cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::CpuCosts& costs,
                      report::JobResult& result, Duration bw_avg_time)
@@ -43,12 +47,12 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
       rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
       rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
-      buflen_{Buflen(cfg, 0, q.logical_block_size(), sim::Rng(cfg.randseed.value_or(seed), stream_name(cfg, clone, "bs.read"))),
-              Buflen(cfg, 1, q.logical_block_size(), sim::Rng(cfg.randseed.value_or(seed), stream_name(cfg, clone, "bs.write")))},
-      align_{cfg.blockalign[0] ? cfg.blockalign[0] : cfg.min_bs(0), cfg.blockalign[1] ? cfg.blockalign[1] : cfg.min_bs(1)},
+      buflen_{Buflen(cfg, 0, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.read")),
+              Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write"))},
+      align_{cfg.blockalign[0] ? cfg.blockalign[0] : cfg.min_bs(0),
+             cfg.blockalign[1] ? cfg.blockalign[1] : cfg.min_bs(1)},
       cmdprio_(cfg),
-      rate_(cfg, sim::Rng(cfg.randseed.value_or(seed), stream_name(cfg, clone, "rate.read")),
-            sim::Rng(cfg.randseed.value_or(seed), stream_name(cfg, clone, "rate.write"))),
+      rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
       bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
     const uint32_t depth = is_sync() ? 1 : std::max(1u, cfg.iodepth);

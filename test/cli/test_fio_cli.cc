@@ -198,3 +198,17 @@ TEST_CASE("blksim fio: a job below its rate_min ends with EIO and blksim exits 1
     // And a job that keeps its floor exits 0.
     CHECK(blksim("fio -q --device nullb -- --name=t --rw=read --rate_min=1m --runtime=3 --time_based").status == 0);
 }
+
+TEST_CASE("blksim fio: bad bssplit / bsrange / rate values exit 2 naming the file, line and option", "[cli][fio]") {
+    const std::string f = write_temp("bad-bs.fio", "[global]\nioengine=libaio\n[a]\nbssplit=4k/70:64k/50\n");
+    Result r = blksim("fio -q --device nullb -- " + f);
+    CHECK(r.status == 2);
+    CHECK(has(r.out, f + ":4: bssplit=4k/70:64k/50: bssplit percentages add up to 120%"));
+    const std::string g = write_temp("bad-range.fio", "[a]\nbsrange=64k-4k\n");
+    r = blksim("fio -q --device nullb -- " + g);
+    CHECK(r.status == 2);
+    CHECK(has(r.out, g + ":2: bsrange=64k-4k: size range '64k-4k' runs backwards"));
+    r = blksim("fio -q --device nullb -- --name=a --rate=10mq");
+    CHECK(r.status == 2);
+    CHECK(has(r.out, "fio argument 2: --rate=10mq: unknown size unit 'mq'"));
+}

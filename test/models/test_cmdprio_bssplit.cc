@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "models/report/fio_format.h"
+#include "tools/scenario/scenario.h"
 #include "test/models/machine_fixture.h"
 
 using namespace blksim;
@@ -112,4 +113,20 @@ TEST_CASE("cmdprio per direction: a share for writes only leaves reads alone", "
     CHECK(report::fio::prio_name(*w[0]) == "prio 0/0");
     CHECK(report::fio::prio_name(*w[1]) == "prio 2/5");
     check_share(w[1]->clat.count(), d[1].total_ios, 0.4);
+}
+
+TEST_CASE("example sata-ssd-mixed-sizes-rate: RT 4k reads overtake BE ones, the capped backup keeps its rate",
+          "[models][ioprio][rate]") {
+    const scenario::Scenario s = scenario::load_scenario(
+        std::string(BLKSIM_SOURCE_DIR) + "/scenarios/examples/sata-ssd-mixed-sizes-rate.json",
+        {"jobs.0.runtime=300ms", "jobs.1.runtime=300ms"});
+    topology::Machine machine(s.machine);
+    const report::RunResult r = machine.run();
+    const auto reads = report::fio::prios_to_show(r.jobs[0].dir[0]);
+    REQUIRE(reads.size() == 2);
+    CHECK(report::fio::prio_name(*reads[1]) == "prio 1/0");  // the 4k reads
+    check_share(reads[1]->clat.count(), r.jobs[0].dir[0].total_ios, 0.7);
+    CHECK(reads[1]->clat.mean() < 0.5 * reads[0]->clat.mean());
+    // rate=100m over 300 ms: 30 MiB, within one 1 MiB block.
+    CHECK(static_cast<double>(r.jobs[1].dir[0].io_bytes) == Approx(0.3 * (100 << 20)).margin(1 << 20));
 }
