@@ -333,6 +333,29 @@ TEST_CASE("fio vocabulary: names, aliases, engine options, closest match", "[fio
 
 // --- fio's unit and range syntax ----------------------------------------------------------
 
+TEST_CASE("units: per-direction rates and integers, cmdprio_bssplit", "[units][fio]") {
+    const auto r = units::parse_ddir_rates("1m,500k");
+    CHECK(*r.read == 1 << 20);
+    CHECK(*r.write == 500 << 10);
+    const auto w = units::parse_ddir_rates(",500k");  // writes only
+    CHECK_FALSE(w.read);
+    CHECK(*w.write == 500 << 10);
+    const auto rd = units::parse_ddir_rates("500k,");  // reads only
+    CHECK(*rd.read == 500 << 10);
+    CHECK_FALSE(rd.write);
+    CHECK(*units::parse_ddir_uints("10").write == 10);  // one value: every direction
+    CHECK_THROWS_WITH(units::parse_ddir_uints("10,x"), Catch::Contains("expected a non-negative integer, got 'x'"));
+    using E = units::CmdprioSplitEntry;
+    const auto c = units::parse_cmdprio_bssplit("64k/50/1/2:4k/30:8k/:16k:4k/10/3/0,1m/150");
+    // 0 % and percent-less entries dropped, sorted by size (stably), over 100 % counts as 100.
+    CHECK(c.read == std::vector<E>{{4096, 30, false, 0, 0}, {4096, 10, true, 3, 0}, {65536, 50, true, 1, 2}});
+    CHECK(c.write == std::vector<E>{{1 << 20, 100, false, 0, 0}});
+    CHECK(units::parse_cmdprio_bssplit("8k/5").write == units::parse_cmdprio_bssplit("8k/5").read);
+    CHECK_THROWS_WITH(units::parse_cmdprio_bssplit("8k/5/x/0"), Catch::Contains("got '8k/5/x/0'"));
+    CHECK_THROWS_WITH(units::parse_cmdprio_bssplit("8k/5/1/8"),
+                      "priority level 8 in '8k/5/1/8' is out of range (0..7)");
+}
+
 TEST_CASE("units: bs ranges, bsrange lists and bssplit", "[units][fio]") {
     using units::SizeRange;
     CHECK(units::parse_size_range("4k-64k") == SizeRange{4096, 65536});

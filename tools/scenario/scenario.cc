@@ -1878,7 +1878,7 @@ private:
         }
         if (const Opt* v = get(o, "bs_unaligned")) j.bs_unaligned = boolean(*v);
         if (const Opt* v = get(o, "blockalign")) {
-            const units::DdirSizes a = parse_at(*v, [&](const std::string& t) { return units::parse_ddir_rates(t, kb_base); });
+            const units::DdirSizes a = parse_at(*v, [&](const std::string& t) { return units::parse_ddir_sizes(t, kb_base); });
             const std::optional<uint64_t>* slots[2] = {&a.read, &a.write};
             for (unsigned dir = 0; dir < 2; ++dir) {
                 if (!*slots[dir]) continue;
