@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "models/blkmq/request.h"
 #include "sim/time.h"
@@ -47,6 +49,13 @@ public:
     // The model's own figures for blksim's report section (seek/rotation split, cache hits,
     // internal queue depth...); a model with nothing to add leaves `r` empty.
     virtual void report(report::DeviceReport& /*r*/) const {}
+    // The time series (`--timeseries`, models/report/timeseries.h): what the model holds now,
+    // beside the request queue's own figures. series_columns() names the values once (the
+    // HDD's commands in its NCQ queue and dirty cache, a RAID controller's commands per
+    // member disk...); series_sample() writes that many values, read-only, at each sample.
+    // A model whose only queue is the driver's in-flight count (null_blk, NVMe) has none.
+    virtual std::vector<std::string> series_columns() const { return {}; }
+    virtual void series_sample(std::span<double> /*out*/) const {}
     // At the end of a run (every host command completed): what the device still owes the
     // host or broke on the way (a command it never completed, more commands at once than
     // its queue depth), or "" when all is well. Background work (destaging) may go on.

@@ -49,6 +49,12 @@ public:
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     void report(report::DeviceReport& r) const override;
     std::string check_idle() const override;
+    // Host commands in the NCQ queue (in service included), and the write cache's dirty data.
+    std::vector<std::string> series_columns() const override { return {"queued", "dirty_kb"}; }
+    void series_sample(std::span<double> out) const override {
+        out[0] = in_drive_;
+        out[1] = static_cast<double>(dirty_sectors_) / 2;
+    }
 
     // FLUSH CACHE at `now`: fn(obj, arg) runs once every write acknowledged so far (and any
     // acknowledged meanwhile) is on the media. One flush at a time.

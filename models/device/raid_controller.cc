@@ -857,6 +857,20 @@ void RaidController::report(report::DeviceReport& r) const {
     }
 }
 
+std::vector<std::string> RaidController::series_columns() const {
+    std::vector<std::string> c = {"dirty_lines", "destaging"};
+    for (const RaidMember& m : cfg_.members)
+        c.push_back(m.name + ".queued");
+    return c;
+}
+
+void RaidController::series_sample(std::span<double> out) const {
+    out[0] = static_cast<double>(nr_dirty_);
+    out[1] = destaging_;
+    for (std::size_t i = 0; i < members_.size(); ++i)
+        out[2 + i] = members_[i].in_flight;
+}
+
 std::string RaidController::check_idle() const {
     uint32_t free_slots = 0;
     for (uint32_t i = cmd_free_; i != kNone; i = cmds_[i].next_free)

@@ -65,6 +65,10 @@ public:
     void report(report::DeviceReport& r) const override;
     // Also checks each member disk's and that no disk ever held more than member_queue_depth.
     std::string check_idle() const override;
+    // Dirty cache lines, destage groups in flight, and the commands in each member disk
+    // ("<member>.queued", at most member_queue_depth).
+    std::vector<std::string> series_columns() const override;
+    void series_sample(std::span<double> out) const override;
 
 
     struct Stats {

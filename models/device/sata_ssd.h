@@ -47,6 +47,13 @@ public:
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     void report(report::DeviceReport& r) const override;
     std::string check_idle() const override;
+    // Commands in the drive, and the write buffer's fill (a write the timelines admitted
+    // ahead of now already counts).
+    std::vector<std::string> series_columns() const override { return {"queued", "buffer_kb"}; }
+    void series_sample(std::span<double> out) const override {
+        out[0] = in_drive_;
+        out[1] = buffer_fill(eq_.now()) / 1024;
+    }
 
 
     struct Stats {

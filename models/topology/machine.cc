@@ -145,7 +145,13 @@ uint64_t Machine::ios_completed() const {
     return n;
 }
 
+void Machine::set_timeseries(std::ostream& out, sim::Duration interval) {
+    series_ = std::make_unique<report::TimeSeriesWriter>(out, interval, queues_);
+}
+
 report::RunResult Machine::run() {
+    if (series_)
+        series_->start(eq_.now());
     const uint32_t nr_waves = wave_.empty() ? 0 : wave_.back() + 1;
     for (uint32_t w = 0; w < nr_waves; ++w) {
         // A wave starts when the previous one has ended (fio's stonewall).
@@ -155,6 +161,8 @@ report::RunResult Machine::run() {
                 threads_[i]->start(eq_.now(), &live_threads_);
             }
         }
+        if (series_ && !sample_armed_)
+            arm_sample();  // it stops when nothing but itself is pending (between waves)
         // The audit runs between events, at the first one at or after each period (no
         // event of its own: a far-future entry would cost every heap pop a level).
         const sim::Duration period =
@@ -172,6 +180,8 @@ report::RunResult Machine::run() {
         }
     }
     const sim::Time end = eq_.now();
+    if (series_)
+        series_->finish(eq_.now());
     check_invariants();
 
     result_.sim_time = end - sim::Time::zero();
@@ -256,6 +266,21 @@ void Machine::audit() {
             "in the kernel (rule: the run makes progress)", eq_.now().ns(), kProgressWindow.count() / 1'000'000'000,
             in_kernel));
     }
+}
+
+void Machine::arm_sample() {
+    sample_armed_ = true;
+    eq_.at<&Machine::sample>(eq_.now() + series_->interval(), this, 0);
+}
+
+void Machine::sample(uint64_t) {
+    ++samples_;
+    sample_armed_ = false;
+    series_->sample(eq_.now());
+    // Only while the model has something left to happen: a run where nothing but the
+    // observers is pending has stalled, and the audit (or the run loop) must see it.
+    if (model_pending())
+        arm_sample();
 }
 
 std::string Machine::audit_now() const {

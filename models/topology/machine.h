@@ -10,6 +10,7 @@
 #include "models/cpu/cpu.h"
 #include "models/device/device.h"
 #include "models/report/job_result.h"
+#include "models/report/timeseries.h"
 #include "models/topology/machine_config.h"
 #include "models/workload/job_thread.h"
 #include "sim/event_queue.h"
@@ -34,7 +35,13 @@ public:
             queues_[i]->set_trace(sink, static_cast<uint32_t>(i));
     }
 
-    uint64_t events_processed() const { return eq_.events_processed(); }
+    // --timeseries: sample every request queue (and its device) each `interval` from the
+    // start of run() to its end, as CSV into `out` (models/report/timeseries.h). Off unless
+    // called; call before run(). `out` must outlive the run.
+    void set_timeseries(std::ostream& out, sim::Duration interval);
+
+    // Events of the model (the time series' own are not counted).
+    uint64_t events_processed() const { return eq_.events_processed() - samples_; }
     uint64_t ios_completed() const;
     const std::vector<std::unique_ptr<blkmq::RequestQueue>>& queues() const { return queues_; }
     const std::vector<std::unique_ptr<cpu::Cpu>>& cpus() const { return cpus_; }
@@ -45,6 +52,11 @@ private:
     // balance at any instant between events. "" when they do, else the rule broken.
     std::string audit_now() const;
     void audit();
+    // The time series' sampling event. It only observes, so it must not keep a run alive
+    // that has nothing else left to happen (model_pending()).
+    void sample(uint64_t);
+    void arm_sample();
+    bool model_pending() const { return eq_.pending() > static_cast<std::size_t>(sample_armed_); }
 
     const MachineConfig& cfg_;
     sim::EventQueue eq_;
@@ -55,6 +67,7 @@ private:
     std::vector<std::unique_ptr<blkmq::RequestQueue>> queues_;
     std::vector<std::unique_ptr<workload::JobThread>> threads_;
     report::RunResult result_;
+    std::unique_ptr<report::TimeSeriesWriter> series_;  // nullptr: no --timeseries
     uint32_t live_threads_ = 0;
     // The audit's tag spaces (each driver tag space once) and which hctxs draw on which.
     std::vector<const blkmq::BlkMqTags*> audit_spaces_;
@@ -62,6 +75,8 @@ private:
     mutable std::vector<uint64_t> audit_sums_;
     uint64_t progress_done_ = 0;  // I/Os completed at the last audit that saw progress
     sim::Time progress_at_;
+    uint64_t samples_ = 0;
+    bool sample_armed_ = false;
     // fio's stonewall: thread i starts in wave wave_[i], once every thread of the waves
     // before it has exited.
     std::vector<uint32_t> wave_;

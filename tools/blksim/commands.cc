@@ -19,9 +19,11 @@
 #include "models/report/blktrace_writer.h"
 #include "models/report/fio_output.h"
 #include "models/report/job_result.h"
+#include "models/report/timeseries.h"
 #include "models/topology/machine.h"
 #include "models/topology/topology.h"
 #include "tools/scenario/scenario.h"
+#include "tools/scenario/units.h"
 
 namespace blksim::cli {
 
@@ -189,6 +191,17 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
     TeeSink sinks;
     sinks.add(trace.get());
     sinks.add(blktrace.get());
+    std::ofstream series_file;
+    std::optional<int64_t> series_ns;
+    if (!o.timeseries_file.empty()) {
+        if (!(series_ns = timeseries_interval_ns(o.timeseries_interval)))
+            return 2;
+        series_file.open(o.timeseries_file, std::ios::binary | std::ios::trunc);
+        if (!series_file) {
+            fmt::print(stderr, "blksim: --timeseries {}: cannot open for writing\n", o.timeseries_file);
+            return 2;
+        }
+    }
 
     const auto wall0 = std::chrono::steady_clock::now();
     report::RunResult result;
@@ -196,6 +209,8 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
     try {
         topology::Machine machine(s.machine);
         machine.set_trace(sinks.sink());
+        if (series_ns)
+            machine.set_timeseries(series_file, sim::Duration::ns(*series_ns));
         result = machine.run();
         if (trace)
             trace->flush();
@@ -220,6 +235,10 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
     // fio's log files, relative to the current directory as fio writes them.
     if (const std::string err = report::write_fio_logs(result.logs); !err.empty()) {
         fmt::print(stderr, "blksim: fio log file {}\n", err);
+        return 2;
+    }
+    if (series_ns && !series_file.flush()) {
+        fmt::print(stderr, "blksim: --timeseries {}: writing failed\n", o.timeseries_file);
         return 2;
     }
     if (!o.quiet)
@@ -303,6 +322,8 @@ int cmd_fio(const FioOptions& o) {
     ro.quiet = o.quiet;
     ro.trace_file = o.trace_file;
     ro.blktrace_dir = o.blktrace_dir;
+    ro.timeseries_file = o.timeseries_file;
+    ro.timeseries_interval = o.timeseries_interval;
     return run_loaded(run.scenario, ro);
 }
 
@@ -326,6 +347,19 @@ int cmd_validate(const std::string& path, const std::vector<std::string>& sets, 
         fmt::print(stderr, "blksim: {}\n", e.what());
         return 2;
     }
+}
+
+std::optional<int64_t> timeseries_interval_ns(const std::string& text) {
+    const int64_t min_ns = report::TimeSeriesWriter::MIN_INTERVAL.count();
+    try {
+        const int64_t ns = units::parse_time(text, units::TimeUnit::MSEC).count();
+        if (ns >= min_ns)
+            return ns;
+        fmt::print(stderr, "blksim: --timeseries-interval {}: too short (at least 1us)\n", text);
+    } catch (const units::ValueError& e) {
+        fmt::print(stderr, "blksim: --timeseries-interval {}: {}\n", text, e.what());
+    }
+    return std::nullopt;
 }
 
 static void print_table(const char* title, std::span<const registry::Entry> entries) {

@@ -21,6 +21,8 @@ struct RunOptions {
     bool quiet = false;             // no summary on stderr
     std::string trace_file;         // blkparse-style text trace ("-" = stdout)
     std::string blktrace_dir;       // blktrace binary per-CPU files go here
+    std::string timeseries_file;    // queue depth / tag occupancy CSV (models/report/timeseries.h)
+    std::string timeseries_interval = "10ms";
 };
 
 // `blksim fio --device PROFILE|SCENARIO [...] -- <fio arguments or job file>`
@@ -34,6 +36,8 @@ struct FioOptions {
     bool quiet = false;
     std::string trace_file;
     std::string blktrace_dir;
+    std::string timeseries_file;
+    std::string timeseries_interval = "10ms";
     std::vector<std::string> fio_args;  // what follows "--"
 };
 
@@ -42,6 +46,9 @@ int cmd_fio(const FioOptions& o);
 // `graph`: print the machine's topology as Graphviz DOT instead of the summary line.
 int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets, bool graph = false);
 int cmd_list(const std::string& what);
+// --timeseries-interval: a time such as 10ms or 500us (a bare number is milliseconds), at
+// least TimeSeriesWriter::MIN_INTERVAL; nullopt after printing what is wrong.
+std::optional<int64_t> timeseries_interval_ns(const std::string& text);
 
 // `import-disksim` and `validate-disk` (cmd_disksim.cc): add_disksim_commands registers
 // them; run_disksim_command runs the one given, -1 if neither was.

@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--trace", run.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
     run_cmd->add_option("--blktrace", run.blktrace_dir,
                         "write blktrace binary per-CPU files DIR/<disk>.blktrace.<cpu> (read them with blkparse/btt)");
+    run_cmd->add_option("--timeseries", run.timeseries_file,
+                        "write queue depth, tag occupancy and completions per interval as CSV to FILE (docs/plots.md)");
+    run_cmd->add_option("--timeseries-interval", run.timeseries_interval,
+                        "simulated time between two --timeseries samples, e.g. 1ms (default 10ms)");
 
     FioOptions fio;
     auto* fio_cmd = app.add_subcommand(
@@ -57,6 +61,10 @@ int main(int argc, char** argv) {
     fio_cmd->add_option("--trace", fio.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
     fio_cmd->add_option("--blktrace", fio.blktrace_dir,
                         "write blktrace binary per-CPU files DIR/<disk>.blktrace.<cpu> (read them with blkparse/btt)");
+    fio_cmd->add_option("--timeseries", fio.timeseries_file,
+                        "write queue depth, tag occupancy and completions per interval as CSV to FILE (docs/plots.md)");
+    fio_cmd->add_option("--timeseries-interval", fio.timeseries_interval,
+                        "simulated time between two --timeseries samples, e.g. 1ms (default 10ms)");
     fio_cmd->add_option("fio_args", fio.fio_args, "after '--': fio's arguments as on fio's command line (job options, job files)");
 
     std::string vscenario;
