@@ -11,6 +11,7 @@ packages=(
   libboost-graph-dev nlohmann-json3-dev catch2 libspdlog-dev libfmt-dev libcli11-dev
   libvalijson-dev libbenchmark-dev
   fio fio-examples blktrace python3 python3-six python3-matplotlib
+  chromium  # the test of blksim report's HTML page takes a headless screenshot
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer + ASan/UBSan runtimes
 )
 missing=()

@@ -100,8 +100,7 @@ struct WarningPrinter {
     }
 };
 
-static scenario::Scenario load(const std::string& path, std::vector<std::string> sets,
-                               std::optional<uint64_t> seed) {
+scenario::Scenario load(const std::string& path, std::vector<std::string> sets, std::optional<uint64_t> seed) {
     if (seed)
         sets.push_back(fmt::format("seed={}", *seed));
     // A scenario whose jobs come from a fio job file may warn (options it does not support).
@@ -349,15 +348,15 @@ int cmd_validate(const std::string& path, const std::vector<std::string>& sets, 
     }
 }
 
-std::optional<int64_t> timeseries_interval_ns(const std::string& text) {
+std::optional<int64_t> timeseries_interval_ns(const std::string& text, const char* option) {
     const int64_t min_ns = report::TimeSeriesWriter::MIN_INTERVAL.count();
     try {
         const int64_t ns = units::parse_time(text, units::TimeUnit::MSEC).count();
         if (ns >= min_ns)
             return ns;
-        fmt::print(stderr, "blksim: --timeseries-interval {}: too short (at least 1us)\n", text);
+        fmt::print(stderr, "blksim: {} {}: too short (at least 1us)\n", option, text);
     } catch (const units::ValueError& e) {
-        fmt::print(stderr, "blksim: --timeseries-interval {}: {}\n", text, e.what());
+        fmt::print(stderr, "blksim: {} {}: {}\n", option, text, e.what());
     }
     return std::nullopt;
 }

@@ -10,6 +10,9 @@
 namespace CLI {
 class App;
 }
+namespace blksim::scenario {
+struct Scenario;
+}
 
 namespace blksim::cli {
 
@@ -41,14 +44,23 @@ struct FioOptions {
     std::vector<std::string> fio_args;  // what follows "--"
 };
 
+// A scenario file with --set overrides and --seed, its loader warnings printed to stderr.
+// Throws scenario::ScenarioError.
+scenario::Scenario load(const std::string& path, std::vector<std::string> sets, std::optional<uint64_t> seed);
+
 int cmd_run(const RunOptions& o);
 int cmd_fio(const FioOptions& o);
 // `graph`: print the machine's topology as Graphviz DOT instead of the summary line.
 int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets, bool graph = false);
 int cmd_list(const std::string& what);
+
+// `blksim report` (cmd_report.cc): add_report_command registers it; run_report_command runs
+// it when it was given, -1 otherwise.
+void add_report_command(CLI::App& app);
+int run_report_command();
 // --timeseries-interval: a time such as 10ms or 500us (a bare number is milliseconds), at
 // least TimeSeriesWriter::MIN_INTERVAL; nullopt after printing what is wrong.
-std::optional<int64_t> timeseries_interval_ns(const std::string& text);
+std::optional<int64_t> timeseries_interval_ns(const std::string& text, const char* option = "--timeseries-interval");
 
 // `import-disksim` and `validate-disk` (cmd_disksim.cc): add_disksim_commands registers
 // them; run_disksim_command runs the one given, -1 if neither was.

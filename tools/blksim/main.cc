@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
     list_cmd->add_option("kind", what, "devices, engines or schedulers (default: all)");
 
     add_disksim_commands(app);
+    add_report_command(app);
 
     ExperimentCommands experiments;  // compare, sweep, sweep-merge
     add_experiment_commands(app, experiments);
@@ -105,6 +106,8 @@ int main(int argc, char** argv) {
     if (*list_cmd)
         return cmd_list(what);
     if (const int rc = run_disksim_command(); rc >= 0)
+        return rc;
+    if (const int rc = run_report_command(); rc >= 0)
         return rc;
     return 2;
 }

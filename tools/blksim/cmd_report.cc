@@ -1,0 +1,492 @@
+// `blksim report`: one run of a scenario, or a finished sweep, as one self-contained HTML page
+// with its plots (docs/plots.md). The run is made with what the plots need — fio's json+
+// (clat histogram bins, per priority too), fio's iops and latency logs every interval, and
+// the --timeseries of queue depth and tags — into a work directory; scripts/blksim-plot.py
+// draws the PNGs there; the page inlines them as data: URIs beside fio's text report,
+// blksim's section and the scenario.
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <sys/wait.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "models/report/fio_output.h"
+#include "models/report/timeseries.h"
+#include "models/topology/machine.h"
+#include "tools/blksim/commands.h"
+#include "tools/blksim/html_page.h"
+#include "tools/experiment/simulate.h"
+#include "tools/experiment/sweep.h"
+#include "tools/scenario/scenario.h"
+
+namespace blksim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReportOptions {
+    std::string scenario;
+    std::vector<std::string> sets;
+    std::optional<uint64_t> seed;
+    std::string out = "report.html";
+    std::string sweep;     // a `blksim sweep --json` file instead of a scenario
+    std::string interval;  // "" = about 200 points over the longest job
+    std::string workdir;   // keep the run's files here ("" = a temporary directory, removed)
+};
+
+CLI::App* g_report = nullptr;
+ReportOptions g_ropt;
+
+// --- the plot tool ------------------------------------------------------------------------
+
+struct PlotTool {
+    std::string python, script;
+};
+
+// The interpreter: $BLKSIM_PYTHON, else BLKSIM_PYTHON as CMake configured it (Debian's
+// /usr/bin/python3, where python3-matplotlib lives). The script: $BLKSIM_PLOT, else
+// <prefix>/share/blksim/blksim-plot.py beside an installed <prefix>/bin/blksim, else the
+// source tree's scripts/blksim-plot.py (a build that was not installed).
+std::optional<PlotTool> find_plot_tool() {
+    PlotTool t;
+    const char* py = std::getenv("BLKSIM_PYTHON");
+    t.python = py && *py ? py : BLKSIM_PYTHON;
+    std::vector<fs::path> tried;
+    if (const char* p = std::getenv("BLKSIM_PLOT"); p && *p) {
+        tried.emplace_back(p);
+    } else {
+        std::error_code ec;
+        const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+        if (!ec)
+            tried.push_back(exe.parent_path().parent_path() / "share" / "blksim" / "blksim-plot.py");
+        tried.push_back(fs::path(BLKSIM_SOURCE_DIR) / "scripts" / "blksim-plot.py");
+    }
+    std::error_code ec;
+    if (fs::path(t.python).is_absolute() && !fs::is_regular_file(t.python, ec)) {
+        fmt::print(stderr, "blksim: report: {} does not exist (set BLKSIM_PYTHON to a python3 that has matplotlib: "
+                           "apt-get install python3-matplotlib)\n", t.python);
+        return std::nullopt;
+    }
+    for (const fs::path& p : tried) {
+        if (fs::is_regular_file(p, ec)) {
+            t.script = p.string();
+            return t;
+        }
+    }
+    std::string list;
+    for (const fs::path& p : tried)
+        list += (list.empty() ? "" : ", ") + p.string();
+    fmt::print(stderr, "blksim: report: the plot tool blksim-plot.py is not in {} (set BLKSIM_PLOT to its path)\n",
+               list);
+    return std::nullopt;
+}
+
+std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (const char c : s)
+        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+struct Figure {
+    std::string path, title;
+    int width = 0, height = 0;
+};
+
+// Runs the plot tool; it prints PATH<TAB>WxH<TAB>TITLE per PNG it wrote (into `figs`), its
+// errors go to our stderr. Its exit status 2 (bad input, named in its message) stays 2;
+// anything else that is not 0 becomes 1.
+int run_plot_tool(const PlotTool& t, const std::vector<std::string>& args, std::vector<Figure>& figs) {
+    std::string cmd = shell_quote(t.python) + " " + shell_quote(t.script);
+    for (const std::string& a : args)
+        cmd += " " + shell_quote(a);
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) {
+        fmt::print(stderr, "blksim: report: cannot run {}: {}\n", t.python, std::strerror(errno));
+        return 2;
+    }
+    std::string out;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
+        out.append(buf, n);
+    const int st = pclose(p);
+    const int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (rc == 127) {
+        fmt::print(stderr, "blksim: report: cannot run the plot tool with {} (set BLKSIM_PYTHON to a python3 "
+                           "that has matplotlib: apt-get install python3-matplotlib)\n", t.python);
+        return 2;
+    }
+    if (rc != 0) {
+        fmt::print(stderr, "blksim: report: {} failed (exit status {})\n", t.script, rc);
+        return rc == 2 ? 2 : 1;
+    }
+    std::istringstream lines(out);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const auto a = line.find('\t'), b = line.find('\t', a + 1);
+        Figure f;
+        if (a == std::string::npos || b == std::string::npos ||
+            std::sscanf(line.c_str() + a + 1, "%dx%d", &f.width, &f.height) != 2) {
+            fmt::print(stderr, "blksim: report: {} printed '{}', not PATH<TAB>WxH<TAB>TITLE\n", t.script, line);
+            return 1;
+        }
+        f.path = line.substr(0, a);
+        f.title = line.substr(b + 1);
+        figs.push_back(std::move(f));
+    }
+    return 0;
+}
+
+// --- files ----------------------------------------------------------------------------------
+
+std::optional<std::string> read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in)
+        return std::nullopt;
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+bool write_file(const fs::path& p, const std::string& text, const char* what) {
+    std::ofstream f(p, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f)
+        fmt::print(stderr, "blksim: report: {} {}: cannot write the file\n", what, p.string());
+    return static_cast<bool>(f);
+}
+
+// The work directory: --workdir (kept), else a fresh temporary one removed at the end.
+struct WorkDir {
+    fs::path path;
+    bool keep = false;
+    ~WorkDir() {
+        std::error_code ec;
+        if (!keep && !path.empty())
+            fs::remove_all(path, ec);
+    }
+    bool open(const std::string& given) {
+        std::error_code ec;
+        if (!given.empty()) {
+            keep = true;
+            path = given;
+            fs::create_directories(path, ec);
+            if (ec || !fs::is_directory(path)) {
+                fmt::print(stderr, "blksim: report: --workdir {}: cannot create the directory\n", given);
+                return false;
+            }
+            return true;
+        }
+        std::string tmpl = (fs::temp_directory_path(ec) / "blksim-report-XXXXXX").string();
+        if (ec || !mkdtemp(tmpl.data())) {
+            fmt::print(stderr, "blksim: report: cannot create a temporary directory ({})\n", std::strerror(errno));
+            return false;
+        }
+        path = tmpl;
+        return true;
+    }
+};
+
+// Inlines the figures into the page; false when one cannot be read back.
+bool add_figures(HtmlPage& page, const std::vector<Figure>& figs,
+                 const std::vector<std::pair<std::string, std::string>>& notes) {
+    for (const Figure& f : figs) {
+        const auto png = read_file(f.path);
+        if (!png) {
+            fmt::print(stderr, "blksim: report: cannot read the plot {}\n", f.path);
+            return false;
+        }
+        std::string caption = f.title;
+        for (const auto& [name, note] : notes)
+            if (fs::path(f.path).filename() == name)
+                caption += ". " + note;
+        page.figure(*png, caption, f.width, f.height);
+    }
+    return true;
+}
+
+bool write_page(const HtmlPage& page, const std::string& out, std::size_t figures, const PlotTool& tool) {
+    const std::string html = page.str();
+    if (!write_file(out, html, "-o"))
+        return false;
+    fmt::print(stderr, "blksim: report: wrote {} ({} KiB, {} plots by {})\n", out, (html.size() + 1023) / 1024,
+               figures, tool.script);
+    return true;
+}
+
+// --- a run --------------------------------------------------------------------------------
+
+// About 200 points over the longest job (runtime + ramp_time), rounded up to 1, 2 or 5 times
+// a power of ten, at least 1 ms (fio's log_avg_msec is whole milliseconds); 10 ms when no
+// job has a runtime (a size-bound run's length is not known before it ends).
+sim::Duration auto_interval(const topology::MachineConfig& m) {
+    int64_t longest = 0;
+    for (const auto& j : m.jobs)
+        if (j.runtime.count() > 0)
+            longest = std::max(longest, (j.runtime + j.ramp_time).count());
+    if (longest == 0)
+        return sim::Duration::ns(10'000'000);
+    const double want = std::max(1e6, static_cast<double>(longest) / 200);
+    double step = std::pow(10.0, std::floor(std::log10(want)));
+    for (const double k : {1.0, 2.0, 5.0, 10.0})
+        if (k * step >= want) {
+            step *= k;
+            break;
+        }
+    return sim::Duration::ns(static_cast<int64_t>(step));
+}
+
+// The summary table: per job group and direction, the figures compare and sweep use.
+void add_summary(HtmlPage& page, const report::RunResult& r) {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> row;
+    std::string current;
+    for (const experiment::Metric& m : experiment::run_metrics(r)) {
+        // "<group>/<dir>.<name>": the group may hold '/' and the name '.' (clat_p99.9_ns).
+        const std::size_t dot = m.key.find('.', m.key.rfind('/'));
+        const std::string who = m.key.substr(0, dot);
+        if (who != current) {
+            if (!row.empty())
+                rows.push_back(row);
+            row = {who};
+            current = who;
+        }
+        const std::string name = m.key.substr(dot + 1);
+        if (name == "iops")
+            row.push_back(fmt::format("{:.0f}", m.value));
+        else if (name == "bw_bytes")
+            row.push_back(fmt::format("{:.1f}", m.value / (1024 * 1024)));
+        else
+            row.push_back(fmt::format("{:.1f}", m.value / 1e3));
+    }
+    // run_metrics() gives iops, bw_bytes, then clat mean, p50, p99, p99.9 per direction.
+    if (!row.empty())
+        rows.push_back(row);
+    page.table({"group / direction", "IOPS", "MiB/s", "clat mean (us)", "p50 (us)", "p99 (us)", "p99.9 (us)"}, rows);
+}
+
+const std::vector<std::pair<std::string, std::string>> RUN_NOTES = {
+    {"cdf.png", "From fio's json+ clat histogram bins (bucket midpoints, <= 1/64 relative error). Solid: each job "
+                "group and direction; dashed: per I/O priority class, when the job sets one. Right: the fraction "
+                "slower than x, so p99 is at 1e-2 and p99.9 at 1e-3"},
+    {"stages.png", "btt's stages per request: Q2G bio queued to request allocated (a tag wait shows here), G2I to "
+                   "inserted (elevator lock), I2D inserted to issued (held by the scheduler), D2C in the driver "
+                   "and device. Bars on a log axis; right, the mean Q2C split into its stages"},
+    {"timeline.png", "fio's iops logs summed over the jobs, and the mean of fio's clat log samples, per "
+                     "log_avg_msec window"},
+    {"depth.png", "blksim --timeseries: snapshots at each sample instant of the requests at the driver, the tags "
+                  "held, what the scheduler, hctx->dispatch and the software queues hold, sleeping submitters, "
+                  "and the device's own queue"},
+};
+
+int report_run(const ReportOptions& o, const PlotTool& tool) {
+    scenario::Scenario s;
+    try {
+        s = load(o.scenario, o.sets, o.seed);
+    } catch (const scenario::ScenarioError& e) {
+        fmt::print(stderr, "blksim: {}\n", e.what());
+        return 2;
+    }
+    sim::Duration interval = auto_interval(s.machine);
+    if (!o.interval.empty()) {
+        const auto ns = timeseries_interval_ns(o.interval, "--interval");
+        if (!ns)
+            return 2;
+        interval = sim::Duration::ns(*ns);
+    }
+    WorkDir wd;
+    if (!wd.open(o.workdir))
+        return 2;
+    // fio's logs every interval for every job: NAME_iops.N.log, NAME_clat.N.log, ... in the
+    // work directory (the scenario's own log options are replaced).
+    const auto avg_msec = static_cast<uint32_t>(std::max<int64_t>(1, (interval.count() + 500'000) / 1'000'000));
+    for (auto& j : s.machine.jobs) {
+        j.logs = {};
+        j.logs.lat = j.logs.iops = "report";
+        j.logs.avg_msec = avg_msec;
+    }
+    const fs::path series_path = wd.path / "timeseries.csv";
+    std::ofstream series(series_path, std::ios::binary | std::ios::trunc);
+    if (!series) {
+        fmt::print(stderr, "blksim: report: cannot write {}\n", series_path.string());
+        return 2;
+    }
+    report::RunResult result;
+    try {
+        topology::Machine machine(s.machine);
+        machine.set_timeseries(series, interval);
+        result = machine.run();
+    } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "blksim: {}: {}\n", o.scenario, e.what());
+        return 2;
+    } catch (const std::logic_error& e) {
+        fmt::print(stderr, "blksim: {}: {}\n", o.scenario, e.what());
+        return 1;
+    }
+    series.close();
+    const std::string text = report::format_report(result, {.normal = true}, s.output.group_reporting);
+    const fs::path json_path = wd.path / "run.json";
+    if (!series || !write_file(json_path, report::format_json(result, s.output.group_reporting, true), "json+") ||
+        !write_file(wd.path / "report.txt", text, "text report"))
+        return 2;
+    if (const std::string err = report::write_fio_logs(result.logs, wd.path.string()); !err.empty()) {
+        fmt::print(stderr, "blksim: report: fio log file {}\n", err);
+        return 2;
+    }
+
+    std::vector<std::string> args = {"all", "--json", json_path.string(), "--timeseries", series_path.string(),
+                                     "-o", wd.path.string(), "--logs"};
+    for (const report::FioLog& l : result.logs)
+        if (l.path.find("_iops.") != std::string::npos || l.path.find("_clat.") != std::string::npos)
+            args.push_back((wd.path / l.path).string());
+    std::vector<Figure> figs;
+    if (const int rc = run_plot_tool(tool, args, figs); rc != 0)
+        return rc;
+
+    HtmlPage page("blksim report: " + fs::path(o.scenario).filename().string());
+    if (!s.description.empty())
+        page.paragraph(s.description);
+    std::string how = "blksim report " + o.scenario;
+    for (const std::string& v : o.sets)
+        how += " --set " + v;
+    if (o.seed)
+        how += fmt::format(" --seed {}", *o.seed);
+    const int64_t us = interval.count() / 1000;
+    page.paragraph(fmt::format("{}: seed {}, {:.3f} s simulated; the plots over time sample every {} "
+                               "(fio's log_avg_msec={}).", how, s.machine.seed, result.sim_time.seconds(),
+                               us % 1000 ? fmt::format("{} us", us) : fmt::format("{} ms", us / 1000), avg_msec));
+    page.heading("Summary");
+    add_summary(page, result);
+    page.heading("Plots");
+    if (!add_figures(page, figs, RUN_NOTES))
+        return 1;
+    page.heading("fio's report and blksim's section");
+    page.pre(text);
+    page.heading("Scenario");
+    page.paragraph(o.scenario + (o.sets.empty() ? "" : " (the --set overrides above apply on top of it)"));
+    page.pre(read_file(o.scenario).value_or("(the file could not be read back)"));
+    if (!write_page(page, o.out, figs.size(), tool))
+        return 2;
+    if (wd.keep)
+        fmt::print(stderr, "blksim: report: run files and plots kept in {}\n", wd.path.string());
+    return 0;
+}
+
+// --- a sweep ------------------------------------------------------------------------------
+
+int report_sweep(const ReportOptions& o, const PlotTool& tool) {
+    experiment::SweepOutput sw;
+    try {
+        const auto text = read_file(o.sweep);
+        if (!text)
+            throw experiment::SweepError(fmt::format("{}: cannot open the file", o.sweep));
+        sw = experiment::from_json(*text, o.sweep);
+    } catch (const experiment::SweepError& e) {
+        fmt::print(stderr, "blksim: report: --sweep {}\n", e.what());
+        return 2;
+    }
+    WorkDir wd;
+    if (!wd.open(o.workdir))
+        return 2;
+    std::vector<Figure> figs;
+    if (const int rc = run_plot_tool(tool, {"sweep", o.sweep, "-o", wd.path.string()}, figs); rc != 0)
+        return rc;
+
+    HtmlPage page("blksim sweep report: " + fs::path(sw.scenario).filename().string());
+    std::string what = fmt::format("{} points of {}", sw.results.size(), sw.scenario);
+    for (const std::string& v : sw.sets)
+        what += " --set " + v;
+    for (const auto& p : sw.params) {
+        what += " --param " + p.path + "=";
+        for (std::size_t i = 0; i < p.values.size(); ++i)
+            what += (i ? "," : "") + p.values[i];
+    }
+    if (sw.shard.active())
+        what += fmt::format(" (shard {}/{} only: merge the shards with sweep-merge for the whole sweep)",
+                            sw.shard.index, sw.shard.count);
+    page.paragraph(what + " (" + o.sweep + ").");
+    page.heading("Plots");
+    if (!add_figures(page, figs, {}))
+        return 1;
+    page.heading("Points");
+    std::vector<std::string> header = {"point"};
+    for (const auto& p : sw.params)
+        header.push_back(p.path);
+    std::vector<std::string> keys;
+    for (const auto& r : sw.results)
+        for (const auto& m : r.metrics)
+            if (std::find(keys.begin(), keys.end(), m.key) == keys.end())
+                keys.push_back(m.key);
+    header.insert(header.end(), keys.begin(), keys.end());
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : sw.results) {
+        std::vector<std::string> row = {fmt::format("{}", r.index)};
+        const std::vector<std::size_t> at = experiment::point_coords(sw.params, r.index);
+        for (std::size_t i = 0; i < sw.params.size(); ++i)
+            row.push_back(sw.params[i].values[at[i]]);
+        for (const std::string& k : keys) {
+            std::string cell;
+            for (const auto& m : r.metrics)
+                if (m.key == k)
+                    cell = fmt::format("{:.6g}", m.value);
+            row.push_back(cell);
+        }
+        rows.push_back(std::move(row));
+    }
+    page.table(header, rows);
+    return write_page(page, o.out, figs.size(), tool) ? 0 : 2;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+    ReportOptions& o = g_ropt;
+    g_report = app.add_subcommand(
+        "report", "run a scenario once and write one self-contained HTML page: plots (latency CDF per priority, "
+                  "IOPS and latency over time, queue depth and tags, btt stages), fio's report and blksim's "
+                  "section; or, with --sweep, a sweep's charts (docs/plots.md)");
+    g_report->add_option("scenario", o.scenario, "scenario JSON file");
+    g_report->add_option("--set", o.sets, "override a scenario value: path=value");
+    g_report->add_option("--seed", o.seed, "scenario seed (overrides the file's)");
+    g_report->add_option("--output,-o", o.out, "the HTML file to write (default report.html)");
+    g_report->add_option("--sweep", o.sweep, "report a finished sweep (blksim sweep --json FILE) instead of a run");
+    g_report->add_option("--interval", o.interval,
+                         "sampling interval of the plots over time, e.g. 10ms (default: about 200 points over the "
+                         "longest job, at least 1ms)");
+    g_report->add_option("--workdir", o.workdir,
+                         "keep the run's files (json+, fio logs, time series, PNGs) in DIR (default: a temporary "
+                         "directory, removed)");
+}
+
+int run_report_command() {
+    if (!g_report || !*g_report)
+        return -1;
+    const ReportOptions& o = g_ropt;
+    if (o.sweep.empty() == o.scenario.empty()) {
+        fmt::print(stderr, "blksim: report: {}\n", o.sweep.empty() ? "give a scenario file (or --sweep SWEEP.json)"
+                                                                   : "give a scenario or --sweep SWEEP.json, not both");
+        return 2;
+    }
+    if (!o.sweep.empty() && (!o.sets.empty() || o.seed || !o.interval.empty())) {
+        fmt::print(stderr, "blksim: report: --sweep reports a finished sweep: --set, --seed and --interval do not apply\n");
+        return 2;
+    }
+    const auto tool = find_plot_tool();
+    if (!tool)
+        return 2;
+    return o.sweep.empty() ? report_run(o, *tool) : report_sweep(o, *tool);
+}
+
+}  // namespace blksim::cli
