@@ -68,14 +68,35 @@ def save(fig, path, title):
     print(f"{path}\t{round(w * DPI)}x{round(h * DPI)}\t{title}")
 
 
-def read_json(path):
+def open_input(path):
     try:
-        with open(path) as f:
-            return json.load(f)
+        return open(path, newline="")
     except OSError as e:
         raise BadInput(f"{path}: cannot open: {e.strerror}")
-    except ValueError as e:
-        raise BadInput(f"{path}: not JSON ({e})")
+
+
+def read_json(path):
+    with open_input(path) as f:
+        try:
+            return json.load(f)
+        except ValueError as e:
+            raise BadInput(f"{path}: not JSON ({e})")
+
+
+def read_csv(path, first, expected):
+    """(header, [(line number, row)]) of a CSV file whose header starts with `first`; every row
+    has the header's number of fields."""
+    with open_input(path) as f:
+        r = csv.reader(f)
+        header = next(r, None)
+        if not header or header[0] != first or len(header) < 2:
+            raise BadInput(f"{path}:1: expected the header of {expected}")
+        rows = []
+        for n, row in enumerate(r, start=2):
+            if len(row) != len(header):
+                raise BadInput(f"{path}:{n}: {len(row)} fields, the header has {len(header)}")
+            rows.append((n, row))
+    return header, rows
 
 
 def pick_unit(max_ns):
@@ -181,11 +202,7 @@ def read_fio_log(path):
     if not m:
         raise BadInput(f"{path}: not a fio log name (NAME_iops.N.log, NAME_clat.N.log, NAME_lat.N.log, NAME_bw.N.log)")
     rows = []
-    try:
-        f = open(path)
-    except OSError as e:
-        raise BadInput(f"{path}: cannot open: {e.strerror}")
-    with f:
+    with open_input(path) as f:
         for n, line in enumerate(f, start=1):
             if not line.strip():
                 continue
@@ -241,23 +258,13 @@ def lat_series(logs):
 
 def read_series(path):
     """blksim --timeseries: (header, rows as lists of floats or None for empty cells)."""
-    try:
-        f = open(path, newline="")
-    except OSError as e:
-        raise BadInput(f"{path}: cannot open: {e.strerror}")
-    with f:
-        r = csv.reader(f)
-        header = next(r, None)
-        if not header or header[0] != "time_ns" or len(header) < 2:
-            raise BadInput(f"{path}:1: expected the header of blksim --timeseries (time_ns,<disk>:in_flight,...)")
-        rows = []
-        for n, row in enumerate(r, start=2):
-            if len(row) != len(header):
-                raise BadInput(f"{path}:{n}: {len(row)} fields, the header has {len(header)}")
-            try:
-                rows.append([float(x) if x != "" else None for x in row])
-            except ValueError:
-                raise BadInput(f"{path}:{n}: expected numbers, found {row!r}")
+    header, lines = read_csv(path, "time_ns", "blksim --timeseries (time_ns,<disk>:in_flight,...)")
+    rows = []
+    for n, row in lines:
+        try:
+            rows.append([float(x) if x != "" else None for x in row])
+        except ValueError:
+            raise BadInput(f"{path}:{n}: expected numbers, found {row!r}")
     if not rows:
         raise BadInput(f"{path}: no samples (the run was shorter than one --timeseries-interval?)")
     return header, rows
@@ -275,11 +282,8 @@ def series_queues(header):
 
 
 def is_series(path):
-    try:
-        with open(path, newline="") as f:
-            return f.readline().startswith("time_ns,")
-    except OSError as e:
-        raise BadInput(f"{path}: cannot open: {e.strerror}")
+    with open_input(path) as f:
+        return f.readline().startswith("time_ns,")
 
 
 def plot_timeline(files, out):
@@ -468,33 +472,23 @@ def plot_stages(doc, path, out):
 def read_sweep(path):
     """(params [(path, [values])], points [(values, {metric: value})])."""
     if path.endswith(".csv"):
-        try:
-            f = open(path, newline="")
-        except OSError as e:
-            raise BadInput(f"{path}: cannot open: {e.strerror}")
-        with f:
-            r = csv.reader(f)
-            header = next(r, None)
-            if not header or header[0] != "point":
-                raise BadInput(f"{path}:1: expected the header of blksim sweep --csv (point,<param>...,<metric>...)")
-            # Parameters are scenario paths, metrics "<group>/<dir>.<name>": only metrics have a '/'.
-            np = 1
-            while np < len(header) and "/" not in header[np]:
-                np += 1
-            names = header[1:np]
-            points, seen = [], [[] for _ in names]
-            for n, row in enumerate(r, start=2):
-                if len(row) != len(header):
-                    raise BadInput(f"{path}:{n}: {len(row)} fields, the header has {len(header)}")
-                vals = row[1:np]
-                for i, v in enumerate(vals):
-                    if v not in seen[i]:
-                        seen[i].append(v)
-                try:
-                    m = {header[i]: float(row[i]) for i in range(np, len(row)) if row[i] != ""}
-                except ValueError:
-                    raise BadInput(f"{path}:{n}: a metric is not a number: {row!r}")
-                points.append((vals, m))
+        header, lines = read_csv(path, "point", "blksim sweep --csv (point,<param>...,<metric>...)")
+        # Parameters are scenario paths, metrics "<group>/<dir>.<name>": only metrics have a '/'.
+        np = 1
+        while np < len(header) and "/" not in header[np]:
+            np += 1
+        names = header[1:np]
+        points, seen = [], [[] for _ in names]
+        for n, row in lines:
+            vals = row[1:np]
+            for i, v in enumerate(vals):
+                if v not in seen[i]:
+                    seen[i].append(v)
+            try:
+                m = {header[i]: float(row[i]) for i in range(np, len(row)) if row[i] != ""}
+            except ValueError:
+                raise BadInput(f"{path}:{n}: a metric is not a number: {row!r}")
+            points.append((vals, m))
         return list(zip(names, seen)), points
     doc = read_json(path)
     if not isinstance(doc, dict) or "blksim_sweep" not in doc:
@@ -518,7 +512,8 @@ def as_number(v):
         return None
 
 
-def sweep_figures(params, points, x_param, series_params, metric_filters, path):
+def sweep_figures(params, points, x_param, series_params, fixed, metric_filters, path):
+    """Checks the choice of axes; returns it with the points that --fix keeps."""
     names = [p for p, _ in params]
     if not params:
         raise BadInput(f"{path}: the sweep has no parameters")
@@ -529,11 +524,26 @@ def sweep_figures(params, points, x_param, series_params, metric_filters, path):
         raise BadInput(f"{path}: --x {x_param}: not a swept parameter (the sweep has: {', '.join(names)})")
     xi = names.index(x_param)
     if series_params is None:
-        series_params = [p for p in names if p != x_param]
+        fixed_names = [f.partition("=")[0] for f in fixed]
+        series_params = [p for p in names if p != x_param and p not in fixed_names]
     for s in series_params:
         if s not in names or s == x_param:
             raise BadInput(f"{path}: --series {s}: not one of the other swept parameters ({', '.join(p for p in names if p != x_param)})")
     si = [names.index(s) for s in series_params]
+    # The other parameters: each fixed at one value (--fix P=V), or swept over one value only.
+    keep = {}
+    for f in fixed:
+        p, eq, v = f.partition("=")
+        if not eq or p not in names or p == x_param or p in series_params:
+            raise BadInput(f"{path}: --fix {f}: expected P=V with P a swept parameter not on the x axis or a series")
+        if v not in dict(params)[p]:
+            raise BadInput(f"{path}: --fix {f}: {p} was swept over {', '.join(dict(params)[p])}")
+        keep[names.index(p)] = v
+    loose = [p for i, (p, vs) in enumerate(params)
+             if i != xi and i not in si and i not in keep and len(vs) > 1]
+    if loose:
+        raise BadInput(f"{path}: {', '.join(loose)} also varies: add it to --series or give --fix {loose[0]}=VALUE")
+    points = [(vals, m) for vals, m in points if all(vals[i] == v for i, v in keep.items())]
     keys = []
     for _, m in points:
         for k in m:
@@ -542,12 +552,13 @@ def sweep_figures(params, points, x_param, series_params, metric_filters, path):
     chosen = [k for k in keys if any(k.endswith(f) for f in metric_filters)]
     if not chosen:
         raise BadInput(f"{path}: no metric matches {', '.join(metric_filters)} (the sweep has: {', '.join(keys)})")
-    return x_param, xi, series_params, si, chosen
+    return x_param, xi, series_params, si, chosen, points
 
 
-def plot_sweep(path, out_dir, x_param, series_params, metric_filters):
+def plot_sweep(path, out_dir, x_param, series_params, fixed, metric_filters):
     params, points = read_sweep(path)
-    x_param, xi, series_params, si, chosen = sweep_figures(params, points, x_param, series_params, metric_filters, path)
+    x_param, xi, series_params, si, chosen, points = sweep_figures(params, points, x_param, series_params, fixed,
+                                                                   metric_filters, path)
     xvals = dict(params)[x_param]
     numeric = all(as_number(v) is not None for v in xvals)
     plt = pyplot()
@@ -575,11 +586,12 @@ def plot_sweep(path, out_dir, x_param, series_params, metric_filters):
         ax.set_xlabel(x_param)
         ax.set_ylabel(key)
         ax.set_ylim(bottom=0)
-        ax.set_title(f"{key} against {x_param}", fontsize=11)
+        title = f"{key} against {x_param}" + (f" ({', '.join(fixed)})" if fixed else "")
+        ax.set_title(title, fontsize=11)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", key)
-        save(fig, os.path.join(out_dir, f"sweep-{safe}.png"), f"{key} against {x_param}")
+        save(fig, os.path.join(out_dir, f"sweep-{safe}.png"), title)
 
 
 # --- command line ---------------------------------------------------------------------------
@@ -603,6 +615,8 @@ def main():
     p.add_argument("sweep")
     p.add_argument("--x", help="the swept parameter on the x axis (default: the first numeric one)")
     p.add_argument("--series", action="append", help="a parameter that makes one line per value (default: all others)")
+    p.add_argument("--fix", action="append", default=[], metavar="P=V",
+                   help="keep only the points where parameter P is V (for a parameter neither on x nor a series)")
     p.add_argument("--metric", action="append",
                    help="metric or suffix to chart, e.g. read.iops or clat_p99_ns (default: iops, clat_mean_ns, clat_p99_ns)")
     p.add_argument("-o", "--out", default=".", help="directory for sweep-<metric>.png")
@@ -622,7 +636,7 @@ def main():
         elif a.cmd == "stages":
             plot_stages(read_json(a.json), a.json, a.out)
         elif a.cmd == "sweep":
-            plot_sweep(a.sweep, a.out, a.x, a.series, a.metric or ["iops", "clat_mean_ns", "clat_p99_ns"])
+            plot_sweep(a.sweep, a.out, a.x, a.series, a.fix, a.metric or ["iops", "clat_mean_ns", "clat_p99_ns"])
         else:
             if not (a.json or a.timeseries or a.logs):
                 raise BadInput("all: give at least one of --json, --timeseries, --logs")

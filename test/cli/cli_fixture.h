@@ -4,8 +4,10 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -35,5 +37,19 @@ inline CliResult run_blksim(const std::string& args, bool with_stderr = true) {
 }
 
 inline std::string source_path(const std::string& rel) { return std::string(BLKSIM_SOURCE_DIR) + "/" + rel; }
+
+// A fresh directory $TMPDIR/blksim-NAME-PID, removed with everything in it at the end.
+struct TempDir {
+    std::filesystem::path dir;
+    explicit TempDir(const std::string& name)
+        : dir(std::filesystem::temp_directory_path() / ("blksim-" + name + "-" + std::to_string(getpid()))) {
+        std::filesystem::remove_all(dir);
+        std::filesystem::create_directories(dir);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    ~TempDir() { std::filesystem::remove_all(dir); }
+    std::string operator/(const std::string& f) const { return (dir / f).string(); }
+};
 
 }  // namespace clitest

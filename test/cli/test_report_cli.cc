@@ -24,15 +24,8 @@ using clitest::run_blksim;
 using clitest::shell;
 using clitest::source_path;
 
-struct TempDir {
-    fs::path dir;
-    explicit TempDir(const std::string& name)
-        : dir(fs::temp_directory_path() / ("blksim-report-test-" + name + "-" + std::to_string(getpid()))) {
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    ~TempDir() { fs::remove_all(dir); }
-    std::string operator/(const std::string& f) const { return (dir / f).string(); }
+struct TempDir : clitest::TempDir {
+    explicit TempDir(const std::string& name) : clitest::TempDir("report-test-" + name) {}
 };
 
 std::string slurp(const std::string& path) {
@@ -194,6 +187,16 @@ TEST_CASE("report --sweep: one chart per metric, the points in a table", "[repor
     CHECK(p.status == 0);
     CHECK(p.out.find("sweep-psync10_read.clat_p50_ns.png\t1000x500\tpsync10/read.clat_p50_ns against "
                      "queues.0.scheduler") != std::string::npos);
+    // One value of a parameter instead of one line per value; a value the sweep never had.
+    const auto fixed = shell(plot_tool() + " sweep " + sweep + " --fix queues.0.scheduler=none --metric read.iops -o " +
+                             t / "fixed" + " 2>&1");
+    INFO(fixed.out);
+    CHECK(fixed.status == 0);
+    CHECK(fixed.out.find("against jobs.0.numjobs (queues.0.scheduler=none)") != std::string::npos);
+    const auto bad = shell(plot_tool() + " sweep " + sweep + " --fix queues.0.scheduler=bfq -o " + t / "bad 2>&1");
+    CHECK(bad.status == 2);
+    CHECK(bad.out.find("--fix queues.0.scheduler=bfq: queues.0.scheduler was swept over none, mq-deadline") !=
+          std::string::npos);
 }
 
 TEST_CASE("plots: the tool reads fio's own json+ (per-priority bins of a real fio 3.33 run)", "[plots][cli]") {

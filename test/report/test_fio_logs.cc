@@ -25,14 +25,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // A fresh directory to run in: fio writes its logs in the current directory.
-struct RunDir {
-    fs::path dir;
-    explicit RunDir(const std::string& name)
-        : dir(fs::temp_directory_path() / ("blksim-fio-logs-" + name + "-" + std::to_string(getpid()))) {
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    ~RunDir() { fs::remove_all(dir); }
+struct RunDir : clitest::TempDir {
+    explicit RunDir(const std::string& name) : TempDir("fio-logs-" + name) {}
     clitest::CliResult blksim(const std::string& args) const {
         return clitest::shell("cd " + dir.string() + " && " + BLKSIM_BINARY + " " + args + " 2>/dev/null");
     }

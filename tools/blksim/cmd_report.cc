@@ -293,12 +293,8 @@ const std::vector<std::pair<std::string, std::string>> RUN_NOTES = {
 
 int report_run(const ReportOptions& o, const PlotTool& tool) {
     scenario::Scenario s;
-    try {
-        s = load(o.scenario, o.sets, o.seed);
-    } catch (const scenario::ScenarioError& e) {
-        fmt::print(stderr, "blksim: {}\n", e.what());
+    if (!load_or_say_why(o.scenario, o.sets, o.seed, s))
         return 2;
-    }
     sim::Duration interval = auto_interval(s.machine);
     if (!o.interval.empty()) {
         const auto ns = timeseries_interval_ns(o.interval, "--interval");
@@ -324,17 +320,11 @@ int report_run(const ReportOptions& o, const PlotTool& tool) {
         return 2;
     }
     report::RunResult result;
-    try {
-        topology::Machine machine(s.machine);
-        machine.set_timeseries(series, interval);
-        result = machine.run();
-    } catch (const std::invalid_argument& e) {
-        fmt::print(stderr, "blksim: {}: {}\n", o.scenario, e.what());
-        return 2;
-    } catch (const std::logic_error& e) {
-        fmt::print(stderr, "blksim: {}: {}\n", o.scenario, e.what());
-        return 1;
-    }
+    const int rc = run_machine(
+        s.machine, o.scenario, [&](topology::Machine& m) { m.set_timeseries(series, interval); },
+        [](topology::Machine&) {}, result);
+    if (rc != 0)
+        return rc;
     series.close();
     const std::string text = report::format_report(result, {.normal = true}, s.output.group_reporting);
     const fs::path json_path = wd.path / "run.json";

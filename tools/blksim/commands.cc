@@ -100,7 +100,8 @@ struct WarningPrinter {
     }
 };
 
-scenario::Scenario load(const std::string& path, std::vector<std::string> sets, std::optional<uint64_t> seed) {
+static scenario::Scenario load(const std::string& path, std::vector<std::string> sets,
+                               std::optional<uint64_t> seed) {
     if (seed)
         sets.push_back(fmt::format("seed={}", *seed));
     // A scenario whose jobs come from a fio job file may warn (options it does not support).
@@ -112,6 +113,24 @@ scenario::Scenario load(const std::string& path, std::vector<std::string> sets, 
 }
 
 static int run_loaded(const scenario::Scenario& s, const RunOptions& o);
+
+int run_machine(const topology::MachineConfig& cfg, const std::string& name, const MachineHook& before,
+                const MachineHook& after, report::RunResult& result) {
+    try {
+        topology::Machine machine(cfg);
+        before(machine);
+        result = machine.run();
+        after(machine);
+    } catch (const std::invalid_argument& e) {
+        // A machine that cannot be built from a scenario that decoded: still bad input.
+        fmt::print(stderr, "blksim: {}: {}\n", name, e.what());
+        return 2;
+    } catch (const std::logic_error& e) {
+        fmt::print(stderr, "blksim: {}: {}\n", name, e.what());
+        return 1;
+    }
+    return 0;
+}
 
 // The formats to print: the command line's --output-format if given, else the scenario's
 // (a fio --output-format list, or its one format).
@@ -131,14 +150,21 @@ static report::OutputFormats output_formats(const scenario::OutputConfig& out, c
     return f;
 }
 
-int cmd_run(const RunOptions& o) {
-    scenario::Scenario s;
+bool load_or_say_why(const std::string& path, const std::vector<std::string>& sets, std::optional<uint64_t> seed,
+                     scenario::Scenario& out) {
     try {
-        s = load(o.scenario, o.sets, o.seed);
+        out = load(path, sets, seed);
+        return true;
     } catch (const scenario::ScenarioError& e) {
         fmt::print(stderr, "blksim: {}\n", e.what());
-        return 2;
+        return false;
     }
+}
+
+int cmd_run(const RunOptions& o) {
+    scenario::Scenario s;
+    if (!load_or_say_why(o.scenario, o.sets, o.seed, s))
+        return 2;
     return run_loaded(s, o);
 }
 
@@ -205,26 +231,21 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
     const auto wall0 = std::chrono::steady_clock::now();
     report::RunResult result;
     uint64_t events = 0, ios = 0;
-    try {
-        topology::Machine machine(s.machine);
+    const auto before = [&](topology::Machine& machine) {
         machine.set_trace(sinks.sink());
         if (series_ns)
             machine.set_timeseries(series_file, sim::Duration::ns(*series_ns));
-        result = machine.run();
+    };
+    const auto after = [&](topology::Machine& machine) {
         if (trace)
             trace->flush();
         if (blktrace)
             blktrace->flush();
         events = machine.events_processed();
         ios = machine.ios_completed();
-    } catch (const std::invalid_argument& e) {
-        // A machine that cannot be built from a scenario that decoded: still bad input.
-        fmt::print(stderr, "blksim: {}: {}\n", o.scenario, e.what());
-        return 2;
-    } catch (const std::logic_error& e) {
-        fmt::print(stderr, "blksim: {}: {}\n", o.scenario, e.what());
-        return 1;
-    }
+    };
+    if (const int rc = run_machine(s.machine, o.scenario, before, after, result); rc != 0)
+        return rc;
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 

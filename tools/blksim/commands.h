@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,13 @@ class App;
 }
 namespace blksim::scenario {
 struct Scenario;
+}
+namespace blksim::topology {
+class Machine;
+struct MachineConfig;
+}
+namespace blksim::report {
+struct RunResult;
 }
 
 namespace blksim::cli {
@@ -44,9 +52,17 @@ struct FioOptions {
     std::vector<std::string> fio_args;  // what follows "--"
 };
 
-// A scenario file with --set overrides and --seed, its loader warnings printed to stderr.
-// Throws scenario::ScenarioError.
-scenario::Scenario load(const std::string& path, std::vector<std::string> sets, std::optional<uint64_t> seed);
+// A scenario file with --set overrides and --seed into `out`, its loader warnings printed to
+// stderr; false after printing why it could not be loaded.
+bool load_or_say_why(const std::string& path, const std::vector<std::string>& sets, std::optional<uint64_t> seed,
+                     scenario::Scenario& out);
+
+// Builds the machine, calls `before` (attach outputs), runs it, calls `after` (read it).
+// Returns 0, or prints why and returns 2 when the machine cannot be built (bad input) or 1
+// when the run broke an invariant; `name` (the scenario) starts the message.
+using MachineHook = std::function<void(topology::Machine&)>;
+int run_machine(const topology::MachineConfig& cfg, const std::string& name, const MachineHook& before,
+                const MachineHook& after, report::RunResult& result);
 
 int cmd_run(const RunOptions& o);
 int cmd_fio(const FioOptions& o);
