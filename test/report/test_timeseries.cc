@@ -150,7 +150,7 @@ TEST_CASE("timeseries: a QD32 job on a 10 ms null_blk has its 32 requests at the
     CHECK(reads == static_cast<double>(total));
 }
 
-TEST_CASE("timeseries: behind mq-deadline with 8 driver tags, 16 scheduler tags are taken and the job sleeps",
+TEST_CASE("timeseries: behind mq-deadline with 8 driver tags 16 scheduler tags are taken and the job sleeps",
           "[timeseries][mq_deadline]") {
     const SeriesRun r = run_with_series(slow_nullb("mq-deadline", 8), 5_ms);
     const Csv& c = r.csv;
@@ -172,7 +172,7 @@ TEST_CASE("timeseries: behind mq-deadline with 8 driver tags, 16 scheduler tags 
     }
 }
 
-TEST_CASE("timeseries: the sampler changes nothing in the run, and the file is the same every time",
+TEST_CASE("timeseries: the sampler changes nothing in the run and the file is the same every time",
           "[timeseries][determinism]") {
     const auto cfg = slow_nullb("mq-deadline", 8);
     topology::Machine plain(cfg);
@@ -230,7 +230,7 @@ TEST_CASE("timeseries: the sampler does not keep a run alive that the progress w
     CHECK(c.at(60, "nullb0:in_flight") + c.at(60, "nullb0:dispatch") == 1);
 }
 
-TEST_CASE("timeseries: an HDD's NCQ queue is the requests at the driver; a RAID controller's disks stay within their depth",
+TEST_CASE("timeseries: an HDD's NCQ queue is the requests at the driver and a RAID controller's disks stay within their depth",
           "[timeseries][hdd][raid]") {
     SECTION("hdd") {
         const auto s = scenario::load_scenario(std::string(BLKSIM_SOURCE_DIR) + "/scenarios/bench/hdd-randread-qd32.json",

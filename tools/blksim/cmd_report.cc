@@ -473,6 +473,14 @@ int run_report_command() {
         fmt::print(stderr, "blksim: report: --sweep reports a finished sweep: --set, --seed and --interval do not apply\n");
         return 2;
     }
+    // Before a run that may take a while: can the page be written where asked?
+    std::error_code ec;
+    const fs::path dir = fs::path(o.out).parent_path();
+    if (o.out.empty() || fs::is_directory(o.out, ec) || (!dir.empty() && !fs::is_directory(dir, ec))) {
+        fmt::print(stderr, "blksim: report: -o {}: {}\n", o.out,
+                   o.out.empty() || fs::is_directory(o.out, ec) ? "not a file name" : "its directory does not exist");
+        return 2;
+    }
     const auto tool = find_plot_tool();
     if (!tool)
         return 2;
