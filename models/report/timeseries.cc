@@ -55,12 +55,14 @@ void TimeSeriesWriter::sample(sim::Time now) {
             driver_tags += hc.nr_active;
             dispatch += hc.dispatch.size();
             sw += hc.sw_pending.size();
-            if (hc.sched_tags) {
+            // With host-wide tags every hctx points at the same tag spaces: count them once.
+            const blkmq::BlkMqTags& alloc = hc.sched_tags ? *hc.sched_tags : hc.tags;
+            const blkmq::HwQueue& h0 = q.hctx(0);
+            if (h > 0 && &alloc == (h0.sched_tags ? h0.sched_tags : &h0.tags))
+                continue;
+            if (hc.sched_tags)
                 sched_tags += hc.sched_tags->in_use();
-                waiters += hc.sched_tags->nr_waiters();
-            } else {
-                waiters += hc.tags.nr_waiters();
-            }
+            waiters += alloc.nr_waiters();
         }
         const uint64_t queued = q.elevator() ? q.elevator()->queued() : 0;
         fmt::format_to(o, ",{},{},{},{},{},{},{}", q.in_flight(), driver_tags, sched_tags, queued, dispatch, sw,

@@ -272,3 +272,36 @@ TEST_CASE("timeseries: an HDD's NCQ queue is the requests at the driver and a RA
         CHECK(busiest > 0);
     }
 }
+
+TEST_CASE("timeseries: host-wide tags are one space for all hctxs and are counted once", "[timeseries][tags]") {
+    // null_blk shared_tag_bitmap=1: 2 hctxs (CPUs 0-1, 2-3) on one driver tag space of 16,
+    // and behind mq-deadline one scheduler tag space of nr_requests = 2 x 16 = 32 for the
+    // queue. Two QD32 jobs, on CPU 0 and CPU 2, want 64: the spaces are full, and each job
+    // sleeps for a tag. Counted per hctx the same spaces would read 64 and 4 sleepers.
+    dev::NullBlkConfig nb;
+    nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+    nb.completion_nsec = 10_ms;
+    nb.submit_queues = 2;
+    nb.hw_queue_depth = 16;
+    nb.shared_tag_bitmap = true;
+    auto m = testing::nullb_machine(4, nb, "mq-deadline");
+    for (const uint32_t cpu : {0u, 2u}) {
+        auto j = testing::nullb_job(workload::IoEngine::LIBAIO, workload::RwPattern::RANDREAD);
+        j.name = "cpu" + std::to_string(cpu);
+        j.iodepth = 32;
+        j.runtime = 100_ms;
+        j.time_based = true;
+        j.cpus_allowed = {cpu};
+        m.jobs.push_back(j);
+    }
+    const SeriesRun r = run_with_series(m, 5_ms);
+    REQUIRE(r.csv.rows.size() > 19);
+    for (std::size_t i = 0; i < 19; ++i) {
+        INFO("sample " << i);
+        CHECK(r.csv.at(i, "nullb0:in_flight") == 16);
+        CHECK(r.csv.at(i, "nullb0:driver_tags") == 16);
+        CHECK(r.csv.at(i, "nullb0:sched_tags") == 32);
+        CHECK(r.csv.at(i, "nullb0:sched_queued") + r.csv.at(i, "nullb0:dispatch") == 16);
+        CHECK(r.csv.at(i, "nullb0:tag_waiters") == 2);
+    }
+}
