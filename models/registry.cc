@@ -121,6 +121,13 @@ constexpr Param kyber_params[] = {
     {"iosched/*", "see below", "the tunables, set in queues[].iosched by sysfs name"},
 };
 
+constexpr Param bfq_params[] = {
+    {"nr_requests", "2*min(depth,128)", "scheduler tags per hctx"},
+    {"weights", "(8-level)*10", "from the task's I/O priority (fio prioclass/prio): 80..10, default 40"},
+    {"classes", "RT > BE > IDLE", "strict; IDLE served after 200 ms without service"},
+    {"iosched/*", "see below", "the tunables, set in queues[].iosched by sysfs name"},
+};
+
 constexpr Entry scheduler_table[] = {
     {"none", "no elevator: direct issue to the driver when the hctx is idle, else the software queues",
      none_params},
@@ -129,6 +136,9 @@ constexpr Entry scheduler_table[] = {
     {"kyber", "block/kyber-iosched.c: per-domain token pools, batches, latency targets, depths scaled "
               "every 100 ms from p90/p99 histograms",
      kyber_params},
+    {"bfq", "block/bfq-iosched.c: per-process queues, budgets in sectors, B-WF2Q+ by weight, strict classes, "
+            "idling for sync queues, budget feedback, weight raising (low_latency), one lock",
+     bfq_params},
 };
 
 }  // namespace

@@ -44,6 +44,12 @@ struct Bio {
     // bio->bi_ioprio: merges only join bios and requests of equal priority (class and level).
     uint8_t ioprio_class = 0;  // IOPRIO_CLASS_NONE/RT/BE/IDLE = 0/1/2/3
     uint8_t ioprio_level = 4;  // 0 (highest) .. 7; IOPRIO_NORM = 4
+    // The submitting task (`current` while the bio is submitted): its pid and its
+    // io_context priority (ioprio_set(), fio's prioclass/prio). bfq keys its queues by the
+    // task and takes their class and weight from the task's priority, not from bi_ioprio.
+    uint32_t pid = 0;
+    uint8_t task_ioprio_class = 0;
+    uint8_t task_ioprio_level = 4;
     uint64_t end_sector() const { return sector + nr_sectors; }
 };
 
@@ -96,6 +102,7 @@ struct Request {
     boost::intrusive::list_member_hook<> queuelist;  // FIFO or at-head dispatch list
     sim::Time fifo_time;       // deadline (FIFO) or insertion instant (at-head)
     bool elv_counted = false;  // rq->elv.priv[0]: counted in the scheduler's statistics
+    void* elv_priv = nullptr;  // rq->elv.priv[1]: the policy's per-request object (bfq: its bfq_queue)
 
     uint64_t bytes() const { return static_cast<uint64_t>(nr_sectors) << 9; }
     uint64_t end_sector() const { return sector + nr_sectors; }

@@ -1,5 +1,6 @@
 #include "models/blkmq/request_queue.h"
 
+#include "models/sched/bfq.h"
 #include "models/sched/kyber.h"
 #include "models/sched/mq_deadline.h"
 
@@ -42,19 +43,23 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
     // nr_requests is the tag set's queue_depth.
     if (cfg.scheduler == "mq-deadline")
         elevator_ = std::make_unique<sched::MqDeadline>(cfg.mq_deadline);
-    if (cfg.scheduler == "kyber") {
-        auto ky = std::make_unique<sched::Kyber>(cfg.kyber, eq_, mq_map_, nr_hw);
-        // kyber_domain_wake → blk_mq_run_hw_queue(hctx, async): kblockd runs the hctx now,
-        // pulling in a delayed run that may be pending (mod_delayed_work: still one run, the
-        // later event is made stale by the new generation).
-        ky->set_run_hw_queue([](void* self, uint32_t hctx, Time now) {
+    if (cfg.scheduler == "kyber")
+        elevator_ = std::make_unique<sched::Kyber>(cfg.kyber, eq_, mq_map_, nr_hw);
+    if (cfg.scheduler == "bfq")
+        elevator_ = std::make_unique<sched::Bfq>(cfg.bfq, eq_, dev.rotational());
+    if (elevator_) {
+        // blk_mq_run_hw_queue(hctx, async) from the policy (kyber_domain_wake, bfq's idle
+        // timer): kblockd runs the hctx now, pulling in a delayed run that may be pending
+        // (mod_delayed_work: still one run, the later event is made stale by the new
+        // generation).
+        elevator_->set_run_hw_queue([](void* self, uint32_t hctx, Time now) {
             auto* q = static_cast<RequestQueue*>(self);
             HwQueue& h = *q->hctxs_[hctx];
             ++h.run_gen;
             h.run_pending = true;
             q->eq_.at<&RequestQueue::run_work>(now, q, run_work_arg(h));
         }, this);
-        elevator_ = std::move(ky);
+        hold_ = elevator_->lock_hold(costs);
     }
     if (elevator_ && elevator_->lock_scope() == sched::Elevator::LockScope::PER_HCTX) {
         // kyber: kcq->lock per ctx (insert, bio merge), khd->lock per hctx (dispatch).
@@ -293,7 +298,7 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
         return false;
     if (!elevator_)
         return attempt_sw_merge(bio, now, cpu);
-    const cpu::Spinlock::Section sec = insert_lock(cpu).acquire(cpu, now, costs_.elv_insert);
+    const cpu::Spinlock::Section sec = insert_lock(cpu).acquire(cpu, now, hold_.merge);
     cpus_[cpu]->account_spin(sec.spin);
     lock_time = sec.end - now;
     Request* rq = nullptr;
@@ -491,7 +496,7 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu) {
     }
     if (to_insert.empty())
         return;
-    t = elv_lock(insert_lock(cpu), cpu, t, costs_.elv_insert * to_insert.size());
+    t = elv_lock(insert_lock(cpu), cpu, t, hold_.insert * to_insert.size());
     while (Request* rq = to_insert.pop_front()) {
         rq->t_insert = t;
         trace(TraceAction::INSERT, *rq, t, cpu);
@@ -516,6 +521,7 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         RequestList list;
         uint32_t n = 0;
         bool no_tag = false;
+        bool multi_hctxs = false;
         while (n < max_dispatch && elevator_->hctx_has_work(h.queue_num())) {
             // __blk_mq_do_dispatch_sched takes the budget before it dequeues: without
             // budget the requests stay in the elevator, sorted and mergeable.
@@ -523,7 +529,7 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
                 note_budget_exhausted();
                 break;
             }
-            t = elv_lock(dispatch_lock(h), cpu, t, costs_.elv_dispatch);
+            t = elv_lock(dispatch_lock(h), cpu, t, hold_.dispatch);
             Request* rq = elevator_->hctx_dispatch_request(h.queue_num(), t);
             if (rq == nullptr)
                 break;
@@ -534,7 +540,10 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
             --elv_held_;
             list.push_back(rq);
             ++n;
-            if (!get_driver_tag(h, rq, t)) {
+            // A queue-wide policy (mq-deadline, bfq) may hand out a request of another hctx:
+            // its driver tag and its dispatch are that hctx's.
+            multi_hctxs |= rq->mq_hctx != &h;
+            if (!get_driver_tag(*rq->mq_hctx, rq, t)) {
                 no_tag = true;
                 break;
             }
@@ -547,9 +556,27 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
                 delay_run_hw_queue(h, t + BLK_MQ_RESOURCE_DELAY);
             return t;
         }
-        dispatch_rq_list(h, list, t, cpu);
-        t = sim::max(t, cpus_[cpu]->free_at());
-        if (no_tag || !h.dispatch.empty())
+        if (!multi_hctxs) {
+            dispatch_rq_list(h, list, t, cpu);
+            t = sim::max(t, cpus_[cpu]->free_at());
+            if (no_tag || !h.dispatch.empty())
+                return t;
+            continue;
+        }
+        // blk_mq_dispatch_hctx_list(): the requests sorted by hctx, each batch through its own.
+        bool left_behind = false;
+        for (auto& hx : hctxs_) {
+            RequestList mine, rest;
+            while (Request* rq = list.pop_front())
+                (rq->mq_hctx == hx.get() ? mine : rest).push_back(rq);
+            list.splice_tail(rest);
+            if (mine.empty())
+                continue;
+            dispatch_rq_list(*hx, mine, t, cpu);
+            t = sim::max(t, cpus_[cpu]->free_at());
+            left_behind |= !hx->dispatch.empty();
+        }
+        if (no_tag || left_behind)
             return t;
         // blk_mq_do_dispatch_sched()'s loop: the next round starts once this one's
         // ->queue_rq calls are done. While they run, other CPUs insert, merge bios into the
@@ -801,6 +828,13 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
         bio->end_io->end_io(bio, tc);
         bio = next;
     }
+    // The elevator's finish hook (bfq_finish_requeue_request takes bfqd->lock) costs the
+    // completing CPU its hold time. *Simplification:* it does not enter the lock's timeline:
+    // completion work runs at the present instant, while submitters reserve the lock at the
+    // end of their steps, slightly ahead; on the FIFO timeline a completion would queue
+    // behind such reservations, spin, delay its CPU's next reservation, and so on.
+    if (hold_.finish.count() > 0)
+        cpus_[ccpu]->irq(tc, hold_.finish);
     free_request(rq, now);
 
     // scsi_end_request → scsi_run_queue_async(): a dispatch that ran out of budget left

@@ -247,7 +247,8 @@ private:
     std::unique_ptr<sched::Elevator> elevator_;  // nullptr: none
     std::vector<std::unique_ptr<BlkMqTags>> sched_tags_;
     uint32_t nr_requests_ = 0;
-    cpu::Spinlock elv_lock_;                     // the elevator's lock (dd->lock)
+    cpu::Spinlock elv_lock_;                     // the elevator's lock (dd->lock, bfqd->lock)
+    sched::Elevator::LockHold hold_;             // how long each section holds it
     std::vector<cpu::Spinlock> elv_ctx_locks_;   // kyber: kcq->lock per CPU
     std::vector<cpu::Spinlock> elv_hctx_locks_;  // kyber: khd->lock per hctx
 };

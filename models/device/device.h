@@ -46,6 +46,10 @@ public:
     virtual sim::Duration request_timeout() const { return sim::Duration::ns(30'000'000'000); }
     // True when ->queue_rq completes the request before returning (null_blk irqmode=0).
     virtual bool completes_inline() const { return false; }
+    // queue/rotational: a spinning disk (the driver leaves QUEUE_FLAG_NONROT clear). bfq
+    // idles for throughput on such devices (linux-block.md §5.1). Flash and null_blk are
+    // non-rotational.
+    virtual bool rotational() const { return false; }
     // The model's own figures for blksim's report section (seek/rotation split, cache hits,
     // internal queue depth...); a model with nothing to add leaves `r` empty.
     virtual void report(report::DeviceReport& /*r*/) const {}

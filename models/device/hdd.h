@@ -45,6 +45,7 @@ public:
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
     uint32_t nr_hw_queues() const override { return 1; }
     uint32_t queue_depth() const override { return cfg_.queue_depth; }
+    bool rotational() const override { return true; }
     uint64_t capacity_sectors() const override { return mech_.capacity_sectors(); }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     void report(report::DeviceReport& r) const override;

@@ -60,6 +60,8 @@ public:
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
     uint32_t nr_hw_queues() const override { return 1; }
     uint32_t queue_depth() const override { return cfg_.queue_depth; }
+    // A VD of spinning disks counts as rotational, one of SSDs not (the first member decides).
+    bool rotational() const override { return !members_.empty() && members_[0].dev->rotational(); }
     uint64_t capacity_sectors() const override { return capacity_; }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     void report(report::DeviceReport& r) const override;

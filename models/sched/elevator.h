@@ -14,7 +14,12 @@
 #include <variant>
 
 #include "models/blkmq/request.h"
+#include "models/cpu/cpu_config.h"
 #include "sim/time.h"
+
+namespace blksim::report {
+struct DeviceReport;
+}
 
 namespace blksim::sched {
 
@@ -110,6 +115,39 @@ public:
     // and bio merge (kyber's kcq->lock) and the hctx's lock around dispatch (khd->lock).
     enum class LockScope : uint8_t { QUEUE, PER_HCTX };
     virtual LockScope lock_scope() const { return LockScope::QUEUE; }
+
+    // How long each section holds the elevator lock, from the host's cost profile. A zero
+    // `finish` means completed_request() takes no lock (mq-deadline's and kyber's finish
+    // hooks are lock-free; bfq_finish_requeue_request takes bfqd->lock on the completing CPU).
+    struct LockHold {
+        sim::Duration insert;    // per request inserted
+        sim::Duration dispatch;  // per dispatch call
+        sim::Duration merge;     // per bio merge attempt (the elv_merge lookup)
+        sim::Duration finish;    // per request freed (ops.finish_request)
+    };
+    virtual LockHold lock_hold(const cpu::CpuCosts& c) const { return {c.elv_insert, c.elv_dispatch, c.elv_insert, {}}; }
+
+    // blk_mq_run_hw_queue(hctx, async=true), for policies that must restart dispatch on
+    // their own (kyber's token wake-up, bfq's idle timer): the core runs the hctx from
+    // kblockd at `now`, pulling in a delayed run that may be pending.
+    using RunHwQueueFn = void (*)(void* ctx, uint32_t hctx_idx, sim::Time now);
+    void set_run_hw_queue(RunHwQueueFn fn, void* ctx) {
+        run_fn_ = fn;
+        run_ctx_ = ctx;
+    }
+
+    // What the policy adds to blksim's report (its debugfs, in effect); nothing by default.
+    virtual void report(report::DeviceReport& /*r*/) const {}
+
+protected:
+    void run_hw_queue(uint32_t hctx_idx, sim::Time now) const {
+        if (run_fn_)
+            run_fn_(run_ctx_, hctx_idx, now);
+    }
+
+private:
+    RunHwQueueFn run_fn_ = nullptr;
+    void* run_ctx_ = nullptr;
 };
 
 // One scheduler tunable as sysfs shows it: the scenario loader sets tunables by `name`
@@ -118,6 +156,7 @@ enum class TunableUnit : uint8_t {
     COUNT,     // plain integer
     BOOL,      // 0 or 1
     MSEC,      // milliseconds in sysfs, a sim::Duration in the struct
+    USEC,      // microseconds in sysfs (bfq's slice_idle_us), a sim::Duration in the struct
     NSEC,      // nanoseconds in sysfs (kyber's *_lat_nsec), a sim::Duration in the struct
     REQUESTS,  // a number of requests (0 = follow nr_requests where documented)
     HERTZ,     // a kernel build constant (CONFIG_HZ), not a sysfs attribute
@@ -129,7 +168,7 @@ struct Tunable {
 
     std::string_view name;
     Member member;
-    int64_t min, max;  // in the sysfs unit (ms for MSEC, ns for NSEC)
+    int64_t min, max;  // in the sysfs unit (ms for MSEC, us for USEC, ns for NSEC)
     TunableUnit unit;
     std::string_view help;
 
@@ -137,14 +176,17 @@ struct Tunable {
         if (const auto* m = std::get_if<int32_t Config::*>(&member))
             return c.**m;
         const int64_t ns = (c.*std::get<sim::Duration Config::*>(member)).count();
-        return unit == TunableUnit::NSEC ? ns : ns / 1000000;
+        return ns / ns_per_unit();
     }
     // The caller checks the range first.
     void set(Config& c, int64_t v) const {
         if (const auto* m = std::get_if<int32_t Config::*>(&member))
             c.**m = static_cast<int32_t>(v);
         else
-            c.*std::get<sim::Duration Config::*>(member) = sim::Duration::ns(unit == TunableUnit::NSEC ? v : v * 1000000);
+            c.*std::get<sim::Duration Config::*>(member) = sim::Duration::ns(v * ns_per_unit());
+    }
+    int64_t ns_per_unit() const {
+        return unit == TunableUnit::NSEC ? 1 : unit == TunableUnit::USEC ? 1000 : 1000000;
     }
 };
 

@@ -121,8 +121,7 @@ void Kyber::sbitmap_queue_clear(KyberDomain d, sim::Time now) {
     for (std::ptrdiff_t i = 0; i < n; ++i) {
         const uint32_t h = dt.waiters[static_cast<size_t>(i)];
         khds_[h].waiting[d] = false;
-        if (run_fn_)
-            run_fn_(run_ctx_, h, now);
+        run_hw_queue(h, now);  // kyber_domain_wake → blk_mq_run_hw_queue(hctx, async)
     }
     dt.waiters.erase(dt.waiters.begin(), dt.waiters.begin() + n);
 }

@@ -110,9 +110,6 @@ struct KyberDomainStats {
 
 class Kyber final : public Elevator {
 public:
-    // blk_mq_run_hw_queue(hctx, async=true), which kyber_domain_wake calls: the core's.
-    using RunHwQueueFn = void (*)(void* ctx, uint32_t hctx_idx, sim::Time now);
-
     // cpu_to_hctx: the queue map (ctx -> hctx); the CPUs of an hctx are its ctxs, in
     // index_hw order.
     Kyber(const KyberTunables& t, sim::EventQueue& eq, std::span<const uint32_t> cpu_to_hctx, uint32_t nr_hw_queues);
@@ -144,10 +141,6 @@ public:
     // limited, to async_depth = nr_requests * 75 % (kyber_depth_updated).
     static uint32_t kyber_limit_depth(bool op_is_sync, uint32_t nr_requests);
 
-    void set_run_hw_queue(RunHwQueueFn fn, void* ctx) {
-        run_fn_ = fn;
-        run_ctx_ = ctx;
-    }
     // A sysfs write: the new targets apply to later samples (bucketed at completion).
     void set_tunables(const KyberTunables& t);
     const KyberTunables& tunables() const { return t_; }
@@ -242,8 +235,6 @@ private:
 
     KyberDomainStats stats_[KYBER_NUM_DOMAINS];
     uint64_t timer_runs_ = 0;
-    RunHwQueueFn run_fn_ = nullptr;
-    void* run_ctx_ = nullptr;
     std::shared_ptr<spdlog::logger> log_;
 };
 

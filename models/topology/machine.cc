@@ -232,6 +232,16 @@ report::RunResult Machine::run() {
         if (!dr.empty())
             result_.devices.push_back(std::move(dr));
     }
+    // What a scheduler adds (Elevator::report, bfq's expirations and idling), after the devices.
+    for (const auto& q : queues_) {
+        if (const sched::Elevator* e = q->elevator()) {
+            report::DeviceReport dr;
+            dr.name = q->name();
+            e->report(dr);
+            if (!dr.empty())
+                result_.devices.push_back(std::move(dr));
+        }
+    }
     // fio's log files may hold a sample per I/O: moved into the returned result, never copied.
     report::RunResult out = result_;
     for (const auto& t : threads_)

@@ -442,6 +442,9 @@ bool JobThread::submit_one(uint32_t idx, Time now, Duration& extra) {
         bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
         bio.end_io = this;
         bio.cookie = idx;
+        bio.pid = res_.pid;
+        bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
+        bio.task_ioprio_level = cfg_.prio;
         q_.trace_bio(blkmq::TraceAction::QUEUE, bio, now, cpu, res_.pid);
         const uint32_t max = q_.split_sectors();
         io.nr_pieces = bio.nr_sectors > max ? (bio.nr_sectors + max - 1) / max : 1;

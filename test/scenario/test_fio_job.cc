@@ -601,7 +601,7 @@ TEST_CASE("blksim fio: an engine, pattern or scheduler blksim lacks is always re
     CHECK_THAT(e, Catch::StartsWith("fio command line: fio options blksim does not support: --ioengine=net (blksim's "
                                     "engines: psync, pvsync, sync, libaio, io_uring) at fio argument 2; --rw=trim"));
     CHECK_THAT(e, Catch::Contains("--port=8888 at fio argument 3; --verify=crc32c at fio argument 4"));
-    CHECK_THAT(fio_error({"--name=n", "--ioscheduler=bfq"}), Catch::Contains("--ioscheduler=bfq (blksim's schedulers: none, mq-deadline, kyber"));
+    CHECK_THAT(fio_error({"--name=n", "--ioscheduler=cfq"}), Catch::Contains("--ioscheduler=cfq (blksim's schedulers: none, mq-deadline, kyber, bfq"));
     // Options of an engine fio's vocabulary lacks (http is not built into Debian's fio).
     CHECK_THAT(fio_error({"--name=n", "--ioengine=http", "--http_host=x"}),
                Catch::Contains("--http_host=x (an option of ioengine=http?) at fio argument 3"));

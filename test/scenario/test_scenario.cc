@@ -370,7 +370,7 @@ TEST_CASE("host: cpus and costs override the profile; a profile may be a path", 
     TempDir dir("profile_path");
     dir.write("my-cpu.json", R"({ "name": "my-cpu", "source": "test", "cpus": 2, "costs": {
         "syscall": 1, "io_prep": 2, "bio_submit": 3, "rq_alloc": 4, "plug": 5, "queue_rq": 6, "irq": 7,
-        "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": "12ns", "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15 } })");
+        "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": "12ns", "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15, "bfq_insert": 16, "bfq_dispatch": 17, "bfq_finish": 18 } })");
     const Scenario s = scenario::load_scenario_text(kMinimal, (dir.path / "scen.json").string(),
                                                     {"host.cost_profile=my-cpu.json"});
     CHECK(s.machine.host.cost_profile == "my-cpu");
@@ -381,7 +381,7 @@ TEST_CASE("host: cpus and costs override the profile; a profile may be a path", 
 
 TEST_CASE("host without a profile: cpus and all costs inline", "[scenario]") {
     const std::string all = R"({"syscall":1,"io_prep":1,"bio_submit":1,"rq_alloc":1,"plug":1,"queue_rq":1,"irq":1,)"
-                            R"("softirq":1,"complete_rq":1,"io_complete":1,"reap":1,"context_switch":1,"elv_insert":1,"elv_dispatch":1,"lock_handoff":1})";
+                            R"("softirq":1,"complete_rq":1,"io_complete":1,"reap":1,"context_switch":1,"elv_insert":1,"elv_dispatch":1,"lock_handoff":1,"bfq_insert":1,"bfq_dispatch":1,"bfq_finish":1})";
     const Scenario s = load(kMinimal, {"host={\"cpus\": 2, \"costs\": " + all + "}"});
     CHECK(s.machine.host.nr_cpus == 2);
     CHECK(s.machine.host.cost_profile == "inline");
@@ -519,8 +519,8 @@ TEST_CASE("out-of-range and not-allowed values", "[scenario]") {
     CHECK_THAT(error_of(kMinimal, {"jobs.0.numjobs=0"}), Catch::StartsWith("test.json: /jobs/0/numjobs: 0 is out of range"));
     CHECK_THAT(error_of(kMinimal, {"jobs.0.bs=1000"}), Catch::StartsWith("test.json: /jobs/0/bs: 1000 is not a multiple of 512"));
     CHECK_THAT(error_of(kMinimal, {"jobs=[]"}), Catch::StartsWith("test.json: /jobs: needs at least 1 element"));
-    CHECK_THAT(error_of(kMinimal, {"queues=[{\"device\": \"nullb0\", \"scheduler\": \"bfq\"}]"}),
-               Catch::StartsWith("test.json: /queues/0/scheduler: \"bfq\" is not allowed here; expected one of: none"));
+    CHECK_THAT(error_of(kMinimal, {"queues=[{\"device\": \"nullb0\", \"scheduler\": \"cfq\"}]"}),
+               Catch::StartsWith("test.json: /queues/0/scheduler: \"cfq\" is not allowed here; expected one of: none, mq-deadline, kyber, bfq"));
     CHECK_THAT(error_of(kMinimal, {"jobs.0.iodepth=99999999999999999999999"}), Catch::StartsWith("test.json: /jobs/0/iodepth: "));
 }
 
@@ -641,7 +641,7 @@ TEST_CASE("cost profile problems", "[scenario]") {
                Catch::StartsWith(p + ": /costs: missing required key '"));
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "cpus": 2, "extra": 1, "costs": {
         "syscall": 1, "io_prep": 2, "bio_submit": 3, "rq_alloc": 4, "plug": 5, "queue_rq": 6, "irq": 7,
-        "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": 12, "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15 }})"),
+        "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": 12, "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15, "bfq_insert": 16, "bfq_dispatch": 17, "bfq_finish": 18 }})"),
                Catch::StartsWith(p + ": /extra: unknown key 'extra' (allowed: costs, cpus, name, source)"));
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "costs": {}})"),
                Catch::StartsWith(p + ": "));
@@ -649,11 +649,11 @@ TEST_CASE("cost profile problems", "[scenario]") {
                Catch::StartsWith(p + ": invalid JSON"));
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "cpus": 2, "costs": {
         "syscall": "1 fortnight", "io_prep": 2, "bio_submit": 3, "rq_alloc": 4, "plug": 5, "queue_rq": 6, "irq": 7,
-        "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": 12, "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15 }})"),
+        "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": 12, "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15, "bfq_insert": 16, "bfq_dispatch": 17, "bfq_finish": 18 }})"),
                Catch::StartsWith(p + ": /costs/syscall: unknown time unit 'fortnight'"));
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "cpus": 2, "costs": {
         "syscall": "2s", "io_prep": 2, "bio_submit": 3, "rq_alloc": 4, "plug": 5, "queue_rq": 6, "irq": 7,
-        "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": 12, "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15 }})"),
+        "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": 12, "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15, "bfq_insert": 16, "bfq_dispatch": 17, "bfq_finish": 18 }})"),
                Catch::StartsWith(p + ": /costs/syscall: a CPU cost above 1s"));
     CHECK_THAT(error_with_profile(""), Catch::StartsWith(p + ": invalid JSON"));
 }

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "models/registry.h"
+#include "models/sched/bfq_config.h"
 #include "models/sched/kyber.h"
 #include "models/sched/mq_deadline.h"
 #include "models/report/blkparse_writer.h"
@@ -410,6 +411,10 @@ int cmd_list(const std::string& what) {
         const sched::KyberTunables kyber_defaults;
         for (const auto& t : sched::kyber_tunables())
             fmt::print("      {:<34} default {:<8} {}..{}  {}\n", t.name, t.get(kyber_defaults), t.min, t.max, t.help);
+        fmt::print("  bfq iosched tunables (sysfs name, default, range):\n");
+        const sched::BfqTunables bfq_defaults;
+        for (const auto& t : sched::bfq_tunables())
+            fmt::print("      {:<34} default {:<8} {}..{}  {}\n", t.name, t.get(bfq_defaults), t.min, t.max, t.help);
     }
     if (!what.empty() && what != "devices" && what != "engines" && what != "schedulers") {
         fmt::print(stderr, "blksim: list: unknown kind '{}' (allowed: devices, engines, schedulers)\n", what);

@@ -32,6 +32,7 @@
 #include "tools/disksim/param_file.h"
 #include "models/device/raid_controller.h"
 #include "models/report/fio_output.h"
+#include "models/sched/bfq_config.h"
 #include "models/sched/kyber.h"
 #include "models/sched/mq_deadline.h"
 #include "tools/replay/trace_reader.h"
@@ -50,7 +51,7 @@ namespace fs = std::filesystem;
 // The names a scenario may use, one table per kind. scenarios/schema.json lists the same
 // names in its enums (test_scenario.cc checks that the two agree).
 
-constexpr std::string_view kSchedulers[] = {"none", "mq-deadline", "kyber"};
+constexpr std::string_view kSchedulers[] = {"none", "mq-deadline", "kyber", "bfq"};
 
 struct EngineName {
     std::string_view name;
@@ -232,7 +233,8 @@ constexpr CostField kCostFields[] = {
     {"complete_rq", &cpu::CpuCosts::complete_rq}, {"io_complete", &cpu::CpuCosts::io_complete},
     {"reap", &cpu::CpuCosts::reap},               {"context_switch", &cpu::CpuCosts::context_switch},
     {"elv_insert", &cpu::CpuCosts::elv_insert},   {"elv_dispatch", &cpu::CpuCosts::elv_dispatch},
-    {"lock_handoff", &cpu::CpuCosts::lock_handoff},
+    {"lock_handoff", &cpu::CpuCosts::lock_handoff}, {"bfq_insert", &cpu::CpuCosts::bfq_insert},
+    {"bfq_dispatch", &cpu::CpuCosts::bfq_dispatch}, {"bfq_finish", &cpu::CpuCosts::bfq_finish},
 };
 
 // Limits that are checked by the decoder (the schema cannot express them, or only for
@@ -1525,9 +1527,15 @@ private:
     void decode_iosched(const json& obj, const std::string& ptr, blkmq::QueueConfig& c) const {
         if (c.scheduler == "kyber")
             return decode_tunables(obj, ptr, "kyber", sched::kyber_tunables(), c.kyber);
+        if (c.scheduler == "bfq") {
+            // One setting in two units: the later sysfs write would win, a JSON object has no order.
+            if (obj.contains("slice_idle") && obj.contains("slice_idle_us"))
+                rep_.fail(child(ptr, "slice_idle_us"), "slice_idle and slice_idle_us are the same setting (ms and us): give one");
+            return decode_tunables(obj, ptr, "bfq", sched::bfq_tunables(), c.bfq);
+        }
         if (c.scheduler != "mq-deadline")
             rep_.fail(ptr, "iosched tunables need a scheduler that has them (scheduler is " + squote(c.scheduler) +
-                               "; mq-deadline and kyber have iosched tunables)");
+                               "; mq-deadline, kyber and bfq have iosched tunables)");
         decode_tunables(obj, ptr, "mq-deadline", sched::mq_deadline_tunables(), c.mq_deadline);
     }
 
@@ -1547,6 +1555,7 @@ private:
             if (!value.is_number_integer())
                 rep_.fail(at, "expected an integer in sysfs units (" +
                                   std::string(t->unit == sched::TunableUnit::MSEC   ? "milliseconds"
+                                              : t->unit == sched::TunableUnit::USEC ? "microseconds"
                                               : t->unit == sched::TunableUnit::NSEC ? "nanoseconds"
                                                                                     : "a count") + ")");
             const int64_t v = value.template get<int64_t>();

@@ -1,0 +1,670 @@
+// BFQ (block/bfq-iosched.c, linux-block.md §5) driven directly: B-WF2Q+ service shares,
+// strict classes, budget feedback, idling and when it is skipped, the choice of request
+// inside a queue, merges, requeue, depth limits. The machine-level tests (a disk, fio jobs,
+// the CLI) are in test_bfq_machine.cc.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "models/sched/bfq.h"
+#include "sim/event_queue.h"
+
+using namespace blksim;
+using namespace blksim::sim::literals;
+using blkmq::Bio;
+using blkmq::ReqOp;
+using blkmq::Request;
+using sched::Bfq;
+using sched::BfqTunables;
+
+namespace {
+
+// A bfq instance with a pool of requests and a one-request-at-a-time "device": dispatch,
+// let `service` pass, complete. The requests and the event queue outlive the scheduler.
+struct Rig {
+    std::vector<Request> rqs;
+    std::vector<Bio> bios;
+    std::vector<uint32_t> free_list;
+    sim::EventQueue eq;
+    Bfq bfq;
+    std::vector<uint32_t> runs;  // hctxs bfq asked the core to run (bfq_schedule_dispatch)
+
+    explicit Rig(const BfqTunables& t = BfqTunables{}, bool rotational = true, size_t n = 8192)
+        : rqs(n), bios(n), bfq(t, eq, rotational) {
+        for (size_t i = n; i-- > 0;)
+            free_list.push_back(static_cast<uint32_t>(i));
+        bfq.set_run_hw_queue([](void* self, uint32_t h, sim::Time) { static_cast<Rig*>(self)->runs.push_back(h); },
+                             this);
+    }
+    static BfqTunables no_wr() {
+        BfqTunables t;
+        t.low_latency = 0;
+        return t;
+    }
+    // A request of task `pid` (io_context priority class / level) inserted now.
+    Request* insert(uint32_t pid, uint64_t sector, uint32_t nr = 8, uint8_t cls = 0, uint8_t lvl = 4) {
+        REQUIRE(!free_list.empty());
+        const uint32_t i = free_list.back();
+        free_list.pop_back();
+        Request& r = rqs[i];
+        Bio& b = bios[i];
+        b = Bio{};
+        b.sector = sector;
+        b.nr_sectors = nr;
+        b.pid = pid;
+        b.task_ioprio_class = cls;
+        b.task_ioprio_level = lvl;
+        r.sector = sector;
+        r.nr_sectors = nr;
+        r.op = ReqOp::READ;
+        r.pid = pid;
+        r.bio = r.biotail = &b;
+        r.ioprio_class = cls;
+        r.ioprio_level = lvl;
+        bfq.prepare_request(&r);
+        bfq.insert_request(&r, false, eq.now());
+        return &r;
+    }
+    Request* dispatch() { return bfq.dispatch_request(eq.now()); }
+    void complete(Request* r) {
+        bfq.completed_request(r, eq.now());
+        r->bio = r->biotail = nullptr;
+        free_list.push_back(static_cast<uint32_t>(r - rqs.data()));
+    }
+    void advance(sim::Duration d) { eq.run_until(eq.now() + d); }
+    const sched::BfqQueue& q(uint32_t pid) const {
+        const sched::BfqQueue* p = bfq.queue_of(pid);
+        REQUIRE(p != nullptr);
+        return *p;
+    }
+};
+
+// Backlogged tasks: each keeps `depth` sequential requests of `nr` sectors queued (a new one
+// arrives as one is dispatched, as an async job at that depth would). The device serves one
+// request at a time in `service`. Returns the sectors each pid was served.
+struct Task {
+    uint32_t pid;
+    uint8_t cls = 0, lvl = 4;
+    uint64_t next_sector = 0;
+};
+std::map<uint32_t, uint64_t> serve_backlogged(Rig& rig, std::vector<Task> tasks, int dispatches,
+                                              uint32_t nr = 256, int depth = 4,
+                                              sim::Duration service = 500_us) {
+    for (Task& t : tasks)
+        for (int i = 0; i < depth; ++i, t.next_sector += nr)
+            rig.insert(t.pid, t.next_sector, nr, t.cls, t.lvl);
+    std::map<uint32_t, uint64_t> served;
+    for (int i = 0; i < dispatches; ++i) {
+        Request* r = rig.dispatch();
+        REQUIRE(r != nullptr);  // always backlogged: bfq never idles with work of the same queue
+        served[r->pid] += r->nr_sectors;
+        for (Task& t : tasks)
+            if (t.pid == r->pid) {
+                rig.insert(t.pid, t.next_sector, nr, t.cls, t.lvl);
+                t.next_sector += nr;
+            }
+        rig.advance(service);
+        rig.complete(r);
+    }
+    return served;
+}
+
+}  // namespace
+
+TEST_CASE("bfq: tunables with their sysfs names, kernel defaults and units", "[bfq]") {
+    const BfqTunables d;
+    auto get = [&](const char* n) {
+        const auto* t = sched::find_bfq_tunable(n);
+        REQUIRE(t != nullptr);
+        return t->get(d);
+    };
+    CHECK(get("slice_idle") == 8);
+    CHECK(get("slice_idle_us") == 8000);
+    CHECK(get("strict_guarantees") == 0);
+    CHECK(get("low_latency") == 1);
+    CHECK(get("timeout_sync") == 125);
+    CHECK(get("max_budget") == 0);
+    CHECK(get("back_seek_max") == 16384);
+    CHECK(get("back_seek_penalty") == 2);
+    CHECK(get("fifo_expire_sync") == 125);
+    CHECK(get("fifo_expire_async") == 250);
+    // slice_idle_us writes the same setting in microseconds.
+    BfqTunables t;
+    sched::find_bfq_tunable("slice_idle_us")->set(t, 2500);
+    CHECK(t.slice_idle == 2500_us);
+    CHECK(sched::find_bfq_tunable("slice_idle")->get(t) == 2);
+    CHECK(sched::find_bfq_tunable("read_expire") == nullptr);
+    // Weights from the I/O priority level.
+    CHECK(Bfq::bfq_ioprio_to_weight(0) == 80);
+    CHECK(Bfq::bfq_ioprio_to_weight(4) == 40);
+    CHECK(Bfq::bfq_ioprio_to_weight(7) == 10);
+}
+
+TEST_CASE("bfq: a queue per task, its class and weight from the task's io_context priority", "[bfq]") {
+    Rig rig(Rig::no_wr());
+    rig.insert(1000, 0);                   // class NONE: a nice-0 task, best effort level 4
+    rig.insert(1001, 1 << 20, 8, 2, 0);    // BE level 0
+    rig.insert(1002, 2 << 20, 8, 1, 7);    // RT level 7
+    rig.insert(1003, 3 << 20, 8, 3, 0);    // IDLE: level ignored, weight 10
+    rig.insert(1000, 8);                   // same task: same queue
+    CHECK(rig.bfq.queues().size() == 4);
+    CHECK(rig.q(1000).ioprio_class == 2);
+    CHECK(rig.q(1000).entity.weight == 40);
+    CHECK(rig.q(1000).queued[1] == 2);
+    CHECK(rig.q(1001).entity.weight == 80);
+    CHECK(rig.q(1002).ioprio_class == 1);
+    CHECK(rig.q(1002).entity.weight == 10);
+    CHECK(rig.q(1003).ioprio_class == 3);
+    CHECK(rig.q(1003).entity.weight == 10);
+    CHECK(rig.bfq.busy_queues() == 4);
+    CHECK(rig.bfq.wsum(1) == 120);  // the BE tree: 40 + 80
+    CHECK(rig.bfq.queued() == 5);
+}
+
+TEST_CASE("bfq: B-WF2Q+ gives two backlogged queues of equal weight the same service", "[bfq]") {
+    for (const bool rotational : {true, false}) {
+        Rig rig(Rig::no_wr(), rotational);
+        const auto served = serve_backlogged(rig, {{1000}, {1001, 0, 4, 1ull << 30}}, 4000);
+        const double a = static_cast<double>(served.at(1000)), b = static_cast<double>(served.at(1001));
+        INFO("rotational " << rotational << ": " << a << " vs " << b << " sectors");
+        CHECK(a / b == Approx(1.0).epsilon(0.05));
+        // Budgets were used up, one full budget per slot, the largest one: max_budget,
+        // auto-tuned from the peak rate once 194 budgets had been assigned.
+        CHECK(rig.bfq.stats().expirations[sched::BFQQE_BUDGET_EXHAUSTED] > 20);
+        CHECK(rig.bfq.max_budget() > sched::bfq_default_max_budget);
+        CHECK(rig.q(1000).max_budget == rig.bfq.max_budget());
+    }
+}
+
+TEST_CASE("bfq: service in proportion to the weights of the I/O priority levels", "[bfq]") {
+    // Level 0 (weight 80) against level 7 (weight 10): 8 : 1.
+    Rig rig(Rig::no_wr());
+    const auto served = serve_backlogged(rig, {{1000, 2, 0}, {1001, 2, 7, 1ull << 30}}, 9000);
+    const double ratio = static_cast<double>(served.at(1000)) / static_cast<double>(served.at(1001));
+    INFO("served " << served.at(1000) << " vs " << served.at(1001));
+    CHECK(ratio == Approx(8.0).epsilon(0.08));
+    // Level 2 (60) against level 5 (30): 2 : 1.
+    Rig rig2(Rig::no_wr());
+    const auto s2 = serve_backlogged(rig2, {{1000, 2, 2}, {1001, 2, 5, 1ull << 30}}, 6000);
+    CHECK(static_cast<double>(s2.at(1000)) / static_cast<double>(s2.at(1001)) == Approx(2.0).epsilon(0.08));
+}
+
+TEST_CASE("bfq: the RT class is served strictly before BE, which is before IDLE but for its timeout", "[bfq]") {
+    Rig rig(Rig::no_wr());
+    // A backlogged BE task; RT requests arrive now and then: whenever one waits, the next
+    // dispatch is RT.
+    std::vector<Task> be = {{1000, 2, 4}};
+    for (int i = 0; i < 4; ++i, be[0].next_sector += 256)
+        rig.insert(1000, be[0].next_sector, 256, 2, 4);
+    uint64_t rt_sector = 1ull << 30;
+    int rt_waiting = 0, rt_served = 0, be_served = 0;
+    for (int i = 0; i < 3000; ++i) {
+        if (i % 50 == 10) {
+            rig.insert(1001, rt_sector, 8, 1, 4);
+            rt_sector += 8;
+            ++rt_waiting;
+        }
+        Request* r = rig.dispatch();
+        if (r == nullptr) {  // idling for the RT queue (asymmetric classes): let the timer fire
+            rig.advance(10_ms);
+            continue;
+        }
+        if (r->pid == 1001) {
+            --rt_waiting;
+            ++rt_served;
+        } else {
+            CHECK(rt_waiting == 0);  // no BE request while an RT one waits
+            ++be_served;
+            rig.insert(1000, be[0].next_sector, 256, 2, 4);
+            be[0].next_sector += 256;
+        }
+        rig.advance(500_us);
+        rig.complete(r);
+    }
+    CHECK(rt_served == 60);
+    CHECK(be_served > 2000);
+
+    // IDLE class against a backlogged BE queue: one request each time the class has gone
+    // BFQ_CL_IDLE_TIMEOUT (HZ/5 = 200 ms) without service, and no more.
+    Rig idle(Rig::no_wr());
+    for (int i = 0; i < 50; ++i)
+        idle.insert(1002, (1ull << 30) + i * 8u, 8, 3, 0);
+    std::vector<sim::Time> idle_times;
+    uint64_t be_sector = 0;
+    for (int i = 0; i < 4; ++i, be_sector += 256)
+        idle.insert(1000, be_sector, 256, 2, 4);
+    while (idle.eq.now() < sim::Time::zero() + 1500_ms) {
+        Request* r = idle.dispatch();
+        REQUIRE(r != nullptr);
+        if (r->pid == 1002) {
+            idle_times.push_back(idle.eq.now());
+        } else {
+            idle.insert(1000, be_sector, 256, 2, 4);
+            be_sector += 256;
+        }
+        idle.advance(500_us);
+        idle.complete(r);
+    }
+    // The class is looked at when the BE queue's slot ends (up to ~100 ms slots here).
+    REQUIRE(idle_times.size() >= 4);
+    CHECK(idle_times.size() <= 7);
+    CHECK(idle_times[0] >= sim::Time::zero() + 200_ms);
+    for (size_t i = 1; i < idle_times.size(); ++i) {
+        CHECK(idle_times[i] - idle_times[i - 1] >= 200_ms);
+        CHECK(idle_times[i] - idle_times[i - 1] <= 350_ms);
+    }
+}
+
+TEST_CASE("bfq: idles for an emptied sync queue on a rotational disk instead of switching", "[bfq]") {
+    // A sequential reader (one request at a time, think time 20 us) against a task with
+    // requests waiting. With slice_idle the reader keeps the device; with slice_idle=0 the
+    // other task is served as soon as the reader's request completes.
+    for (const int slice_idle_ms : {8, 0}) {
+        BfqTunables t = Rig::no_wr();
+        t.slice_idle = sim::Duration::ns(slice_idle_ms * 1'000'000LL);
+        Rig rig(t);
+        uint64_t seq = 0;
+        rig.insert(1000, seq, 8);
+        for (int i = 0; i < 8; ++i)
+            rig.insert(2000, (1ull << 30) + (i * 4096ull), 8);  // a random reader's backlog
+        int reader_served = 0, idled = 0;
+        bool other_served = false;
+        for (int i = 0; i < 200 && reader_served < 40 && !other_served; ++i) {
+            Request* d = rig.dispatch();
+            if (d == nullptr) {
+                // Only while idling: the timer is armed for the reader, which sends its next
+                // request within the slice; that request is dispatched next.
+                REQUIRE(slice_idle_ms > 0);
+                CHECK(rig.bfq.idle_timer_armed());
+                CHECK(rig.bfq.in_service_queue() == rig.bfq.queue_of(1000));
+                ++idled;
+                rig.advance(20_us);
+                seq += 8;
+                rig.insert(1000, seq, 8);
+                continue;
+            }
+            if (d->pid == 2000) {
+                other_served = true;
+                break;
+            }
+            ++reader_served;
+            CHECK_FALSE(rig.bfq.idle_timer_armed());
+            rig.advance(100_us);
+            rig.complete(d);
+        }
+        INFO("slice_idle " << slice_idle_ms << " ms: the reader got " << reader_served << " requests first");
+        if (slice_idle_ms > 0) {
+            CHECK(reader_served == 40);  // still in service
+            CHECK_FALSE(other_served);
+            CHECK(idled == 39);
+            CHECK(rig.bfq.stats().idle_slices == 40);
+        } else {
+            CHECK(reader_served == 1);
+            CHECK(other_served);
+            CHECK(rig.bfq.stats().idle_slices == 0);
+        }
+    }
+}
+
+TEST_CASE("bfq: the idle timer expires a queue that stays empty and reruns the hardware queue", "[bfq]") {
+    Rig rig(Rig::no_wr());
+    Request* r = rig.insert(1000, 0, 8);
+    rig.insert(2000, 1ull << 30, 8);
+    Request* d = rig.dispatch();
+    REQUIRE(d == r);
+    rig.advance(100_us);
+    rig.runs.clear();
+    const sim::Time done = rig.eq.now();
+    rig.complete(d);
+    REQUIRE(rig.bfq.idle_timer_armed());
+    CHECK(rig.bfq.idle_timer_expires() == done + 8_ms);
+    CHECK(rig.dispatch() == nullptr);  // has_work, but idling
+    CHECK(rig.bfq.has_work());
+    rig.advance(9_ms);
+    CHECK(rig.bfq.stats().idle_timer_fired == 1);
+    CHECK(rig.bfq.stats().expirations[sched::BFQQE_TOO_IDLE] == 1);
+    CHECK(rig.runs == std::vector<uint32_t>{0});  // bfq_schedule_dispatch: run the hctx
+    Request* next = rig.dispatch();
+    REQUIRE(next != nullptr);
+    CHECK(next->pid == 2000);
+}
+
+TEST_CASE("bfq: idling only when needed on a non-rotational device; seeky queues idle 2 ms", "[bfq]") {
+    auto after_first = [](Rig& rig, uint32_t reader, uint32_t other, uint8_t reader_lvl, uint8_t other_lvl) {
+        rig.insert(other, 1ull << 30, 8, other ? 2 : 0, other_lvl);
+        Request* r = rig.insert(reader, 0, 8, 2, reader_lvl);
+        Request* d = rig.dispatch();
+        while (d != r) {  // serve the other first if it came first
+            rig.complete(d);
+            rig.insert(other, (1ull << 30) + 4096, 8, 2, other_lvl);
+            d = rig.dispatch();
+            if (d == nullptr)
+                rig.advance(10_ms), d = rig.dispatch();
+        }
+        rig.advance(50_us);
+        rig.complete(d);
+        return rig.dispatch();
+    };
+    SECTION("equal weights: no idling, the other queue goes next") {
+        Rig rig(Rig::no_wr(), false);
+        Request* d = after_first(rig, 1000, 2000, 4, 4);
+        REQUIRE(d != nullptr);
+        CHECK(d->pid == 2000);
+        CHECK(rig.bfq.stats().idle_slices == 0);
+    }
+    SECTION("a higher weight needs idling for its share") {
+        Rig rig(Rig::no_wr(), false);
+        CHECK(after_first(rig, 1000, 2000, 0, 4) == nullptr);
+        CHECK(rig.bfq.idle_timer_armed());
+    }
+    SECTION("the only busy queue keeps the device") {
+        Rig rig(Rig::no_wr(), false);
+        Request* r = rig.insert(1000, 0, 8);
+        REQUIRE(rig.dispatch() == r);
+        rig.complete(r);
+        CHECK(rig.bfq.idle_timer_armed());
+    }
+    SECTION("a seeky queue on a rotational disk idles BFQ_MIN_TT only") {
+        Rig rig(Rig::no_wr(), true);
+        // 24 requests far apart (> 800 sectors): seek_history has more than 19 ones.
+        for (int i = 0; i < 24; ++i) {
+            Request* r = rig.insert(1000, 1'000'000ull * (i + 1), 8);
+            Request* d = rig.dispatch();
+            REQUIRE(d == r);
+            rig.advance(5_ms);
+            const sim::Time done = rig.eq.now();
+            rig.complete(d);
+            if (i == 0) {
+                CHECK(rig.bfq.idle_timer_expires() == done + 8_ms);  // not seeky yet
+            }
+            if (i == 23) {
+                CHECK(sched::bfqq_seeky(&rig.q(1000)));
+                CHECK(rig.bfq.idle_timer_expires() == done + 2_ms);
+            }
+        }
+    }
+}
+
+TEST_CASE("bfq: budget feedback at each expiration reason", "[bfq]") {
+    SECTION("budget exhausted: x4, up to max_budget") {
+        Rig rig(Rig::no_wr());
+        CHECK(rig.bfq.max_budget() == sched::bfq_default_max_budget);
+        for (int i = 0; i < 60; ++i)
+            rig.insert(1000, i * 256ull, 256);
+        const int first = (2 * sched::bfq_default_max_budget) / 3;  // bfq_init_bfqq()
+        CHECK(rig.q(1000).max_budget == first);
+        CHECK(rig.q(1000).entity.budget == first);
+        int n = 0;
+        while (rig.q(1000).expirations[sched::BFQQE_BUDGET_EXHAUSTED] == 0) {
+            Request* d = rig.dispatch();
+            REQUIRE(d != nullptr);
+            ++n;
+            rig.advance(100_us);
+            rig.complete(d);
+        }
+        // The 43rd request no longer fitted: the queue expired, and being alone it was
+        // served again at once, with the new budget.
+        CHECK(n == first / 256 + 1);
+        CHECK(rig.q(1000).max_budget == std::min(first * 4, sched::bfq_default_max_budget));
+    }
+    SECTION("no more requests: the service received, at least min_budget") {
+        BfqTunables t = Rig::no_wr();
+        t.slice_idle = 0_ns;  // no idling: the queue expires when it empties
+        Rig rig(t);
+        for (int i = 0; i < 3; ++i)
+            rig.insert(1000, i * 8ull, 8);
+        for (int i = 0; i < 3; ++i) {
+            Request* d = rig.dispatch();
+            REQUIRE(d != nullptr);
+            rig.complete(d);
+        }
+        CHECK(rig.q(1000).expirations[sched::BFQQE_NO_MORE_REQUESTS] == 1);
+        CHECK(rig.q(1000).max_budget == sched::bfq_default_max_budget / 32);  // 24 sectors < min_budget
+        for (int i = 0; i < 100; ++i)
+            rig.insert(1001, i * 8ull, 8);
+        for (int i = 0; i < 100; ++i)
+            rig.complete(rig.dispatch());
+        CHECK(rig.q(1001).max_budget == 800);  // the 100 x 8 sectors it was served
+    }
+    SECTION("too idle: 4 min_budgets less; more with requests still in flight") {
+        Rig rig(Rig::no_wr());
+        Request* r = rig.insert(1000, 0, 8);
+        REQUIRE(rig.dispatch() == r);
+        rig.complete(r);
+        REQUIRE(rig.bfq.idle_timer_armed());
+        rig.advance(9_ms);
+        CHECK(rig.q(1000).expirations[sched::BFQQE_TOO_IDLE] == 1);
+        const int first = (2 * sched::bfq_default_max_budget) / 3;
+        CHECK(rig.q(1000).max_budget == first - 4 * (sched::bfq_default_max_budget / 32));
+    }
+    SECTION("budget timeout: x2, and the slot is charged as time") {
+        Rig rig(Rig::no_wr());
+        for (int i = 0; i < 10; ++i)
+            rig.insert(1000, i * 8ull, 8);
+        rig.insert(1001, 1ull << 30, 8);
+        Request* d = rig.dispatch();
+        REQUIRE(d->pid == 1000);
+        rig.advance(130_ms);  // one slow request: past timeout_sync (31 jiffies = 124 ms)
+        rig.complete(d);
+        CHECK(rig.q(1000).expirations[sched::BFQQE_BUDGET_TIMEOUT] == 1);
+        const int first = (2 * sched::bfq_default_max_budget) / 3;
+        CHECK(rig.q(1000).max_budget == std::min(2 * first, sched::bfq_default_max_budget));
+        CHECK(rig.dispatch()->pid == 1001);
+    }
+    SECTION("a slow queue is charged the service its slot was worth at the peak rate") {
+        for (const bool slow : {true, false}) {
+            BfqTunables t = Rig::no_wr();
+            t.slice_idle = 0_ns;
+            Rig rig(t);
+            Request* r = rig.insert(1000, 0, 8);
+            REQUIRE(rig.dispatch() == r);
+            // 50 ms for 8 sectors is far below half the peak rate; 10 us is a short slot.
+            rig.advance(slow ? 50_ms : 10_us);
+            rig.complete(r);
+            REQUIRE(rig.q(1000).expirations[sched::BFQQE_NO_MORE_REQUESTS] == 1);
+            // B-WF2Q+ advanced the BE virtual time by the charge << 22 / the weight sum (40):
+            // the peak-rate budget for 50 ms of a 124 ms timeout, or the 8 sectors served.
+            const double charged = static_cast<double>(rig.bfq.vtime(1)) * 40 / (1 << 22);
+            INFO("charged " << charged << " sectors");
+            if (slow)
+                CHECK(charged == Approx(sched::bfq_default_max_budget * 50 / 124).margin(1));
+            else
+                CHECK(rig.bfq.vtime(1) == (uint64_t{8} << 22) / 40);
+        }
+    }
+}
+
+TEST_CASE("bfq: inside a queue, the request nearest the head, backward seeks at a penalty", "[bfq]") {
+    for (const int back_seek_max : {16384, 0}) {
+        BfqTunables t = Rig::no_wr();
+        t.back_seek_max = back_seek_max;
+        Rig rig(t);
+        // The head ends at sector 1008 after the first request; then 900 is 108 behind
+        // (cost 216 at the default penalty) and 1250 is 242 ahead.
+        Request* first = rig.insert(1000, 1000, 8);
+        REQUIRE(rig.dispatch() == first);
+        rig.insert(1000, 1250, 8);
+        rig.insert(1000, 900, 8);
+        Request* d = rig.dispatch();
+        REQUIRE(d != nullptr);
+        INFO("back_seek_max " << back_seek_max);
+        CHECK(d->sector == (back_seek_max ? 900u : 1250u));
+        rig.complete(first);
+    }
+    // With a penalty of 3 the backward request costs 324 > 242: forward wins.
+    BfqTunables t = Rig::no_wr();
+    t.back_seek_penalty = 3;
+    Rig rig(t);
+    Request* first = rig.insert(1000, 1000, 8);
+    REQUIRE(rig.dispatch() == first);
+    rig.insert(1000, 1250, 8);
+    rig.insert(1000, 900, 8);
+    CHECK(rig.dispatch()->sector == 1250u);
+}
+
+TEST_CASE("bfq: a request older than fifo_expire_sync is served next, once per slot", "[bfq]") {
+    Rig rig(Rig::no_wr());
+    Request* old = rig.insert(1000, 1'000'000, 8);  // far ahead of the others
+    rig.advance(130_ms);
+    for (int i = 0; i < 6; ++i)
+        rig.insert(1000, i * 8ull, 8);
+    // Sector order from the head (0) would leave 1'000'000 last; its age puts it first once
+    // the first dispatch has picked next_rq.
+    std::vector<uint64_t> order;
+    for (int i = 0; i < 7; ++i) {
+        Request* d = rig.dispatch();
+        REQUIRE(d != nullptr);
+        order.push_back(d->sector);
+        rig.complete(d);
+    }
+    INFO("order " << order[0] << " " << order[1] << " " << order[2]);
+    CHECK(std::find(order.begin(), order.end(), old->sector) - order.begin() <= 1);
+}
+
+TEST_CASE("bfq: bio merges only into the submitting task's requests; request merges; requeue", "[bfq]") {
+    Rig rig(Rig::no_wr());
+    Request* a = rig.insert(1000, 100, 8);
+    Request* b = rig.insert(2000, 200, 8);
+    Bio bio;
+    bio.sector = 108;
+    bio.nr_sectors = 8;
+    bio.pid = 1000;
+    Request* into = nullptr;
+    CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::BACK_MERGE);
+    CHECK(into == a);
+    bio.pid = 2000;  // another task's bio: bfq_allow_bio_merge says no
+    CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::NO_MERGE);
+    bio.sector = 192;  // ends where b starts: a front merge in task 2000's queue
+    CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::FRONT_MERGE);
+    CHECK(into == b);
+    bio.nr_sectors = 2560;  // too large for max_sectors
+    bio.sector = 200 - 2560;
+    CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::NO_MERGE);
+    bio.pid = 3000;  // a task without a queue
+    CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::NO_MERGE);
+
+    // Two requests of one queue fused (the core's attempt_back_merge): next leaves bfq.
+    Request* c = rig.insert(1000, 116, 8);
+    CHECK(rig.bfq.next_request(a) == c);
+    CHECK(rig.bfq.former_request(c) == a);
+    a->nr_sectors += c->nr_sectors;
+    rig.bfq.requests_merged(a, c);
+    rig.complete(c);  // freed: finish_request of a request never dispatched
+    CHECK(rig.q(1000).queued[1] == 1);
+    CHECK(rig.bfq.stats().merged == 1);
+    CHECK(rig.bfq.queued() == 2);
+
+    // Requeue: the driver hands a dispatched request back; inserted at head, it goes first.
+    Request* d = rig.dispatch();
+    REQUIRE(d != nullptr);
+    CHECK(rig.bfq.tot_rq_in_driver() == 1);
+    rig.bfq.requeue_request(d);
+    CHECK(rig.bfq.tot_rq_in_driver() == 0);
+    rig.bfq.insert_request(d, true, rig.eq.now());
+    CHECK(rig.dispatch() == d);
+    rig.complete(d);
+    while (Request* e = rig.dispatch())
+        rig.complete(e);
+    rig.advance(50_ms);
+    while (Request* e = rig.dispatch())
+        rig.complete(e);
+    CHECK(rig.bfq.queued() == 0);
+    CHECK(rig.bfq.stats().requeued == 1);
+    CHECK(rig.bfq.check_idle().empty());
+}
+
+TEST_CASE("bfq: depth limits: sync reads get every tag, sync writes 3/4 (6/16 while raised)", "[bfq]") {
+    // sbitmap words: 256 tags are 4 words of 64, 64 tags 4 of 16, 62 tags 8 of 8 (the last 6).
+    CHECK(Bfq::bfq_shallow_depth(256, false, true) == 192);
+    CHECK(Bfq::bfq_shallow_depth(256, false, false) == 128);
+    CHECK(Bfq::bfq_shallow_depth(256, true, true) == 96);
+    CHECK(Bfq::bfq_shallow_depth(256, true, false) == 48);
+    CHECK(Bfq::bfq_shallow_depth(64, false, true) == 48);
+    CHECK(Bfq::bfq_shallow_depth(62, false, true) == 7 * 6 + 6);
+    CHECK(Bfq::bfq_shallow_depth(2, false, true) == 2);
+    Rig rig;  // low_latency on
+    CHECK(rig.bfq.limit_depth(true, 256) == 256);
+    CHECK(rig.bfq.limit_depth(false, 256) == 192);
+    // A new task is weight-raised (interactive): the limits tighten while it is busy.
+    rig.insert(1000, 0, 8);
+    CHECK(rig.bfq.wr_busy_queues() == 1);
+    CHECK(rig.q(1000).wr_coeff == sched::BFQ_WR_COEFF);
+    CHECK(rig.bfq.limit_depth(false, 256) == 96);
+    CHECK(rig.bfq.limit_depth(true, 256) == 256);
+}
+
+TEST_CASE("bfq: weight raising: a new task is raised x30 until it has had 120000 sectors", "[bfq]") {
+    Rig rig;  // low_latency on
+    rig.insert(1000, 0, 256);
+    CHECK(rig.q(1000).wr_coeff == 30);
+    CHECK(rig.q(1000).entity.weight == 40 * 30);
+    CHECK(rig.bfq.stats().wr_interactive == 1);
+    // Served sequentially at 256 sectors a time; raising ends after max_service_from_wr.
+    uint64_t sector = 256;
+    int n = 0;
+    while (rig.q(1000).wr_coeff > 1 && n < 2000) {
+        Request* d = rig.dispatch();
+        REQUIRE(d != nullptr);
+        rig.insert(1000, sector, 256);
+        sector += 256;
+        rig.advance(200_us);
+        rig.complete(d);
+        ++n;
+    }
+    CHECK(rig.q(1000).wr_coeff == 1);
+    CHECK(rig.q(1000).entity.weight == 40);
+    CHECK(rig.q(1000).service_from_wr >= 120000u);
+    CHECK(n * 256 == Approx(120000).margin(2 * 256));
+    // A task with an explicit priority (not the default weight) is never raised.
+    rig.insert(1001, 1ull << 30, 8, 2, 3);
+    CHECK(rig.q(1001).wr_coeff == 1);
+    // low_latency=0 ends raising at once and starts none.
+    Rig off;
+    off.insert(1000, 0, 8);
+    REQUIRE(off.q(1000).wr_coeff == 30);
+    BfqTunables t = off.bfq.tunables();
+    t.low_latency = 0;
+    off.bfq.set_tunables(t);
+    CHECK(off.q(1000).wr_coeff == 1);
+    CHECK(off.bfq.wr_busy_queues() == 0);
+}
+
+TEST_CASE("bfq: eight tasks starting within 180 ms are a large burst and are not raised", "[bfq]") {
+    Rig rig;  // low_latency on
+    for (uint32_t p = 0; p < 10; ++p) {
+        rig.insert(1000 + p, p * (1ull << 24), 8);
+        rig.advance(10_ms);
+    }
+    for (uint32_t p = 0; p < 7; ++p)
+        CHECK(rig.q(1000 + p).in_large_burst);
+    // From the eighth on the burst is large: no raising for the later ones.
+    for (uint32_t p = 7; p < 10; ++p) {
+        CHECK(rig.q(1000 + p).in_large_burst);
+        CHECK(rig.q(1000 + p).wr_coeff == 1);
+    }
+    // Queues created far apart are not a burst.
+    Rig apart;
+    for (uint32_t p = 0; p < 10; ++p) {
+        apart.insert(1000 + p, p * (1ull << 24), 8);
+        apart.advance(200_ms);
+    }
+    for (uint32_t p = 0; p < 10; ++p)
+        CHECK_FALSE(apart.q(1000 + p).in_large_burst);
+}
+
+TEST_CASE("bfq: strict_guarantees: one request in the device at a time, slice_idle at least 8 ms", "[bfq]") {
+    BfqTunables t = Rig::no_wr();
+    t.strict_guarantees = 1;
+    t.slice_idle = 1_ms;
+    Rig rig(t, false);
+    CHECK(rig.bfq.tunables().slice_idle == 8_ms);
+    for (int i = 0; i < 4; ++i)
+        rig.insert(1000, i * 8ull, 8);
+    Request* d = rig.dispatch();
+    REQUIRE(d != nullptr);
+    CHECK(rig.dispatch() == nullptr);
+    rig.complete(d);
+    CHECK(rig.dispatch() != nullptr);
+}
