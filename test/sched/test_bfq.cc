@@ -178,6 +178,34 @@ TEST_CASE("bfq: B-WF2Q+ gives two backlogged queues of equal weight the same ser
     }
 }
 
+TEST_CASE("bfq: B-WF2Q+ eligibility: a queue served ahead of its share lets the others go first", "[bfq]") {
+    // A (weight 80) and B (weight 10) backlogged from the start. A's first slot (42
+    // requests of 256 sectors, a 10922-sector first budget) puts its virtual start beyond
+    // the virtual time (10752 / 80 > 10752 / 90): A is not eligible, so B is served next,
+    // although A's next finish (with the 4x smaller budget max_budget caps it to) is the
+    // smaller one. Plain WFQ (no eligibility) would serve A for many slots first.
+    BfqTunables t = Rig::no_wr();
+    t.max_budget = 1024;
+    Rig rig(t);
+    uint64_t sa = 0, sb = 1ull << 30;
+    for (int i = 0; i < 4; ++i, sa += 256, sb += 256) {
+        rig.insert(1000, sa, 256, 2, 0);
+        rig.insert(1001, sb, 256, 2, 7);
+    }
+    int first_b = -1;
+    for (int i = 0; i < 200 && first_b < 0; ++i) {
+        Request* d = rig.dispatch();
+        REQUIRE(d != nullptr);
+        if (d->pid == 1001)
+            first_b = i;
+        rig.insert(d->pid, d->pid == 1000 ? sa : sb, 256, 2, d->pid == 1000 ? 0 : 7);
+        (d->pid == 1000 ? sa : sb) += 256;
+        rig.advance(500_us);
+        rig.complete(d);
+    }
+    CHECK(first_b == 42);
+}
+
 TEST_CASE("bfq: service in proportion to the weights of the I/O priority levels", "[bfq]") {
     // Level 0 (weight 80) against level 7 (weight 10): 8 : 1.
     Rig rig(Rig::no_wr());
@@ -408,6 +436,18 @@ TEST_CASE("bfq: budget feedback at each expiration reason", "[bfq]") {
         // served again at once, with the new budget.
         CHECK(n == first / 256 + 1);
         CHECK(rig.q(1000).max_budget == std::min(first * 4, sched::bfq_default_max_budget));
+        // With a larger max_budget set in sysfs, the x4 shows.
+        BfqTunables t = Rig::no_wr();
+        t.max_budget = 100000;
+        Rig big(t);
+        for (int i = 0; i < 60; ++i)
+            big.insert(1000, i * 256ull, 256);
+        while (big.q(1000).expirations[sched::BFQQE_BUDGET_EXHAUSTED] == 0) {
+            Request* d = big.dispatch();
+            REQUIRE(d != nullptr);
+            big.complete(d);
+        }
+        CHECK(big.q(1000).max_budget == first * 4);
     }
     SECTION("no more requests: the service received, at least min_budget") {
         BfqTunables t = Rig::no_wr();

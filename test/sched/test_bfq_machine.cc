@@ -1,0 +1,198 @@
+// BFQ through the whole stack: fio jobs on the HDD model (two sequential readers get equal
+// service, idling keeps a sequential reader's stream against a random reader, priorities
+// give weights, RT before BE), the lock on null_blk, the scenario's tunables and the
+// command line. The policy alone is tested in test_bfq.cc.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "models/sched/bfq.h"
+#include "models/topology/machine.h"
+#include "test/cli/cli_fixture.h"
+#include "tools/scenario/scenario.h"
+
+using namespace blksim;
+
+namespace {
+
+// One SATA HDD (hdd-7200-sata) on 2 CPUs, psync 4 KiB jobs; `jobs` are the job objects.
+std::string hdd_scenario(const std::string& sched, const std::string& iosched, const std::string& jobs,
+                         const std::string& runtime = "3s") {
+    return R"({
+  "seed": 7,
+  "host": { "cpus": 2, "cost_profile": "desktop-8t" },
+  "devices": [ { "name": "sda", "model": "hdd", "profile": "hdd-7200-sata" } ],
+  "queues": [ { "device": "sda", "scheduler": ")" + sched + "\"" +
+           (iosched.empty() ? "" : ", \"iosched\": " + iosched) + R"( } ],
+  "global": { "ioengine": "psync", "direct": 1, "bs": "4k", "size": "100g", "runtime": ")" +
+           runtime + R"(", "time_based": 1 },
+  "jobs": [ )" + jobs + R"( ]
+})";
+}
+
+const std::string kTwoSeqReaders = R"({ "name": "a", "rw": "read", "offset": "0" },
+            { "name": "b", "rw": "read", "offset": "300g" })";
+
+report::RunResult run(const std::string& text) {
+    const scenario::Scenario s = scenario::load_scenario_text(text, "bfq.json", {});
+    topology::Machine m(s.machine);
+    return m.run();  // checks the invariants, bfq's check_idle included
+}
+
+uint64_t bytes_of(const report::RunResult& r, size_t job) { return r.jobs.at(job).dir[0].io_bytes; }
+
+}  // namespace
+
+TEST_CASE("bfq on an HDD: two equal-weight sequential readers get equal service, and keep streaming",
+          "[bfq][machine]") {
+    const auto bfq = run(hdd_scenario("bfq", R"({"low_latency": 0})", kTwoSeqReaders));
+    const double a = static_cast<double>(bytes_of(bfq, 0)), b = static_cast<double>(bytes_of(bfq, 1));
+    INFO("bfq: " << a << " and " << b << " bytes");
+    CHECK(a / b == Approx(1.0).epsilon(0.03));
+    // Without idling every request of one stream is followed by one of the other: a seek
+    // each. bfq serves one stream for a whole budget, from the drive's read-ahead.
+    const auto dl = run(hdd_scenario("mq-deadline", "", kTwoSeqReaders));
+    const uint64_t dl_total = bytes_of(dl, 0) + bytes_of(dl, 1);
+    INFO("mq-deadline: " << dl_total << " bytes in all");
+    CHECK(a + b > 20.0 * static_cast<double>(dl_total));
+}
+
+TEST_CASE("bfq on an HDD: idling keeps a sequential reader's stream against a random reader", "[bfq][machine]") {
+    const std::string jobs = R"({ "name": "seq", "rw": "read", "offset": "0" },
+            { "name": "rnd", "rw": "randread", "offset": "200g" })";
+    const auto idle = run(hdd_scenario("bfq", R"({"low_latency": 0})", jobs));
+    const auto no_idle = run(hdd_scenario("bfq", R"({"low_latency": 0, "slice_idle": 0})", jobs));
+    const uint64_t seq_idle = bytes_of(idle, 0), seq_no_idle = bytes_of(no_idle, 0);
+    INFO("sequential reader: " << seq_idle << " bytes with slice_idle=8, " << seq_no_idle << " with 0; random reader "
+                               << bytes_of(idle, 1) << " / " << bytes_of(no_idle, 1));
+    // With idling the sequential reader holds the disk between its requests (its think time
+    // is microseconds), for up to its budget timeout; without, the two alternate request by
+    // request and every request seeks.
+    CHECK(seq_idle > 20 * seq_no_idle);
+    CHECK(bytes_of(no_idle, 0) == Approx(static_cast<double>(bytes_of(no_idle, 1))).epsilon(0.05));
+    CHECK(bytes_of(idle, 1) < bytes_of(no_idle, 1));
+}
+
+TEST_CASE("bfq on an HDD: priorities are weights, (8 - level) x 10; RT before BE", "[bfq][machine]") {
+    // prio 0 (weight 80) against prio 7 (weight 10); explicit priorities are never raised.
+    const std::string weights = R"({ "name": "hi", "rw": "read", "offset": "0", "prioclass": 2, "prio": 0 },
+            { "name": "lo", "rw": "read", "offset": "300g", "prioclass": 2, "prio": 7 })";
+    const auto w = run(hdd_scenario("bfq", "", weights, "20s"));
+    const double ratio = static_cast<double>(bytes_of(w, 0)) / static_cast<double>(bytes_of(w, 1));
+    INFO("prio 0 / prio 7 = " << ratio);
+    // Each slot ends at the budget timeout (124 ms), 164 of them in 20 s: a slot more or less
+    // for the low-priority reader moves the ratio by 5 %.
+    CHECK(ratio == Approx(8.0).epsilon(0.08));
+
+    const std::string classes = R"({ "name": "rt", "rw": "read", "offset": "0", "prioclass": 1, "prio": 4 },
+            { "name": "be", "rw": "read", "offset": "300g", "prioclass": 2, "prio": 4 })";
+    const auto c = run(hdd_scenario("bfq", "", classes));
+    INFO("RT " << bytes_of(c, 0) << " bytes, BE " << bytes_of(c, 1));
+    CHECK(bytes_of(c, 1) * 1000 < bytes_of(c, 0));
+}
+
+TEST_CASE("bfq's lock: dearer per request than mq-deadline's, so ten jobs on null_blk do fewer IOPS", "[bfq][machine]") {
+    auto iops = [](const std::string& sched) {
+        const std::string text = R"({
+  "host": { "cost_profile": "desktop-8t" },
+  "devices": [ { "name": "nullb0", "model": "null_blk", "params": { "irqmode": 0, "completion_nsec": 0 } } ],
+  "queues": [ { "device": "nullb0", "scheduler": ")" + sched + R"(" } ],
+  "global": { "ioengine": "libaio", "direct": 1, "bs": "4k", "rw": "randread", "iodepth": 16,
+              "runtime": "20ms", "time_based": 1 },
+  "jobs": [ { "name": "r", "numjobs": 10 } ],
+  "output": { "group_reporting": true }
+})";
+        const scenario::Scenario s = scenario::load_scenario_text(text, "lock.json", {});
+        topology::Machine m(s.machine);
+        const report::RunResult r = m.run();
+        uint64_t ios = 0;
+        for (const auto& j : r.jobs)
+            ios += j.dir[0].total_ios;
+        double spin = 0;
+        for (const auto& c : r.cpus)
+            spin += static_cast<double>(c.spin.count());
+        return std::pair<uint64_t, double>{ios, spin};
+    };
+    const auto [dl_ios, dl_spin] = iops("mq-deadline");
+    const auto [bfq_ios, bfq_spin] = iops("bfq");
+    INFO("mq-deadline " << dl_ios << " I/Os, " << dl_spin << " ns spin; bfq " << bfq_ios << " I/Os, " << bfq_spin
+                        << " ns spin");
+    CHECK(bfq_ios < dl_ios * 0.8);
+    CHECK(bfq_spin > dl_spin);
+}
+
+TEST_CASE("bfq tunables: set by sysfs name in a scenario; bad values name their JSON path", "[bfq][scenario]") {
+    auto load = [](const std::string& iosched) {
+        return scenario::load_scenario_text(hdd_scenario("bfq", iosched, kTwoSeqReaders), "t.json", {});
+    };
+    const auto s = load(R"({"slice_idle_us": 2500, "low_latency": 0, "max_budget": 4096, "timeout_sync": 250,
+                            "back_seek_max": 1024, "back_seek_penalty": 3, "fifo_expire_sync": 50,
+                            "strict_guarantees": 1, "hz": 1000})");
+    const sched::BfqTunables& t = s.machine.queues.at(0).bfq;
+    CHECK(s.machine.queues.at(0).scheduler == "bfq");
+    CHECK(t.slice_idle == sim::Duration::ns(2'500'000));
+    CHECK(t.low_latency == 0);
+    CHECK(t.max_budget == 4096);
+    CHECK(t.timeout_sync == sim::Duration::ns(250'000'000));
+    CHECK(t.back_seek_max == 1024);
+    CHECK(t.back_seek_penalty == 3);
+    CHECK(t.fifo_expire_sync == sim::Duration::ns(50'000'000));
+    CHECK(t.strict_guarantees == 1);
+    CHECK(t.hz == 1000);
+
+    auto error_of = [&](const std::string& iosched) -> std::string {
+        try {
+            load(iosched);
+        } catch (const scenario::ScenarioError& e) {
+            return e.what();
+        }
+        FAIL("loaded");
+        return {};
+    };
+    CHECK_THAT(error_of(R"({"slice_idle": -1})"),
+               Catch::Contains("/queues/0/iosched/slice_idle") && Catch::Contains("out of range (allowed: 0..2147483647)"));
+    CHECK_THAT(error_of(R"({"back_seek_penalty": 0})"),
+               Catch::Contains("/queues/0/iosched/back_seek_penalty") && Catch::Contains("allowed: 1.."));
+    CHECK_THAT(error_of(R"({"low_latency": 2})"), Catch::Contains("/queues/0/iosched/low_latency"));
+    CHECK_THAT(error_of(R"({"timeout_sync": "125ms"})"),
+               Catch::Contains("/queues/0/iosched/timeout_sync") && Catch::Contains("expected an integer"));
+    CHECK_THAT(error_of(R"({"slice_idle_us": 1.5})"),
+               Catch::Contains("/queues/0/iosched/slice_idle_us") && Catch::Contains("expected an integer"));
+    CHECK_THAT(error_of(R"({"slice_idle": 8, "slice_idle_us": 8000})"),
+               Catch::Contains("/queues/0/iosched/slice_idle_us") && Catch::Contains("the same setting"));
+    CHECK_THAT(error_of(R"({"read_lat_nsec": 1})"),
+               Catch::Contains("unknown bfq tunable 'read_lat_nsec' (allowed: fifo_expire_sync, fifo_expire_async, "
+                               "back_seek_max, back_seek_penalty, slice_idle, slice_idle_us, max_budget, timeout_sync, "
+                               "strict_guarantees, low_latency, hz)"));
+    // Another scheduler's tunables are refused for bfq, and bfq's for another scheduler.
+    try {
+        scenario::load_scenario_text(hdd_scenario("mq-deadline", R"({"slice_idle": 0})", kTwoSeqReaders), "t.json", {});
+        FAIL("loaded");
+    } catch (const scenario::ScenarioError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("unknown mq-deadline tunable 'slice_idle'"));
+    }
+}
+
+TEST_CASE("bfq from the command line: list, fio --scheduler bfq, ioscheduler=bfq, exit 2 on a bad tunable",
+          "[bfq][cli]") {
+    using clitest::run_blksim;
+    const auto list = run_blksim("list schedulers");
+    CHECK(list.status == 0);
+    CHECK_THAT(list.out, Catch::Contains("bfq") && Catch::Contains("bfq iosched tunables") &&
+                             Catch::Contains("slice_idle_us") && Catch::Contains("timeout_sync") &&
+                             Catch::Contains("low_latency"));
+
+    const std::string job = " -- --name=r --ioengine=psync --rw=read --bs=4k --runtime=20ms --time_based";
+    const auto by_option = run_blksim("fio -q --output-format json --device hdd-7200-sata --scheduler bfq" + job, false);
+    CHECK(by_option.status == 0);
+    CHECK_THAT(by_option.out, Catch::Contains("\"model\" : \"bfq\"") || Catch::Contains("\"model\": \"bfq\""));
+    const auto by_fio = run_blksim("fio -q --device nvme" + job + " --ioscheduler=bfq", false);
+    CHECK(by_fio.status == 0);
+    CHECK_THAT(by_fio.out, Catch::Contains("scheduler=bfq"));
+
+    const auto bad = run_blksim("fio -q --set 'queues.0.iosched={\"slice_idle\": -5}' --device hdd-7200-sata --scheduler bfq" + job);
+    INFO(bad.out);
+    CHECK(bad.status == 2);
+    CHECK_THAT(bad.out, Catch::Contains("/queues/0/iosched/slice_idle") && Catch::Contains("out of range"));
+}
