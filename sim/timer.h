@@ -46,4 +46,58 @@ private:
     Time expires_;
 };
 
+// A timer re-armed far more often than it fires (bfq's idle slice: armed when the in-service
+// queue empties, cancelled by its next request microseconds later, at every request). Arming
+// adds an event only when none is pending at or before the new expiry; cancel() keeps the
+// pending event, which, firing early, finds the timer disarmed (and is dropped) or armed for
+// later (and moves itself there). So the event set holds one event per timer, not one per
+// arming. Same lifetime rule as Timer.
+class LazyTimer {
+public:
+    LazyTimer(EventQueue& q, EventFn fn, void* obj) : q_(q), fn_(fn), obj_(obj) {}
+    LazyTimer(const LazyTimer&) = delete;
+    LazyTimer& operator=(const LazyTimer&) = delete;
+
+    void arm(Time when) {
+        armed_ = true;
+        expires_ = when;
+        if (pending_ && pending_at_ <= when)
+            return;
+        ++gen_;  // an earlier event replaces the pending one, which goes stale
+        pending_ = true;
+        pending_at_ = when;
+        q_.schedule(when, &LazyTimer::fire, this, gen_);
+    }
+    void cancel() { armed_ = false; }
+    bool armed() const { return armed_; }
+    Time expires() const { return expires_; }
+
+private:
+    static void fire(void* self, uint64_t gen) {
+        auto* t = static_cast<LazyTimer*>(self);
+        if (gen != t->gen_)
+            return;
+        t->pending_ = false;
+        if (!t->armed_)
+            return;
+        if (t->q_.now() < t->expires_) {  // re-armed for later since this event was scheduled
+            t->pending_ = true;
+            t->pending_at_ = t->expires_;
+            t->q_.schedule(t->expires_, &LazyTimer::fire, t, t->gen_);
+            return;
+        }
+        t->armed_ = false;
+        t->fn_(t->obj_, 0);
+    }
+
+    EventQueue& q_;
+    EventFn fn_;
+    void* obj_;
+    uint64_t gen_ = 0;
+    bool armed_ = false;
+    bool pending_ = false;
+    Time expires_;
+    Time pending_at_;
+};
+
 }  // namespace blksim::sim

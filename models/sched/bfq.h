@@ -427,7 +427,7 @@ private:
     uint32_t hw_tag_samples_ = 0;
     int hw_tag_ = -1;                    // -1 = not yet known
     int budgets_assigned_ = 0;
-    sim::Timer idle_slice_timer_;
+    sim::LazyTimer idle_slice_timer_;   // armed at nearly every completion, fires rarely
     uint64_t last_position_ = 0, in_serv_last_pos_ = 0;
 
     // peak rate estimation (ns, sectors)

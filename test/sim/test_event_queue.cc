@@ -629,3 +629,52 @@ TEST_CASE("Timer: periodic re-arm from its own callback", "[sim]") {
     CHECK(p.at == std::vector<int64_t>{10, 20, 30, 40});
     CHECK_FALSE(p.t.armed());
 }
+
+TEST_CASE("LazyTimer: fires at the last arming, with one pending event however often it is re-armed", "[sim]") {
+    EventQueue q;
+    TimerProbe p{&q, {}};
+    LazyTimer t(q, &TimerProbe::fire, &p);
+    SECTION("armed, cancelled and re-armed later many times: one event, one firing") {
+        for (int i = 0; i < 100; ++i) {
+            t.arm(Time::from_ns(1000 + i * 10));
+            t.cancel();
+        }
+        t.arm(Time::from_ns(5000));
+        CHECK(q.pending() == 1);
+        q.run_until(Time::from_ns(4999));
+        CHECK(p.fired_at.empty());
+        CHECK(t.armed());
+        q.run_until(Time::never());
+        CHECK(p.fired_at == std::vector<int64_t>{5000});
+        CHECK_FALSE(t.armed());
+        CHECK(q.events_processed() == 2);  // the early event moved itself once
+    }
+    SECTION("cancelled for good: nothing fires") {
+        t.arm(Time::from_ns(100));
+        t.cancel();
+        q.run_until(Time::never());
+        CHECK(p.fired_at.empty());
+    }
+    SECTION("re-armed earlier: a new event, the later one stale") {
+        t.arm(Time::from_ns(200));
+        t.arm(Time::from_ns(100));
+        q.run_until(Time::never());
+        CHECK(p.fired_at == std::vector<int64_t>{100});
+    }
+    SECTION("re-armed from its own callback") {
+        struct Periodic {
+            EventQueue q;
+            LazyTimer t{q, &Periodic::fire, this};
+            std::vector<int64_t> at;
+            static void fire(void* self, uint64_t) {
+                auto* p = static_cast<Periodic*>(self);
+                p->at.push_back(p->q.now().ns());
+                if (p->at.size() < 3)
+                    p->t.arm(p->q.now() + 10_ns);
+            }
+        } per;
+        per.t.arm(Time::from_ns(10));
+        per.q.run_until(Time::never());
+        CHECK(per.at == std::vector<int64_t>{10, 20, 30});
+    }
+}
