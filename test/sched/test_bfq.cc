@@ -708,3 +708,36 @@ TEST_CASE("bfq: strict_guarantees: one request in the device at a time, slice_id
     rig.complete(d);
     CHECK(rig.dispatch() != nullptr);
 }
+
+TEST_CASE("bfq: soft real-time raising for a periodic low-rate task, not for one that comes back at once",
+          "[bfq]") {
+    // One 4 KiB read at a time; after each, the queue idles (20 ms: it is raised) and expires
+    // empty, which sets soft_rt_next_start = now + slice_idle + 4 jiffies (24 ms). A task whose
+    // next read comes 100 ms after the previous one is deemed soft real-time: x3000 for 300 ms
+    // windows. One that comes back 10 ms after the expiry stays interactive (x30).
+    for (const int64_t period_ms : {100, 10}) {
+        Rig rig;  // low_latency on
+        uint64_t sector = 0;
+        for (int i = 0; i < 3; ++i) {
+            Request* r = rig.insert(1000, sector, 8);
+            sector += 8;
+            REQUIRE(rig.dispatch() == r);
+            rig.advance(1_ms);
+            rig.complete(r);
+            REQUIRE(rig.bfq.idle_timer_armed());
+            CHECK(rig.bfq.idle_timer_expires() - rig.eq.now() == 20_ms);  // at least 20 ms when raised
+            rig.advance(21_ms);  // the timer fires: expired too idle
+            REQUIRE(rig.bfq.in_service_queue() == nullptr);
+            rig.advance(sim::Duration::ns(period_ms * 1'000'000));
+        }
+        INFO("period " << period_ms << " ms");
+        if (period_ms == 100) {
+            CHECK(rig.q(1000).wr_coeff == 30 * 100);
+            CHECK(rig.bfq.stats().wr_soft_rt >= 1);
+        } else {
+            CHECK(rig.q(1000).wr_coeff == 30);
+            CHECK(rig.bfq.stats().wr_soft_rt == 0);
+        }
+        CHECK(rig.bfq.stats().wr_interactive == 1);
+    }
+}
