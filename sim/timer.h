@@ -10,11 +10,28 @@
 
 namespace blksim::sim {
 
-class Timer {
+// What both timers keep: the queue, the callback, the generation of the valid event.
+class TimerState {
 public:
-    Timer(EventQueue& q, EventFn fn, void* obj) : q_(q), fn_(fn), obj_(obj) {}
-    Timer(const Timer&) = delete;
-    Timer& operator=(const Timer&) = delete;
+    TimerState(EventQueue& q, EventFn fn, void* obj) : q_(q), fn_(fn), obj_(obj) {}
+    TimerState(const TimerState&) = delete;
+    TimerState& operator=(const TimerState&) = delete;
+    bool armed() const { return armed_; }
+    Time expires() const { return expires_; }
+
+protected:
+    ~TimerState() = default;
+    EventQueue& q_;
+    EventFn fn_;
+    void* obj_;
+    uint64_t gen_ = 0;
+    bool armed_ = false;
+    Time expires_;
+};
+
+class Timer : public TimerState {
+public:
+    Timer(EventQueue& q, EventFn fn, void* obj) : TimerState(q, fn, obj) {}
 
     void arm(Time when) {
         ++gen_;
@@ -26,8 +43,6 @@ public:
         ++gen_;
         armed_ = false;
     }
-    bool armed() const { return armed_; }
-    Time expires() const { return expires_; }
 
 private:
     static void fire(void* self, uint64_t gen) {
@@ -37,13 +52,6 @@ private:
         t->armed_ = false;
         t->fn_(t->obj_, 0);
     }
-
-    EventQueue& q_;
-    EventFn fn_;
-    void* obj_;
-    uint64_t gen_ = 0;
-    bool armed_ = false;
-    Time expires_;
 };
 
 // A timer re-armed far more often than it fires (bfq's idle slice: armed when the in-service
@@ -52,11 +60,9 @@ private:
 // pending event, which, firing early, finds the timer disarmed (and is dropped) or armed for
 // later (and moves itself there). So the event set holds one event per timer, not one per
 // arming. Same lifetime rule as Timer.
-class LazyTimer {
+class LazyTimer : public TimerState {
 public:
-    LazyTimer(EventQueue& q, EventFn fn, void* obj) : q_(q), fn_(fn), obj_(obj) {}
-    LazyTimer(const LazyTimer&) = delete;
-    LazyTimer& operator=(const LazyTimer&) = delete;
+    LazyTimer(EventQueue& q, EventFn fn, void* obj) : TimerState(q, fn, obj) {}
 
     void arm(Time when) {
         armed_ = true;
@@ -69,8 +75,6 @@ public:
         q_.schedule(when, &LazyTimer::fire, this, gen_);
     }
     void cancel() { armed_ = false; }
-    bool armed() const { return armed_; }
-    Time expires() const { return expires_; }
 
 private:
     static void fire(void* self, uint64_t gen) {
@@ -90,13 +94,7 @@ private:
         t->fn_(t->obj_, 0);
     }
 
-    EventQueue& q_;
-    EventFn fn_;
-    void* obj_;
-    uint64_t gen_ = 0;
-    bool armed_ = false;
-    bool pending_ = false;
-    Time expires_;
+    bool pending_ = false;  // an event of generation gen_ is in the queue, at pending_at_
     Time pending_at_;
 };
 

@@ -54,12 +54,7 @@ constexpr Tunable<T> kTunables[] = {
 
 std::span<const Tunable<BfqTunables>> bfq_tunables() { return kTunables; }
 
-const Tunable<BfqTunables>* find_bfq_tunable(std::string_view name) {
-    for (const auto& t : kTunables)
-        if (t.name == name)
-            return &t;
-    return nullptr;
-}
+const Tunable<BfqTunables>* find_bfq_tunable(std::string_view name) { return find_tunable(bfq_tunables(), name); }
 
 // bfq_init_queue().
 Bfq::Bfq(const BfqTunables& t, sim::EventQueue& eq, bool rotational)
@@ -222,20 +217,18 @@ Request* Bfq::bfq_choose_req(Request* rq1, Request* rq2, uint64_t last) const {
     const uint64_t s1 = rq1->sector, s2 = rq2->sector;
     const uint64_t back_max = static_cast<uint64_t>(t_.back_seek_max) * SECTORS_PER_KIB;
     const auto penalty = static_cast<uint64_t>(t_.back_seek_penalty);
-    uint64_t d1 = 0, d2 = 0;
-    bool wrap1 = false, wrap2 = false;  // behind the head beyond back_max
-    if (s1 >= last)
-        d1 = s1 - last;
-    else if (s1 + back_max >= last)
-        d1 = (last - s1) * penalty;
-    else
-        wrap1 = true;
-    if (s2 >= last)
-        d2 = s2 - last;
-    else if (s2 + back_max >= last)
-        d2 = (last - s2) * penalty;
-    else
-        wrap2 = true;
+    // The cost of reaching sector s from the head; `wrap`: behind it beyond back_max.
+    auto distance = [&](uint64_t s, bool& wrap) -> uint64_t {
+        wrap = false;
+        if (s >= last)
+            return s - last;
+        if (s + back_max >= last)
+            return (last - s) * penalty;
+        wrap = true;
+        return 0;
+    };
+    bool wrap1, wrap2;
+    const uint64_t d1 = distance(s1, wrap1), d2 = distance(s2, wrap2);
 
     if (!wrap1 && !wrap2) {
         if (d1 < d2)

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -189,5 +190,14 @@ struct Tunable {
         return unit == TunableUnit::NSEC ? 1 : unit == TunableUnit::USEC ? 1000 : 1000000;
     }
 };
+
+// A policy's tunable by sysfs name, or nullptr.
+template <class Config>
+const Tunable<Config>* find_tunable(std::span<const Tunable<Config>> table, std::string_view name) {
+    for (const auto& t : table)
+        if (t.name == name)
+            return &t;
+    return nullptr;
+}
 
 }  // namespace blksim::sched

@@ -40,12 +40,7 @@ uint32_t sbq_calc_wake_batch(uint32_t depth) { return std::clamp<uint32_t>(depth
 
 std::span<const Tunable<KyberTunables>> kyber_tunables() { return kTunables; }
 
-const Tunable<KyberTunables>* find_kyber_tunable(std::string_view name) {
-    for (const auto& t : kTunables)
-        if (t.name == name)
-            return &t;
-    return nullptr;
-}
+const Tunable<KyberTunables>* find_kyber_tunable(std::string_view name) { return find_tunable(kyber_tunables(), name); }
 
 // kyber_queue_data_alloc() + kyber_init_hctx(): every pool starts at its maximum depth.
 Kyber::Kyber(const KyberTunables& t, sim::EventQueue& eq, std::span<const uint32_t> cpu_to_hctx, uint32_t nr_hw_queues)

@@ -54,12 +54,7 @@ constexpr Tunable<T> kTunables[] = {
 
 std::span<const Tunable<MqDeadlineTunables>> mq_deadline_tunables() { return kTunables; }
 
-const Tunable<MqDeadlineTunables>* find_mq_deadline_tunable(std::string_view name) {
-    for (const auto& t : kTunables)
-        if (t.name == name)
-            return &t;
-    return nullptr;
-}
+const Tunable<MqDeadlineTunables>* find_mq_deadline_tunable(std::string_view name) { return find_tunable(mq_deadline_tunables(), name); }
 
 MqDeadline::MqDeadline(const MqDeadlineTunables& t) { set_tunables(t); }
 
