@@ -556,25 +556,24 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
                 delay_run_hw_queue(h, t + BLK_MQ_RESOURCE_DELAY);
             return t;
         }
+        bool left_behind = false;
         if (!multi_hctxs) {
             dispatch_rq_list(h, list, t, cpu);
             t = sim::max(t, cpus_[cpu]->free_at());
-            if (no_tag || !h.dispatch.empty())
-                return t;
-            continue;
-        }
-        // blk_mq_dispatch_hctx_list(): the requests sorted by hctx, each batch through its own.
-        bool left_behind = false;
-        for (auto& hx : hctxs_) {
-            RequestList mine, rest;
-            while (Request* rq = list.pop_front())
-                (rq->mq_hctx == hx.get() ? mine : rest).push_back(rq);
-            list.splice_tail(rest);
-            if (mine.empty())
-                continue;
-            dispatch_rq_list(*hx, mine, t, cpu);
-            t = sim::max(t, cpus_[cpu]->free_at());
-            left_behind |= !hx->dispatch.empty();
+            left_behind = !h.dispatch.empty();
+        } else {
+            // blk_mq_dispatch_hctx_list(): the requests sorted by hctx, each batch through its own.
+            for (auto& hx : hctxs_) {
+                RequestList mine, rest;
+                while (Request* rq = list.pop_front())
+                    (rq->mq_hctx == hx.get() ? mine : rest).push_back(rq);
+                list.splice_tail(rest);
+                if (mine.empty())
+                    continue;
+                dispatch_rq_list(*hx, mine, t, cpu);
+                t = sim::max(t, cpus_[cpu]->free_at());
+                left_behind |= !hx->dispatch.empty();
+            }
         }
         if (no_tag || left_behind)
             return t;
@@ -754,7 +753,7 @@ void RequestQueue::requeue_work(uint64_t arg) {
     RequestList list;
     list.splice_tail(requeue_list_);
     if (elevator_ && !list.empty())
-        t = elv_lock(insert_lock(cpu), cpu, t, costs_.elv_insert * list.size());
+        t = elv_lock(insert_lock(cpu), cpu, t, hold_.insert * list.size());
     while (Request* rq = list.pop_front()) {
         rq->t_insert = t;
         trace(TraceAction::INSERT, *rq, t, cpu);

@@ -210,6 +210,7 @@ public:
     void requeue_request(blkmq::Request* rq) override;
     uint32_t limit_depth(bool is_sync_read, uint32_t nr_requests) const override;
     uint64_t queued() const override;
+    std::string audit() const override;
     std::string check_idle() const override;
     LockHold lock_hold(const cpu::CpuCosts& c) const override {
         return {c.bfq_insert, c.bfq_dispatch, c.elv_insert, c.bfq_finish};

@@ -470,6 +470,25 @@ uint32_t Bfq::limit_depth(bool is_sync_read, uint32_t nr_requests) const {
 
 // --- the end-of-run check and the report ----------------------------------------------------
 
+// Between any two events: each queue's lists hold what its counters say, the queued and
+// in-driver totals are the queues' sums, and a queue with requests is busy.
+std::string Bfq::audit() const {
+    uint64_t queued = 0, dispatched = 0;
+    for (const auto& q : queues_) {
+        const size_t n = q->sort_list.size();
+        if (n != static_cast<size_t>(q->queued[1]) || n != q->fifo.size() || (n > 0 && !q->busy) ||
+            (n > 0) != (q->next_rq != nullptr))
+            return fmt::format("bfq queue of pid {}: {} requests sorted, {} in its FIFO, {} counted, busy {}, next_rq {}",
+                               q->pid, n, q->fifo.size(), q->queued[1], q->busy, q->next_rq != nullptr);
+        queued += n;
+        dispatched += static_cast<uint64_t>(q->dispatched);
+    }
+    if (queued != queued_ || dispatched != tot_rq_in_driver_)
+        return fmt::format("bfq: queues hold {} requests (counted {}), {} in the driver (counted {})", queued,
+                           queued_, dispatched, tot_rq_in_driver_);
+    return {};
+}
+
 std::string Bfq::check_idle() const {
     if (tot_rq_in_driver_ != 0 || stats_.dispatched != stats_.completed + stats_.requeued)
         return fmt::format("bfq: {} requests in the driver, {} dispatched, {} completed, {} requeued",

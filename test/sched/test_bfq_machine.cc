@@ -196,3 +196,29 @@ TEST_CASE("bfq from the command line: list, fio --scheduler bfq, ioscheduler=bfq
     CHECK(bad.status == 2);
     CHECK_THAT(bad.out, Catch::Contains("/queues/0/iosched/slice_idle") && Catch::Contains("out of range"));
 }
+
+TEST_CASE("bfq in a machine: requests the driver hands back (BLK_STS_RESOURCE and blk_mq_requeue_request) "
+          "are served again and every count balances", "[bfq][machine]") {
+    const std::string text = R"({
+  "host": { "cpus": 4, "cost_profile": "desktop-8t" },
+  "devices": [ { "name": "nullb0", "model": "null_blk",
+                 "params": { "irqmode": 2, "completion_nsec": "20us", "requeue_every": 7 } } ],
+  "queues": [ { "device": "nullb0", "scheduler": "bfq" } ],
+  "global": { "ioengine": "libaio", "direct": 1, "bs": "4k", "rw": "randread", "iodepth": 8,
+              "runtime": "30ms", "time_based": 1 },
+  "jobs": [ { "name": "r", "numjobs": 3 } ]
+})";
+    const scenario::Scenario s = scenario::load_scenario_text(text, "rq.json", {});
+    topology::Machine m(s.machine);
+    const report::RunResult r = m.run();  // the audits and the end-of-run checks pass
+    const auto* bfq = dynamic_cast<const sched::Bfq*>(m.queues()[0]->elevator());
+    REQUIRE(bfq != nullptr);
+    uint64_t ios = 0;
+    for (const auto& j : r.jobs)
+        ios += j.dir[0].total_ios;
+    INFO(ios << " I/Os, " << bfq->stats().requeued << " requeued through bfq");
+    CHECK(ios > 1000);
+    CHECK(bfq->stats().requeued > 0);  // blk_mq_requeue_request: bfq's requeue hook, then at head
+    CHECK(bfq->stats().dispatched == bfq->stats().completed + bfq->stats().requeued);
+    CHECK(bfq->check_idle().empty());
+}
