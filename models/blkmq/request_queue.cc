@@ -521,7 +521,6 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         RequestList list;
         uint32_t n = 0;
         bool no_tag = false;
-        bool multi_hctxs = false;
         while (n < max_dispatch && elevator_->hctx_has_work(h.queue_num())) {
             // __blk_mq_do_dispatch_sched takes the budget before it dequeues: without
             // budget the requests stay in the elevator, sorted and mergeable.
@@ -541,8 +540,9 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
             list.push_back(rq);
             ++n;
             // A queue-wide policy (mq-deadline, bfq) may hand out a request of another hctx:
-            // its driver tag and its dispatch are that hctx's.
-            multi_hctxs |= rq->mq_hctx != &h;
+            // its driver tag is that hctx's, where it is freed. *Simplification:* the round
+            // still dispatches it through this hctx (the kernel sorts such a list into one
+            // batch per hctx, blk_mq_dispatch_hctx_list), so leftovers wait on this one.
             if (!get_driver_tag(*rq->mq_hctx, rq, t)) {
                 no_tag = true;
                 break;
@@ -556,26 +556,9 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
                 delay_run_hw_queue(h, t + BLK_MQ_RESOURCE_DELAY);
             return t;
         }
-        bool left_behind = false;
-        if (!multi_hctxs) {
-            dispatch_rq_list(h, list, t, cpu);
-            t = sim::max(t, cpus_[cpu]->free_at());
-            left_behind = !h.dispatch.empty();
-        } else {
-            // blk_mq_dispatch_hctx_list(): the requests sorted by hctx, each batch through its own.
-            for (auto& hx : hctxs_) {
-                RequestList mine, rest;
-                while (Request* rq = list.pop_front())
-                    (rq->mq_hctx == hx.get() ? mine : rest).push_back(rq);
-                list.splice_tail(rest);
-                if (mine.empty())
-                    continue;
-                dispatch_rq_list(*hx, mine, t, cpu);
-                t = sim::max(t, cpus_[cpu]->free_at());
-                left_behind |= !hx->dispatch.empty();
-            }
-        }
-        if (no_tag || left_behind)
+        dispatch_rq_list(h, list, t, cpu);
+        t = sim::max(t, cpus_[cpu]->free_at());
+        if (no_tag || !h.dispatch.empty())
             return t;
         // blk_mq_do_dispatch_sched()'s loop: the next round starts once this one's
         // ->queue_rq calls are done. While they run, other CPUs insert, merge bios into the
@@ -664,7 +647,7 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
             wait_completion = true;
             break;
         }
-        if (!get_driver_tag(h, rq, t)) {
+        if (!get_driver_tag(*rq->mq_hctx, rq, t)) {
             // blk_mq_mark_tag_wait: wait for a completion (SCHED_RESTART), no delayed rerun.
             list.push_front(rq);
             wait_completion = true;
