@@ -141,6 +141,8 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
             serve_hit(rq, s, fw_run(now, overhead_ns(false, true, after_write)));
             return BlkStatus::OK;
         }
+        if (stream_hit(rq, lba, lba + n, now, overhead_ns(false, true, after_write)))
+            return BlkStatus::OK;
     } else {
         invalidate(lba, lba + n, now);
         if (add_dirty(lba, n, now)) {
@@ -468,6 +470,32 @@ void Hdd::serve_hit(blkmq::Request* rq, int seg, Time t) {
     eq_.at<&Hdd::host_done>(done, this, reinterpret_cast<uint64_t>(rq));
 }
 
+// A read the read-ahead is streaming towards: it starts inside the read-ahead segment, no
+// further on than the stream's window, and the stream is still running. The drive
+// keeps reading and answers once the last sector is in the buffer (the window slides on
+// past it, as for a hit). Without this a sequential read larger than what the stream has
+// read since the previous one ended would be a miss, queued behind a stopped head, and
+// lose a revolution: sequential reads at queue depth 1 would run at one per revolution
+// instead of the media rate, which read-ahead exists to avoid.
+bool Hdd::stream_hit(blkmq::Request* rq, uint64_t lba, uint64_t end, Time now, int64_t overhead) {
+    if (ra_seg_ < 0 || busy_)
+        return false;
+    const Segment& s = seg_[static_cast<uint32_t>(ra_seg_)];
+    const uint64_t f = frontier(now);
+    if (lba < s.start || lba > ra_limit_ || f >= ra_limit_ || end > mech_.capacity_sectors())
+        return false;
+    ra_limit_ = std::max(ra_limit_, std::min(end + ra_sectors_, mech_.capacity_sectors()));
+    const Time ready = ra_t0_ + Duration::ns(mech_.media_ns(ra_lba0_, end - ra_lba0_));
+    ++stats_.read_hits;
+    ++stats_.stream_hits;
+    seg_[static_cast<uint32_t>(ra_seg_)].last_use = now.ns();
+    const Time done = sim::max(sim::max(fw_run(now, overhead), ready), link_free_) +
+                      Duration::ns(xfer_ns(static_cast<uint32_t>(end - lba)));
+    link_free_ = done;
+    eq_.at<&Hdd::host_done>(done, this, reinterpret_cast<uint64_t>(rq));
+    return true;
+}
+
 // A hit in the read-ahead segment slides the read-ahead window on.
 void Hdd::on_hit(int seg, uint64_t end, Time now) {
     seg_[static_cast<uint32_t>(seg)].last_use = now.ns();
@@ -613,6 +641,7 @@ void Hdd::report(report::DeviceReport& r) const {
     r.add("ncq_prio_high", static_cast<double>(s.high_prio));
     r.add("aged_choices", static_cast<double>(s.aged));
     r.add("flushes", static_cast<double>(s.flushes));
+    r.add("stream_hits", static_cast<double>(s.stream_hits));
 }
 
 std::string Hdd::check_idle() const {

@@ -67,6 +67,7 @@ public:
         uint64_t media_ops = 0;       // head operations (reads, write-through writes, destages)
         int64_t seek_ns = 0, rotation_ns = 0, transfer_ns = 0;  // summed over media_ops
         uint64_t read_hits = 0, read_misses = 0;
+        uint64_t stream_hits = 0;     // of the hits: reads the running read-ahead reached (stream_hit)
         uint64_t write_back_acks = 0, write_through = 0, destages = 0, flushes = 0;
         uint64_t high_prio = 0;       // commands sent with the NCQ PRIO bit
         uint64_t aged = 0;            // choices forced by the aging bound
@@ -137,6 +138,7 @@ private:
     void start_op(const Cmd& c, sim::Time t_free);
     void op_end(uint64_t);
     void host_done(uint64_t rq_addr);
+    bool stream_hit(blkmq::Request* rq, uint64_t lba, uint64_t end, sim::Time now, int64_t overhead);
     void complete(blkmq::Request* rq, sim::Time now);
     void depth_change(sim::Time now, int delta);
     // Commands the drive answers from its buffer (read hits, write-back acknowledgements)

@@ -79,6 +79,28 @@ TEST_CASE("HDD: sequential reads run at the zone's media rate, outer about twice
     CHECK(outer / inner == Approx(227.0 / 114.0).epsilon(0.03));
 }
 
+TEST_CASE("HDD: one 128 KiB sequential read at a time streams at the media rate through read-ahead", "[hdd][device]") {
+    // Queue depth 1: each read arrives after the previous one ended, when the head would
+    // have passed its first sector. The running read-ahead reaches it instead (a stream
+    // hit), so the drive reads on without losing a revolution per command.
+    const auto run = [](uint32_t read_ahead_kb) {
+        dev::HddConfig c;
+        c.read_ahead_kb = read_ahead_kb;
+        auto r = std::make_unique<Rig>(c);
+        r->sequential(0, 256, blkmq::ReqOp::READ);
+        r->run(1, 2000);  // 250 MiB
+        return r;
+    };
+    const dev::HddMechanics m{dev::HddConfig{}};
+    const auto with = run(512), without = run(0);
+    const double bw = static_cast<double>(with->bytes - 256 * 512) / (with->last_done - with->first_done).seconds();
+    CHECK(bw == Approx(m.zone_sustained_bytes_per_s(0)).epsilon(0.02));
+    CHECK(with->hdd.stats().stream_hits > 1990);
+    // Without read-ahead every command waits for its sector to come round again.
+    CHECK(without->hdd.stats().stream_hits == 0);
+    CHECK(without->iops() < 1.1e9 / static_cast<double>(m.revolution_ns()));
+}
+
 TEST_CASE("HDD: read-ahead turns 512 B sequential reads into cache hits", "[hdd][device]") {
     const auto run = [](uint32_t read_ahead_kb) {
         dev::HddConfig c;
