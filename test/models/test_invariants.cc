@@ -155,6 +155,10 @@ TEST_CASE("invariants: the core's count of what the elevator holds is checked ag
     const std::string why = r.q->audit();
     CHECK(has(why, "the mq-deadline scheduler counts 1 requests, the core inserted 0"));
     CHECK(has(why, "rule: inserted - dispatched - merged = held"));
+    // Take it back out before the rig is torn down: a request still linked into the policy's
+    // lists when they are destroyed trips Boost.Intrusive's safe-link check (assertions on).
+    CHECK(r.q->elevator()->dispatch_request(r.eq.now()) == rq);
+    CHECK(r.q->elevator()->queued() == 0);
 }
 
 TEST_CASE("invariants: a driver that refuses every command forever is stopped, not simulated forever", "[models][invariants]") {
