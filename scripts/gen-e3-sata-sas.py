@@ -8,9 +8,8 @@ import json
 DEVICES = {
     "sata": ("a Samsung-class SATA SSD (samsung-860evo-500g profile) on an AHCI port",
              {"name": "sda", "model": "sata_ssd", "profile": "samsung-860evo-500g"}, None),
-    "sas": ("a 7200 rpm HDD (hdd-7200-sata profile with a 12 Gb/s SAS link) behind a SAS HBA",
-            {"name": "sda", "model": "hdd", "profile": "hdd-7200-sata", "controller": "hba0",
-             "params": {"link_mbps": 1200}},
+    "sas": ("a 7200 rpm SAS HDD (hdd-7200-sas profile: 12 Gb/s link, 128 queued commands, write cache off) behind a SAS HBA",
+            {"name": "sda", "model": "hdd", "profile": "hdd-7200-sas", "controller": "hba0"},
             [{"name": "hba0", "kind": "hba", "can_queue": 4096}]),
 }
 WORKLOADS = {"jobs1-4k": (1, "4k"), "jobs10-4k": (10, "4k"), "jobs1-32k": (1, "32k")}

@@ -66,7 +66,7 @@ Hdd::Hdd(sim::EventQueue& eq, const HddConfig& cfg)
       overhead_ns_(cfg.cmd_overhead.count()),
       max_wait_ns_(cfg.max_wait.count()) {
     if (cfg.queue_depth == 0 || cfg.queue_depth > kMaxQueue)
-        throw std::invalid_argument("hdd: queue_depth must be 1..32 (NCQ)");
+        throw std::invalid_argument("hdd: queue_depth must be 1..128 (SATA NCQ: 32, SAS TCQ deeper)");
     if (cfg.cache_segments == 0 || cfg.cache_segments > kMaxSegments)
         throw std::invalid_argument("hdd: cache_segments must be 1..64");
     if (cfg.link_bytes_per_s == 0)

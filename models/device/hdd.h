@@ -108,7 +108,10 @@ private:
         void push(const Cmd& c);
         void remove(uint32_t i);
     };
-    static constexpr uint32_t kMaxQueue = 32;   // NCQ tags
+    // Command queue slots: SATA NCQ has 32 tags, SAS drives queue more (hdd-7200-sas: 128).
+    // pick_rpo scans the n queued commands, not the capacity, so a deeper array costs nothing
+    // at NCQ depths.
+    static constexpr uint32_t kMaxQueue = 128;
     static constexpr uint32_t kMaxDirty = 256;  // dirty extents in the write cache
     static constexpr uint32_t kMaxSegments = 64;
     struct Segment {

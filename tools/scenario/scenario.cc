@@ -713,12 +713,13 @@ public:
     Explanation explain(const json& doc, const std::vector<std::string>& tokens,
                         const std::string& valijson_message) const {
         std::vector<const json*> nodes;
-        expand(root_, nodes, 0);
+        expand(root_, nodes, 0, doc);
         const json* value = &doc;
         for (const std::string& tok : tokens) {
-            nodes = step(nodes, tok, value->is_array());
-            value = element(*value, tok);
-            if (!value) return {"", valijson_message};  // valijson's paths always exist; be safe
+            const json* child = element(*value, tok);
+            if (!child) return {"", valijson_message};  // valijson's paths always exist; be safe
+            nodes = step(nodes, tok, value->is_array(), *child);
+            value = child;
         }
         return describe(*value, nodes, valijson_message);
     }
@@ -732,35 +733,80 @@ private:
         return i < v.size() ? &v[i] : nullptr;
     }
 
-    // The subschemas that apply at a node: itself plus what $ref, allOf, anyOf, oneOf,
-    // then and else lead to ("if" is only a condition).
-    void expand(const json& node, std::vector<const json*>& out, int depth) const {
+    // The subschemas that apply to `value` at a node: itself plus what $ref, allOf, anyOf,
+    // oneOf lead to, and the branch of an if/then/else that `value` takes (a device's params
+    // follow its model: an hdd's queue_depth has the hdd's range, not the SATA SSD's).
+    void expand(const json& node, std::vector<const json*>& out, int depth, const json& value) const {
         if (!node.is_object() || depth > 16) return;
         out.push_back(&node);
         if (node.contains("$ref") && node["$ref"].is_string()) {
             const std::string ref = node["$ref"].get<std::string>();
             if (ref.starts_with("#")) {
                 const json::json_pointer p(ref.substr(1));
-                if (root_.contains(p)) expand(root_.at(p), out, depth + 1);
+                if (root_.contains(p)) expand(root_.at(p), out, depth + 1, value);
             }
         }
         for (const char* key : {"allOf", "anyOf", "oneOf"})
             if (node.contains(key) && node[key].is_array())
-                for (const json& sub : node[key]) expand(sub, out, depth + 1);
-        for (const char* key : {"then", "else"})
-            if (node.contains(key)) expand(node[key], out, depth + 1);
+                for (const json& sub : node[key]) expand(sub, out, depth + 1, value);
+        const Cond taken = node.contains("if") ? holds(node["if"], value) : Cond::UNKNOWN;
+        if (node.contains("then") && taken != Cond::NO) expand(node["then"], out, depth + 1, value);
+        if (node.contains("else") && taken != Cond::YES) expand(node["else"], out, depth + 1, value);
+    }
+
+    // Whether `value` satisfies an "if" condition, for the keywords the schema's conditions
+    // use (properties with const/enum, required, not, allOf); anything else is UNKNOWN and
+    // both branches apply, as a message that lists too much beats one that misleads.
+    enum class Cond { NO, YES, UNKNOWN };
+    static Cond holds(const json& cond, const json& value) {
+        if (!cond.is_object()) return Cond::UNKNOWN;
+        bool unknown = false;
+        for (const auto& [key, arg] : cond.items()) {
+            Cond c = Cond::UNKNOWN;
+            if (key == "required" && arg.is_array()) {
+                c = Cond::YES;
+                for (const json& k : arg)
+                    if (!value.is_object() || !k.is_string() || !value.contains(k.get<std::string>())) c = Cond::NO;
+            } else if (key == "not") {
+                const Cond n = holds(arg, value);
+                c = n == Cond::YES ? Cond::NO : n == Cond::NO ? Cond::YES : Cond::UNKNOWN;
+            } else if (key == "allOf" && arg.is_array()) {
+                c = Cond::YES;
+                for (const json& sub : arg) {
+                    const Cond x = holds(sub, value);
+                    if (x == Cond::NO) { c = Cond::NO; break; }
+                    if (x == Cond::UNKNOWN) c = Cond::UNKNOWN;
+                }
+            } else if (key == "const") {
+                c = value == arg ? Cond::YES : Cond::NO;
+            } else if (key == "enum" && arg.is_array()) {
+                c = std::find(arg.begin(), arg.end(), value) != arg.end() ? Cond::YES : Cond::NO;
+            } else if (key == "properties" && arg.is_object()) {
+                c = Cond::YES;  // an absent property satisfies its subschema
+                if (value.is_object())
+                    for (const auto& [name, sub] : arg.items()) {
+                        if (!value.contains(name)) continue;
+                        const Cond x = holds(sub, value[name]);
+                        if (x == Cond::NO) { c = Cond::NO; break; }
+                        if (x == Cond::UNKNOWN) c = Cond::UNKNOWN;
+                    }
+            }
+            if (c == Cond::NO) return Cond::NO;
+            unknown |= c == Cond::UNKNOWN;
+        }
+        return unknown ? Cond::UNKNOWN : Cond::YES;
     }
 
     std::vector<const json*> step(const std::vector<const json*>& nodes, const std::string& tok,
-                                  bool in_array) const {
+                                  bool in_array, const json& child) const {
         std::vector<const json*> out;
         for (const json* n : nodes) {
             if (in_array) {
-                if (n->contains("items")) expand((*n)["items"], out, 0);
+                if (n->contains("items")) expand((*n)["items"], out, 0, child);
             } else if (n->contains("properties") && (*n)["properties"].contains(tok)) {
-                expand((*n)["properties"][tok], out, 0);
+                expand((*n)["properties"][tok], out, 0, child);
             } else if (n->contains("additionalProperties") && (*n)["additionalProperties"].is_object()) {
-                expand((*n)["additionalProperties"], out, 0);
+                expand((*n)["additionalProperties"], out, 0, child);
             }
         }
         return out;
@@ -787,7 +833,7 @@ private:
         for (const json* n : nodes)
             if (n->contains("properties") && (*n)["properties"].contains(key)) {
                 std::vector<const json*> sub;
-                expand((*n)["properties"][key], sub, 0);
+                expand((*n)["properties"][key], sub, 0, json());  // the key is missing: no value
                 if (const json* d = keyword(sub, "description")) return d;
             }
         return nullptr;
