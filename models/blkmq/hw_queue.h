@@ -17,6 +17,20 @@ struct TagUser {
     bool dtag_wait = false;  // counted in tags.pending_queues (Yu Kuai's on_shortage fairness)
 };
 
+// struct blk_flush_queue (block/blk.h), one per hctx as in the kernel: requests waiting for
+// a cache flush are on the pending list; once a flush is issued the pending list becomes the
+// running one (pending_idx != running_idx while it is in flight) and later arrivals gather
+// on the other list for the next flush. So one flush is in flight at a time per hctx and
+// all the requests that wanted one meanwhile share the next.
+struct FlushQueue {
+    RequestList queue[2];          // fq->flush_queue[2]
+    uint8_t pending_idx = 0;       // fq->flush_pending_idx
+    uint8_t running_idx = 0;       // fq->flush_running_idx
+    sim::Time pending_since;       // fq->flush_pending_since (jiffies there)
+    uint32_t data_in_flight = 0;   // fq->flush_data_in_flight
+    Request flush_rq;              // fq->flush_rq: preallocated, borrows its tag
+};
+
 class HwQueue {
 public:
     HwQueue(uint32_t queue_num, BlkMqTags& t) : tags(t), queue_num_(queue_num) {}
@@ -48,6 +62,7 @@ public:
     uint32_t nr_active = 0;      // driver tags this hctx holds (hctx->nr_active)
     uint32_t in_driver = 0;      // requests the driver holds
     TagUser tag_user;            // this hctx as a user of a shared set (not with host-wide tags)
+    FlushQueue fq;               // hctx->fq: the flush state machine (blk-flush.c)
 
 private:
     uint32_t queue_num_;

@@ -11,7 +11,27 @@
 
 namespace blksim::blkmq {
 
-enum class ReqOp : uint8_t { READ = 0, WRITE = 1 };
+// enum req_op: REQ_OP_FLUSH is the empty cache flush the flush machinery sends the driver
+// (blk-flush.c's flush_rq); a file system's or fsync()'s flush is a WRITE with REQ_PREFLUSH.
+enum class ReqOp : uint8_t { READ = 0, WRITE = 1, FLUSH = 2 };
+
+// The blk_opf_t flags the model carries (include/linux/blk_types.h): REQ_PREFLUSH asks for a
+// cache flush before the request's data, REQ_FUA for its data to reach stable media before
+// it completes. Both make a bio and a request unmergeable (REQ_NOMERGE_FLAGS).
+inline constexpr uint8_t REQ_PREFLUSH = 1u << 0;
+inline constexpr uint8_t REQ_FUA = 1u << 1;
+inline constexpr uint8_t REQ_NOMERGE_FLAGS = REQ_PREFLUSH | REQ_FUA;
+
+// rq->rq_flags: RQF_FLUSH_SEQ, the request is inside the flush state machine (blk-flush.c):
+// its completion goes to the machine instead of ending it.
+inline constexpr uint8_t RQF_FLUSH_SEQ = 1u << 0;
+
+// rq->flush.seq: the steps of a flush sequence (REQ_FSEQ_*), done in this order.
+inline constexpr uint8_t REQ_FSEQ_PREFLUSH = 1u << 0;
+inline constexpr uint8_t REQ_FSEQ_DATA = 1u << 1;
+inline constexpr uint8_t REQ_FSEQ_POSTFLUSH = 1u << 2;
+inline constexpr uint8_t REQ_FSEQ_DONE = 1u << 3;
+inline constexpr uint8_t REQ_FSEQ_ACTIONS = REQ_FSEQ_PREFLUSH | REQ_FSEQ_DATA | REQ_FSEQ_POSTFLUSH;
 
 // enum mq_rq_state: IDLE from allocation until ->queue_rq accepts it (blk_mq_start_request),
 // IN_FLIGHT at the driver, COMPLETE once the driver ended it (until it is freed, or goes
@@ -38,6 +58,7 @@ struct Bio {
     uint64_t sector = 0;
     uint32_t nr_sectors = 0;
     ReqOp op = ReqOp::READ;
+    uint8_t cmd_flags = 0;     // REQ_PREFLUSH, REQ_FUA (bio->bi_opf's flags)
     EndIo* end_io = nullptr;
     uint32_t cookie = 0;       // the owner's handle (the io_u index)
     Bio* bi_next = nullptr;
@@ -63,6 +84,9 @@ struct Request {
     uint32_t nr_sectors = 0;
     uint32_t nr_phys_segments = 0;  // summed over its bios (no coalescing across bios)
     ReqOp op = ReqOp::READ;
+    uint8_t cmd_flags = 0;    // REQ_PREFLUSH / REQ_FUA as the driver is to see them
+    uint8_t rq_flags = 0;     // RQF_FLUSH_SEQ
+    uint8_t flush_seq = 0;    // rq->flush.seq: REQ_FSEQ_* steps done
 
     // Where it lives. With an elevator `tag` is the scheduler tag (rq->internal_tag) and
     // `driver_tag` is taken at dispatch; without one they are the same driver tag.
@@ -106,6 +130,7 @@ struct Request {
 
     uint64_t bytes() const { return static_cast<uint64_t>(nr_sectors) << 9; }
     uint64_t end_sector() const { return sector + nr_sectors; }
+    bool fua() const { return (cmd_flags & REQ_FUA) != 0; }
 };
 
 // A singly linked FIFO of requests through Request::next (list_head in the kernel).

@@ -39,6 +39,10 @@ struct QueueStats {
     uint64_t resource_requeues = 0;      // ->queue_rq said BLK_STS_*RESOURCE
     uint64_t requeues = 0;               // the driver gave a request back (blk_mq_requeue_request)
     uint64_t budget_exhausted = 0;       // a dispatch found the device's budget used up
+    // /proc/diskstats' flush fields: flush requests the driver completed (blk-flush.c's
+    // flush_rq, REQ_OP_FLUSH) and their time from issue by the flush machinery to completion.
+    uint64_t flushes = 0;
+    int64_t flush_ticks_ns = 0;
     report::StageStat q2g, g2i, i2d, d2c, q2c;  // btt's stage latencies, ns
 };
 
@@ -110,6 +114,26 @@ public:
     // direct issue (->queue_rqs / blk_mq_issue_direct) unless the hctx is busy, in which
     // case the requests go to the software queue (trace I) and the hctx is run.
     void flush_plug(RequestList& plug, sim::Time now, uint32_t cpu);
+
+    // The flush machinery (blk-flush.c, models/blkmq/blk_flush.cc).
+    // blk_queue_write_cache(): what the device declared at probe.
+    bool write_cache() const { return write_cache_; }
+    bool fua() const { return fua_; }
+    // submit_bio_noacct(): on a queue without a volatile write cache REQ_PREFLUSH and REQ_FUA
+    // are stripped from `bio`, and an empty flush has nothing left to do: true when `bio` is
+    // finished by this (the caller ends it; no request, no trace event).
+    bool flush_bio_stripped(Bio& bio) const {
+        if (!(bio.cmd_flags & REQ_NOMERGE_FLAGS) || write_cache_)
+            return false;
+        bio.cmd_flags &= static_cast<uint8_t>(~REQ_NOMERGE_FLAGS);
+        return bio.nr_sectors == 0;
+    }
+    // blk_insert_flush(), for a request carrying REQ_PREFLUSH or REQ_FUA right after its
+    // allocation (before the plug): works out which of PREFLUSH, DATA and POSTFLUSH it needs
+    // and adjusts its flags for the driver. False: it is an ordinary request now (data and
+    // no flush needed, or a FUA write on a device that honours FUA, or the data of a
+    // DATA + POSTFLUSH sequence), the caller plugs it. True: the flush machinery has it.
+    bool insert_flush(Request* rq, sim::Time now, uint32_t cpu);
 
     // Drivers call this from ->queue_rq once they accept a request (blk_mq_start_request):
     // trace D, the request now counts as in flight at the driver.
@@ -194,6 +218,22 @@ private:
     void dispatch_continue(uint64_t arg);
     void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     void free_request(Request* rq, sim::Time now);
+    // blk_mq_end_request() once the driver is done: diskstats, btt's stages, the bios'
+    // end_io, the elevator's finish hook, the request freed, the restarts a completion owes.
+    void end_request(Request* rq, sim::Time tc, uint32_t ccpu, sim::Time now);
+    // blk_mq_sched_restart() and scsi_run_queue_async() after a completion on h.
+    void completion_restart(HwQueue& h, sim::Time now);
+    void kick_requeue_list(sim::Time now, uint32_t cpu) {
+        if (!requeue_work_pending_) {
+            requeue_work_pending_ = true;
+            eq_.at<&RequestQueue::requeue_work>(now, this, cpu);
+        }
+    }
+    // blk-flush.c
+    void flush_complete_seq(Request* rq, HwQueue& h, uint8_t seq, sim::Time now, uint32_t cpu);
+    void kick_flush(HwQueue& h, sim::Time now, uint32_t cpu);
+    void flush_end_io(Request* flush_rq, sim::Time tc, uint32_t cpu, sim::Time now);
+    void flush_data_end_io(Request* rq, sim::Time tc, uint32_t cpu, sim::Time now);
     void delay_run_hw_queue(HwQueue& h, sim::Time when);
     // The fair share's unit for h: the hctx, or with host-wide tags the queue.
     TagUser& tag_user(HwQueue& h) { return tag_set_.hctx_shared() ? shared_user_ : h.tag_user; }
@@ -217,7 +257,8 @@ private:
     [[noreturn]] void rq_violation(const Request& rq, const char* what, const char* rule) const;
     void emit(TraceAction a, const Request& rq, sim::Time t, uint32_t cpu, uint32_t pdu) const;
     void emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sector, uint32_t nr_sectors,
-                    sim::Time t, uint32_t cpu, uint32_t pid, uint32_t pdu, bool from_request = false) const;
+                    sim::Time t, uint32_t cpu, uint32_t pid, uint32_t pdu, bool from_request = false,
+                    uint8_t cmd_flags = 0) const;
 
     std::string name_;
     sim::EventQueue& eq_;
@@ -238,6 +279,9 @@ private:
     sim::Time busy_since_;
     uint64_t allocated_ = 0, freed_ = 0;
     RequestList requeue_list_;     // q->requeue_list
+    RequestList flush_list_;       // q->flush_list: flush_rqs the requeue work puts at the dispatch head
+    bool write_cache_ = false;     // BLK_FEAT_WRITE_CACHE
+    bool fua_ = false;             // BLK_FEAT_FUA
     bool requeue_work_pending_ = false;
     uint64_t elv_held_ = 0;
     TagUser shared_user_;             // with host-wide tags: the queue as one user

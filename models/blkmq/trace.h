@@ -30,6 +30,8 @@ struct TraceEvent {
     TraceAction action = TraceAction::QUEUE;
     bool write = false;        // rwbs: 'W' or 'R'
     bool sync = false;         // rwbs 'S' (O_DIRECT reads/writes are REQ_SYNC... see writer)
+    bool flush = false;        // REQ_PREFLUSH or REQ_OP_FLUSH: BLK_TC_FLUSH, rwbs 'F' first ("FWS", "FN")
+    bool fua = false;          // REQ_FUA: BLK_TC_FUA, rwbs 'F' after the direction ("WFS")
     uint64_t sector = 0;
     uint32_t nr_sectors = 0;
     uint32_t pid = 0;

@@ -50,6 +50,13 @@ public:
     // idles for throughput on such devices (linux-block.md §5.1). Flash and null_blk are
     // non-rotational.
     virtual bool rotational() const { return false; }
+    // blk_queue_write_cache(q, wc, fua): the device has a volatile write cache (BLK_FEAT_WRITE_CACHE,
+    // sysfs queue/write_cache "write back") and honours FUA writes (BLK_FEAT_FUA). Without a
+    // write cache the block layer strips REQ_PREFLUSH and REQ_FUA and ends an empty flush at
+    // once; with one, flushes reach ->queue_rq as REQ_OP_FLUSH requests (blk-flush.c). FUA
+    // counts only together with a write cache, as blk_validate_limits() has it.
+    virtual bool write_cache() const { return false; }
+    virtual bool fua() const { return false; }
     // The model's own figures for blksim's report section (seek/rotation split, cache hits,
     // internal queue depth...); a model with nothing to add leaves `r` empty.
     virtual void report(report::DeviceReport& /*r*/) const {}

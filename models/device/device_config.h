@@ -28,6 +28,13 @@ struct NullBlkConfig {
     // refused, alternately with BLK_STS_RESOURCE and by blk_mq_requeue_request, as
     // null_queue_rq alternates (0 = never).
     uint32_t requeue_every = 0;
+    // memory_backed: store the data (a simulation stores none: accepted, no effect on timing).
+    // cache_size (MiB): null_blk's write cache in front of it; with cache_size > 0 the device
+    // declares a volatile write cache (and FUA when `fua`, null_blk's default 1), so flushes
+    // and FUA reach it; 0 (the default): no write cache, flushes end in the block layer.
+    bool memory_backed = false;
+    uint64_t cache_size_mb = 0;
+    bool fua = true;
 };
 
 // A datacenter NVMe SSD, first model (the device issue refines it): a controller front
@@ -44,6 +51,16 @@ struct NvmeConfig {
     uint64_t link_bytes_per_s = 3'200'000'000;  // host transfer rate (PCIe link / controller)
     uint64_t size_bytes = 1'920'000'000'000;    // 1.92 TB
     uint32_t blocksize = 512;
+    // Volatile write cache (Identify Controller VWC). A datacenter drive with power-loss
+    // protection reports none (so Linux sends it no flushes), hence the default; a client
+    // drive reports one. Then a Flush command costs flush_latency after the controller took
+    // it (an estimate: client NVMe drives manage ~1-3 k fsyncs per second in published fio
+    // fsync=1 runs), queued beside other commands as NVMe allows, and a FUA write
+    // program_latency more than a buffered one (its data programmed before the answer).
+    bool volatile_write_cache = false;
+    bool fua = true;
+    sim::Duration flush_latency = sim::Duration::ns(500'000);
+    sim::Duration program_latency = sim::Duration::ns(200'000);
 };
 
 enum class DeviceModel : uint8_t { NULL_BLK, NVME, HDD, SATA_SSD, RAID };

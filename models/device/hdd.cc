@@ -120,8 +120,11 @@ Hdd::Cmd Hdd::make_cmd(blkmq::Request* rq, uint64_t lba, uint32_t nsect, bool wr
 }
 
 BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*cpu*/) {
-    if (in_drive_ >= cfg_.queue_depth)
-        return BlkStatus::DEV_RESOURCE;  // the tag depth keeps this from happening
+    // (A FLUSH CACHE in the drive: ata_std_qc_defer holds every command back until it ends.)
+    if (in_drive_ >= cfg_.queue_depth || flush_cmd_)
+        return BlkStatus::DEV_RESOURCE;  // the tag depth keeps the first from happening
+    if (rq->op == blkmq::ReqOp::FLUSH) [[unlikely]]
+        return queue_flush(rq, now);
     if (q_)
         q_->start_request(rq, now);
     ++stats_.commands;
@@ -145,7 +148,8 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
             return BlkStatus::OK;
     } else {
         invalidate(lba, lba + n, now);
-        if (add_dirty(lba, n, now)) {
+        stats_.fua_writes += rq->fua();
+        if (!rq->fua() && add_dirty(lba, n, now)) {
             // Write back: acknowledged once the data is in the buffer.
             ++stats_.write_back_acks;
             const int64_t ovh = overhead_ns(true, true, after_write);
@@ -424,6 +428,26 @@ double Hdd::mean_queue_depth(Time now) const {
     return now.ns() > 0 ? area / static_cast<double>(now.ns()) : 0.0;
 }
 
+// FLUSH CACHE from the host: a non-NCQ command, deferred by libata while NCQ commands are
+// in the drive; then the drive destages everything dirty and answers.
+BlkStatus Hdd::queue_flush(blkmq::Request* rq, Time now) {
+    if (in_drive_ > 0)
+        return BlkStatus::DEV_RESOURCE;
+    if (q_)
+        q_->start_request(rq, now);
+    ++stats_.commands;
+    depth_change(now, +1);
+    flush_cmd_ = true;
+    flush(now, &Hdd::flush_done, this, reinterpret_cast<uint64_t>(rq));
+    return BlkStatus::OK;
+}
+
+void Hdd::flush_done(void* self, uint64_t rq_addr) {
+    auto* d = static_cast<Hdd*>(self);
+    d->flush_cmd_ = false;
+    d->complete(reinterpret_cast<blkmq::Request*>(rq_addr), d->eq_.now());
+}
+
 void Hdd::flush(Time now, sim::EventFn fn, void* obj, uint64_t arg) {
     if (flush_pending_)
         throw std::logic_error("hdd: a flush is already pending");
@@ -642,6 +666,8 @@ void Hdd::report(report::DeviceReport& r) const {
     r.add("aged_choices", static_cast<double>(s.aged));
     r.add("flushes", static_cast<double>(s.flushes));
     r.add("stream_hits", static_cast<double>(s.stream_hits));
+    if (s.fua_writes)  // (only when there were some: reports of runs without FUA unchanged)
+        r.add("fua_writes", static_cast<double>(s.fua_writes));
 }
 
 std::string Hdd::check_idle() const {

@@ -18,8 +18,11 @@
 // once their data is in the buffer and destaged later (contiguous dirty data merges, RPO
 // over the dirty extents when the head has nothing else; past 3/4 of the dirty limit the best
 // destage competes with the best host command by position); flush() waits until all of it is
-// on the media (FLUSH CACHE: the request model has no
-// REQ_OP_FLUSH / FUA yet, so it is an API of the device).
+// on the media (FLUSH CACHE). A REQ_OP_FLUSH request is that command: a non-queued ATA
+// command, so libata holds it back until the NCQ queue is empty (ata_std_qc_defer), and
+// nothing else is issued while it runs (the block layer gets BLK_STS_DEV_RESOURCE and retries
+// at the next completion). A FUA write bypasses the write cache: written through to the
+// media, acknowledged once there.
 //
 // Events: one per media operation end (that is also the completion of its request) and one
 // per cache hit or write acknowledgement. No per-sector events; the platter's position is a
@@ -46,6 +49,8 @@ public:
     uint32_t nr_hw_queues() const override { return 1; }
     uint32_t queue_depth() const override { return cfg_.queue_depth; }
     bool rotational() const override { return true; }
+    bool write_cache() const override { return cfg_.write_cache; }
+    bool fua() const override { return cfg_.fua; }
     uint64_t capacity_sectors() const override { return mech_.capacity_sectors(); }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     void report(report::DeviceReport& r) const override;
@@ -69,6 +74,7 @@ public:
         uint64_t read_hits = 0, read_misses = 0;
         uint64_t stream_hits = 0;     // of the hits: reads the running read-ahead reached (stream_hit)
         uint64_t write_back_acks = 0, write_through = 0, destages = 0, flushes = 0;
+        uint64_t fua_writes = 0;      // of write_through: the host asked for FUA
         uint64_t high_prio = 0;       // commands sent with the NCQ PRIO bit
         uint64_t aged = 0;            // choices forced by the aging bound
         double depth_area_ns = 0;     // ∫ commands in the drive dt
@@ -141,6 +147,8 @@ private:
     void start_op(const Cmd& c, sim::Time t_free);
     void op_end(uint64_t);
     void host_done(uint64_t rq_addr);
+    BlkStatus queue_flush(blkmq::Request* rq, sim::Time now);
+    static void flush_done(void* self, uint64_t rq_addr);
     bool stream_hit(blkmq::Request* rq, uint64_t lba, uint64_t end, sim::Time now, int64_t overhead);
     void complete(blkmq::Request* rq, sim::Time now);
     void depth_change(sim::Time now, int delta);
@@ -210,6 +218,7 @@ private:
     sim::Time ra_t0_;
 
     bool flush_pending_ = false;
+    bool flush_cmd_ = false;        // a FLUSH CACHE from the host is in the drive (non-queued)
     sim::EventFn flush_fn_ = nullptr;
     void* flush_obj_ = nullptr;
     uint64_t flush_arg_ = 0;

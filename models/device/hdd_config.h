@@ -50,6 +50,10 @@ struct HddConfig {
     uint32_t cache_segments = 16;   // read segments (LRU); each holds cache_mb / segments
     uint32_t read_ahead_kb = 512;   // prefetch after a sequential read (0 = off)
     bool write_cache = true;        // WCE: "write back" in sysfs cache_type
+    // FUA writes (WRITE FPDMA QUEUED with the FUA bit): the drive writes that command through
+    // to the media before acknowledging it. libata offers FUA to the block layer when the
+    // drive supports it (libata.fua, on by default in current kernels).
+    bool fua = true;
     // --- host side ---------------------------------------------------------------------
     uint32_t irq_cpu = 0;  // AHCI has one MSI vector: completions interrupt this CPU
     // --- a measured drive (DiskSim's descriptions, docs/disksim.md). All optional: left at

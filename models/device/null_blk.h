@@ -28,6 +28,10 @@ public:
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     sim::Duration request_timeout() const override { return sim::Duration::ns(5'000'000'000); }
     bool completes_inline() const override { return cfg_.irqmode == NullBlkConfig::IrqMode::NONE; }
+    // null_add_dev(): a cache_size gives the queue a write cache (and FUA with fua=1). A
+    // flush (null_handle_flush) ends like any request, through irqmode.
+    bool write_cache() const override { return cfg_.cache_size_mb > 0; }
+    bool fua() const override { return cfg_.fua; }
 
 private:
     void timer_expired(uint64_t);

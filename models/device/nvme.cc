@@ -15,11 +15,17 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
     // Controller: one command at a time.
     const sim::Time fetched = sim::max(now, ctrl_free_) + cfg_.cmd_overhead;
     ctrl_free_ = fetched;
+    if (rq->op == blkmq::ReqOp::FLUSH) [[unlikely]] {
+        // Flush: the volatile cache written out; no data crosses the link.
+        eq_.at<&Nvme::complete>(fetched + cfg_.flush_latency, this, reinterpret_cast<uint64_t>(rq));
+        return BlkStatus::OK;
+    }
     // Flash: the earliest free unit.
     const uint64_t bytes = rq->bytes();
     const uint64_t extra_4k = bytes > 4096 ? (bytes - 1) / 4096 : 0;
     const sim::Duration media = (rq->op == blkmq::ReqOp::WRITE ? cfg_.write_latency : cfg_.read_latency) +
-                                cfg_.per_4k * static_cast<int64_t>(extra_4k);
+                                cfg_.per_4k * static_cast<int64_t>(extra_4k) +
+                                (rq->fua() ? cfg_.program_latency : sim::Duration{});
     const sim::Time unit_start = sim::max(fetched, sim::Time::from_ns(units_.top()));
     units_.pop();
     const sim::Time media_done = unit_start + media;

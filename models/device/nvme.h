@@ -30,6 +30,8 @@ public:
     uint32_t queue_depth() const override { return cfg_.queue_depth; }
     uint64_t capacity_sectors() const override { return cfg_.size_bytes >> 9; }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
+    bool write_cache() const override { return cfg_.volatile_write_cache; }
+    bool fua() const override { return cfg_.fua; }
 
 private:
     void complete(uint64_t rq_addr);

@@ -25,8 +25,22 @@ SataSsd::SataSsd(sim::EventQueue& eq, const SataSsdConfig& cfg)
       drain_(cfg.drain_bytes_per_ns()) {}
 
 BlkStatus SataSsd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*cpu*/) {
+    // FLUSH CACHE is a non-queued ATA command: libata defers it until the NCQ commands are
+    // done, and defers every command while it runs (BLK_STS_DEV_RESOURCE: the next
+    // completion retries).
+    if (flush_cmd_ || (rq->op == blkmq::ReqOp::FLUSH && in_drive_ > 0)) [[unlikely]]
+        return BlkStatus::DEV_RESOURCE;
     if (q_)
         q_->start_request(rq, now);
+    if (rq->op == blkmq::ReqOp::FLUSH) [[unlikely]] {
+        ++in_drive_;
+        ++stats_.flushes;
+        flush_cmd_ = true;
+        const Time done = sim::max(now, ctrl_free_) + cfg_.cmd_overhead + cfg_.flush_latency;
+        ctrl_free_ = done;
+        eq_.at<&SataSsd::complete>(done, this, reinterpret_cast<uint64_t>(rq));
+        return BlkStatus::OK;
+    }
     const bool write = rq->op == blkmq::ReqOp::WRITE;
     stats_.in_drive_max = std::max(stats_.in_drive_max, ++in_drive_);
     // Controller: one command at a time.
@@ -35,7 +49,13 @@ BlkStatus SataSsd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_
     const uint64_t cap = cfg_.size_bytes;
     const uint64_t b0 = std::min<uint64_t>(rq->sector << 9, cap - 1);
     const uint64_t b1 = std::min<uint64_t>(b0 + std::max<uint64_t>(rq->bytes(), 1), cap);
-    const Time done = write ? serve_write(b0, b1, fetched) : serve_read(b0, b1, fetched);
+    Time done = write ? serve_write(b0, b1, fetched) : serve_read(b0, b1, fetched);
+    if (rq->fua()) {
+        // FUA: on the flash before the answer (*simplification:* one page program time after
+        // the buffer has it, its die's queue not modelled).
+        ++stats_.fua_writes;
+        done = done + cfg_.program_latency;
+    }
     eq_.at<&SataSsd::complete>(done, this, reinterpret_cast<uint64_t>(rq));
     return BlkStatus::OK;
 }
@@ -127,6 +147,8 @@ Time SataSsd::serve_write(uint64_t b0, uint64_t b1, Time fetched) {
 void SataSsd::complete(uint64_t rq_addr) {
     auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
     --in_drive_;
+    if (rq->op == blkmq::ReqOp::FLUSH)
+        flush_cmd_ = false;
     end_request(q_, rq, eq_.now(), cfg_.irq_cpu);
 }
 
@@ -154,6 +176,11 @@ void SataSsd::report(report::DeviceReport& r) const {
     r.add("programmed_mb", drained * cfg_.gc_waf / MB, 1);
     r.add("gc_extra_mb", drained * (cfg_.gc_waf - 1.0) / MB, 1);
     r.add("gc_waf", cfg_.gc_waf, 2);
+    if (s.flushes || s.fua_writes) {  // (only then: reports of other runs unchanged)
+        r.new_line();
+        r.add("flushes", static_cast<double>(s.flushes));
+        r.add("fua_writes", static_cast<double>(s.fua_writes));
+    }
 }
 
 std::string SataSsd::check_idle() const {

@@ -45,6 +45,8 @@ public:
     uint32_t queue_depth() const override { return cfg_.queue_depth; }
     uint64_t capacity_sectors() const override { return cfg_.size_bytes >> 9; }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
+    bool write_cache() const override { return cfg_.write_cache; }
+    bool fua() const override { return cfg_.fua; }
     void report(report::DeviceReport& r) const override;
     std::string check_idle() const override;
     // Commands in the drive, and the write buffer's fill (a write the timelines admitted
@@ -66,6 +68,7 @@ public:
         int64_t buffer_wait_ns = 0;       // summed over them
         double buffer_max = 0;            // highest fill, bytes
         uint32_t in_drive_max = 0;        // most commands in the drive at once
+        uint64_t flushes = 0, fua_writes = 0;
     };
     const Stats& stats() const { return stats_; }
     // Bytes in the write buffer at `t` (at or after the last write's admission).
@@ -100,6 +103,8 @@ private:
     uint64_t last_read_end_ = UINT64_MAX;  // byte after the previous read
 
     uint32_t in_drive_ = 0;
+
+    bool flush_cmd_ = false;  // a FLUSH CACHE (non-queued) is in the drive
     Stats stats_;
 };
 

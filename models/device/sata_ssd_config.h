@@ -46,6 +46,17 @@ struct SataSsdConfig {
     // Steady-state garbage collection as a write amplification factor: every host byte
     // costs gc_waf bytes of program work (1 = fresh drive, sequential fill).
     double gc_waf = 1.0;
+    // --- volatile cache ------------------------------------------------------------------
+    // The controller's DRAM holds written data and mapping updates before they reach the
+    // (SLC, non-volatile) buffer: the drive reports a write cache (WCE=1) and honours FUA.
+    bool write_cache = true;
+    bool fua = true;
+    // FLUSH CACHE: the time to write out what the DRAM holds. No datasheet gives it; 2 ms is
+    // an estimate from published fio fsync=1 runs on consumer SATA SSDs without power-loss
+    // protection (a few hundred fsyncs per second). A non-queued command, as on the HDD.
+    sim::Duration flush_latency = sim::Duration::ns(2'000'000);
+    // A FUA write is acknowledged once its data is programmed: program_latency after the
+    // buffer has it.
     // --- read-ahead ----------------------------------------------------------------------
     // A read that starts where the previous read ended makes the controller prefetch the
     // next read_ahead_kb into its DRAM; reads inside the window skip the flash (0 = off).

@@ -38,9 +38,12 @@ const char* action_name(TraceAction a) {
 // 'N' for an event without data; then 'S' when REQ_SYNC is set. The kernel traces plug and
 // unplug with no operation flags at all (blk_add_trace_plug/unplug), hence "N" whatever the
 // submitter's I/O was. blksim sets `sync` as the kernel does: O_DIRECT writes carry REQ_SYNC
-// (dio "WS"), O_DIRECT reads do not (plain "R", as in the 6.18 fixture).
+// (dio "WS"), O_DIRECT reads do not (plain "R", as in the 6.18 fixture). A flush (BLK_TC_FLUSH:
+// REQ_PREFLUSH, or the flush machinery's REQ_OP_FLUSH) puts an 'F' first, a FUA write
+// (BLK_TC_FUA) an 'F' after the direction: fsync's empty flush "FWS", the flush request "FN",
+// an O_SYNC direct write "WFS".
 struct Rwbs {
-    char s[3] = {};
+    char s[6] = {};
     const char* c_str() const { return s; }
 };
 Rwbs fill_rwbs(const TraceEvent& e) {
@@ -52,10 +55,14 @@ Rwbs fill_rwbs(const TraceEvent& e) {
         return r;
     }
     int i = 0;
+    if (e.flush)
+        r.s[i++] = 'F';
     if (e.write)
         r.s[i++] = 'W';
     else
         r.s[i++] = e.nr_sectors ? 'R' : 'N';
+    if (e.fua)
+        r.s[i++] = 'F';
     if (e.sync)
         r.s[i++] = 'S';
     return r;

@@ -43,6 +43,11 @@ void format_queue_header(Out out, const QueueReport& q) {
                    q.tag_sleeps, q.direct_issues, q.inserts, q.resource_requeues, q.requeues);
     if (q.budget)
         fmt::format_to(out, "    budget={} (sdev queue_depth), budget_exhausted={}\n", q.budget, q.budget_exhausted);
+    // The flush requests the device received (diskstats' flush fields); only when there were
+    // some, so that a run without flushes reads as before.
+    if (q.flushes)
+        fmt::format_to(out, "    flushes={}, flush_time_mean={:.3f} ms\n", q.flushes,
+                       static_cast<double>(q.flush_time.count()) / static_cast<double>(q.flushes) / 1e6);
     for (const LockReport& l : q.locks) {
         const double mean_ns = l.contended ? static_cast<double>(l.wait.count()) / static_cast<double>(l.contended) : 0.0;
         fmt::format_to(out,

@@ -33,6 +33,7 @@ inline constexpr uint32_t TC_FS = 1u << 8;
 inline constexpr uint32_t TC_PC = 1u << 9;
 inline constexpr uint32_t TC_NOTIFY = 1u << 10;
 inline constexpr uint32_t TC_DISCARD = 1u << 13;
+inline constexpr uint32_t TC_FUA = 1u << 15;
 inline constexpr uint32_t TC_SHIFT = 16;
 constexpr uint32_t tc_act(uint32_t category) { return category << TC_SHIFT; }
 

@@ -44,6 +44,11 @@ uint32_t BlktraceWriter::action_word(const TraceEvent& e) {
     what |= bt::tc_act(e.write ? bt::TC_WRITE : bt::TC_READ);
     if (e.sync)
         what |= bt::tc_act(bt::TC_SYNC);
+    // MASK_TC_BIT(opf, PREFLUSH) / (op == REQ_OP_FLUSH), MASK_TC_BIT(opf, FUA).
+    if (e.flush)
+        what |= bt::tc_act(bt::TC_FLUSH);
+    if (e.fua)
+        what |= bt::tc_act(bt::TC_FUA);
     if (e.request)
         what |= bt::tc_act(bt::TC_FS);
     return what;

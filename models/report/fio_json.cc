@@ -250,11 +250,12 @@ void add_ddir_status_json(FioJsonWriter& w, std::string_view name, const DirResu
     w.close_object();
 }
 
-// The "sync" block: blksim issues no fsync, so it is fio's empty one.
-void add_sync_status_json(FioJsonWriter& w) {
+// stat.c add_ddir_status_json(DDIR_SYNC): the fsyncs issued and the sync latency, with
+// percentiles (lat_percentiles | clat_percentiles: clat's default is on) once there are any.
+void add_sync_status_json(FioJsonWriter& w, const SyncResult& s) {
     w.open_object("sync");
-    w.add_int("total_ios", 0);
-    add_ddir_lat_json(w, "lat_ns", sim::RunningStat{}, nullptr);
+    w.add_int("total_ios", s.total_ios);
+    add_ddir_lat_json(w, "lat_ns", s.lat, &s.hist);
     w.close_object();
 }
 
@@ -283,7 +284,7 @@ void show_thread_status_json(FioJsonWriter& w, const JobResult& t, const fio::Gr
     add_ddir_status_json(w, "write", t.dir[DDIR_WRITE], fio::ddir_runtime_msec(t, DDIR_WRITE), &rs,
                          DDIR_WRITE);
     add_ddir_status_json(w, "trim", DirResult{}, 0, nullptr, DDIR_READ);
-    add_sync_status_json(w);
+    add_sync_status_json(w, t.sync);
 
     const fio::CpuUsage cpu = fio::cpu_usage(t);
     w.add_int("job_runtime", fio::runtime_msec(t.total_run_time()));
@@ -370,6 +371,10 @@ void add_queue_json(FioJsonWriter& w, const QueueReport& q) {
     w.add_int("requeues", q.requeues);
     w.add_int("budget", q.budget);
     w.add_int("budget_exhausted", q.budget_exhausted);
+    if (q.flushes) {  // (absent without flushes: the JSON of such runs is unchanged)
+        w.add_int("flushes", q.flushes);
+        w.add_int("flush_time_ns", static_cast<uint64_t>(q.flush_time.count()));
+    }
     w.open_array("locks");
     for (const LockReport& l : q.locks) {
         w.open_object();

@@ -208,13 +208,20 @@ std::string show_thread_status_normal(const JobResult& t, const fio::GroupRunSta
         if (t.dir[d].io_bytes)
             out += show_ddir_status(rs, t, static_cast<Ddir>(d));
     out += show_latencies(t);
+    // stat.c show_ddir_status(DDIR_SYNC), when the job synced (fio 3.33's heading).
+    if (t.sync.lat.count() > 0) {
+        out += "  fsync/fdatasync/sync_file_range:\n";
+        out += fio::display_lat("sync", fio::calc_lat(t.sync.lat));
+        out += fio::show_clat_percentiles(t.sync.hist, "sync");
+    }
 
     const fio::CpuUsage cpu = fio::cpu_usage(t);
     out += fmt::format("  cpu          : usr={:3.2f}%, sys={:3.2f}%, ctx={}, majf=0, minf=0\n",
                        cpu.usr, cpu.sys, t.ctx);
     out += show_depths(t);
-    out += fmt::format("     issued rwts: total={},{},0,0 short=0,0,0,0 dropped=0,0,0,0\n",
-                       rd.total_ios, wr.total_ios);
+    // The fourth total is DDIR_SYNC's: the fsyncs issued.
+    out += fmt::format("     issued rwts: total={},{},0,{} short=0,0,0,0 dropped=0,0,0,0\n",
+                       rd.total_ios, wr.total_ios, t.sync.total_ios);
     // No latency_target in blksim: fio 3.33 then prints target/window 0 and the job's depth.
     if (t.config.iodepth)
         out += fmt::format("     latency   : target=0, window=0, percentile=100.00%, depth={}\n",

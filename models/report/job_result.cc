@@ -166,6 +166,12 @@ void DepthDist::merge(const DepthDist& o) {
     level_samples += o.level_samples;
 }
 
+void SyncResult::merge(const SyncResult& o) {
+    total_ios += o.total_ios;
+    lat.merge(o.lat);
+    hist.merge(o.hist);
+}
+
 void JobResult::merge(const JobResult& o) {
     // The merged job keeps the first member's name, groupid, pid and config, as fio's
     // group_reporting block does; its error is the first member error seen.
@@ -182,6 +188,7 @@ void JobResult::merge(const JobResult& o) {
     cpu_sys += o.cpu_sys;
     ctx += o.ctx;
     depth.merge(o.depth);
+    sync.merge(o.sync);
 }
 
 }  // namespace blksim::report

@@ -79,6 +79,16 @@ struct DirResult {
     void merge(const DirResult& o);
 };
 
+// fio's sync_stat and io_u_sync_plat: the latency of the job's fsync / fdatasync calls
+// (issue to return, like clat), and total_io_u[DDIR_SYNC], the fsyncs issued (fdatasyncs are
+// fio's DDIR_DATASYNC, counted in the latency but not there, as fio prints it).
+struct SyncResult {
+    uint64_t total_ios = 0;
+    sim::RunningStat lat;               // ns
+    sim::LatencyHistogram hist;         // ns
+    void merge(const SyncResult& o);
+};
+
 // fio's io depth / submit / complete distributions (io_u_map, io_u_submit, io_u_complete):
 // depth buckets 1 2 4 8 16 32 >=64; submit/complete buckets 0 4 8 16 32 64 >=64.
 struct DepthDist {
@@ -100,6 +110,7 @@ struct JobResult {
     uint32_t pid = 0;                // simulated thread id
     workload::JobConfig config;      // for the header line: rw, bs, ioengine, iodepth
     std::array<DirResult, DDIR_RWDIR_CNT> dir;
+    SyncResult sync;
     sim::Duration runtime;           // time the job ran (after ramp_time)
     sim::Duration summed_runtime;    // set by merge() only: sum of the members' runtimes
     sim::Duration cpu_busy;          // CPU time the job's thread used (user + kernel)
@@ -162,6 +173,8 @@ struct QueueReport {
     uint64_t requeues = 0;             // the driver gave a request back (blk_mq_requeue_request)
     uint32_t budget = 0;               // dispatch budget (sdev->queue_depth); 0 = none
     uint64_t budget_exhausted = 0;     // dispatches that found the budget used up
+    uint64_t flushes = 0;              // flush requests completed by the driver (diskstats)
+    sim::Duration flush_time;          // their time from issue to completion, summed
     std::vector<LockReport> locks;     // the elevator's locks (none: empty)
 };
 

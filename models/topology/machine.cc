@@ -220,6 +220,8 @@ report::RunResult Machine::run() {
         qr.locks = q->lock_reports();
         qr.budget = q->budget_depth();
         qr.budget_exhausted = s.budget_exhausted;
+        qr.flushes = s.flushes;
+        qr.flush_time = sim::Duration::ns(s.flush_ticks_ns);
         result_.queues.push_back(std::move(qr));
     }
     for (const auto& c : cpus_)

@@ -9,6 +9,9 @@
 
 namespace blksim::workload {
 
+// fio's DDIR_SYNC: an io_u that is an fsync / fdatasync rather than a read or a write.
+inline constexpr uint8_t DDIR_SYNC = 2;
+
 struct IoU {
     enum class State : uint8_t {
         FREE,      // on the free list
@@ -18,7 +21,9 @@ struct IoU {
     };
     uint64_t offset = 0;
     uint32_t len = 0;
-    uint8_t ddir = 0;                 // 0 read, 1 write
+    uint8_t ddir = 0;                 // 0 read, 1 write, DDIR_SYNC
+    bool datasync = false;            // DDIR_SYNC: fdatasync (fio's DDIR_DATASYNC)
+    bool account = true;              // DDIR_SYNC: counted (end_fsync's is not, as in fio)
     State state = State::FREE;
     sim::Time start_time;             // fio io_u->start_time: prep began
     sim::Time issue_time;             // fio io_u->issue_time: the kernel has it

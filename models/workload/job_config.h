@@ -62,6 +62,14 @@ struct JobConfig {
     uint64_t number_ios = 0;              // 0 = unlimited
     std::optional<uint64_t> randseed;     // default: derived from the scenario seed
     bool direct = true;
+    // fio's sync options, on a raw block device (docs/fio.md "fsync and FUA"): fsync=N /
+    // fdatasync=N issue an fsync() / fdatasync() after every N writes (blkdev_fsync: one empty
+    // REQ_PREFLUSH write, either way); sync=1 (O_SYNC, or dsync: O_DSYNC) makes every direct
+    // write REQ_FUA; end_fsync / fsync_on_close fsync once when the job's I/O is done.
+    uint32_t fsync_blocks = 0;
+    uint32_t fdatasync_blocks = 0;
+    bool sync_writes = false;
+    bool end_fsync = false;
     uint32_t groupid = 0;
     bool stonewall = false;               // fio stonewall: start after all earlier jobs have ended
     std::vector<uint32_t> cpus_allowed;   // empty = spread over all CPUs

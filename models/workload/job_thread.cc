@@ -153,7 +153,14 @@ void JobThread::run_step(Time start) {
             sys += costs_.syscall;
         ++res_.ctx;
     }
+    if (sync_done_ >= 0) {
+        // fsync() returns.
+        IoU& io = ious_[static_cast<uint32_t>(sync_done_)];
+        sync_done_ = -1;
+        account_sync(io, start + sys);
+    }
 
+    bool end_sync = false;
     if (batch_pos_ < batch_.size()) {
         // Still inside an io_submit that slept for a tag: go on with the same batch.
     } else {
@@ -185,7 +192,16 @@ void JobThread::run_step(Time start) {
                 return;
             }
         }
-        if (finishing && in_kernel_ == 0 && nr_done_ == 0) {
+        if (finishing && in_kernel_ == 0 && nr_done_ == 0 && end_fsync_due()) {
+            // fio's end_fsync / fsync_on_close: one fsync once everything is in (runstate
+            // TD_FSYNCING: neither counted nor timed).
+            end_fsync_done_ = true;
+            end_sync = true;
+            batch_.clear();
+            batch_pos_ = 0;
+            batch_syscall_charged_ = false;
+            batch_.push_back(prep_sync_io_u(start + sys + usr, false, false));
+        } else if (finishing && in_kernel_ == 0 && nr_done_ == 0) {
             const Duration c = sys + usr;
             res_.cpu_busy += c;
             res_.cpu_sys += sys;
@@ -193,16 +209,20 @@ void JobThread::run_step(Time start) {
             cpu_.release(start);
             return;
         }
-        if (pause_ != Pause::NONE && !finishing && in_kernel_ == 0 && nr_done_ == 0) {
+        if (end_sync) {
+            // straight into the kernel with it
+        } else if (pause_ != Pause::NONE && !finishing && in_kernel_ == 0 && nr_done_ == 0) {
             pause(start, sys, usr);
             return;
         }
         // Queue a new batch: fio commits when iodepth_batch_submit io_us are queued or
         // the queue is full.
-        batch_.clear();
-        batch_pos_ = 0;
-        batch_syscall_charged_ = false;
-        if (!draining && !free_ious_.empty()) {
+        if (!end_sync) {
+            batch_.clear();
+            batch_pos_ = 0;
+            batch_syscall_charged_ = false;
+        }
+        if (!end_sync && !draining && !free_ious_.empty()) {
             const uint32_t want = is_sync() ? 1 : std::max(1u, cfg_.iodepth_batch_submit);
             const auto k = std::min<uint32_t>(want, static_cast<uint32_t>(free_ious_.size()));
             for (uint32_t i = 0; i < k && !done_issuing(start); ++i) {
@@ -213,6 +233,14 @@ void JobThread::run_step(Time start) {
                 // (fio skips the check until something has completed).
                 if (think_.enabled() && completed_ > 0 && think_.due(t, issued_ios_, completed_)) {
                     pause_ = Pause::THINK;
+                    break;
+                }
+                if (sync_due()) {
+                    // fio's get_rw_ddir() gives DDIR_SYNC; the engine runs it on its own
+                    // (libaio answers FIO_Q_BUSY until what is queued is committed).
+                    if (batch_.empty())
+                        batch_.push_back(prep_sync_io_u(t, cfg_.fsync_blocks == 0 ||
+                                                               writes_issued_ % cfg_.fsync_blocks != 0, true));
                     break;
                 }
                 uint8_t ddir = 0;
@@ -295,7 +323,13 @@ void JobThread::step_done(uint64_t) {
         // io_submit returns: fio stamps issue_time (slat ends) for what it submitted.
         const Time ret = sim::max(now, cpu_.free_at());
         for (uint32_t i = step_first_; i < batch_pos_; ++i)
-            ious_[batch_[i]].issue_time = ret;
+            if (ious_[batch_[i]].ddir != DDIR_SYNC)
+                ious_[batch_[i]].issue_time = ret;
+    }
+    if (sync_wait_) {
+        state_ = State::SLEEP_IO;   // in fsync() until end_io()
+        cpu_.step_end(this, now, false);
+        return;
     }
     if (tag_wait_) {
         state_ = State::SLEEP_TAG;  // tag_wakeup() ends it
@@ -411,11 +445,60 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
     if (rate_.caps() && !replay_)
         rate_.issued(io.ddir, io.len);  // fio's usec_for_io() after the submit
     last_ddir_ = io.ddir;
+    last_was_sync_ = false;
+    writes_issued_ += io.ddir;
     io.start_time = t;
     io.state = IoU::State::PREPPED;
     issued_bytes_ += io.len;
     ++issued_ios_;
     return idx;
+}
+
+// should_fsync() && last_ddir_issued == DDIR_WRITE, then fsync_blocks (first) or
+// fdatasync_blocks dividing the writes issued so far.
+bool JobThread::sync_due() const {
+    if (last_was_sync_ || last_ddir_ != 1 || writes_issued_ == 0 || replay_)
+        return false;
+    return (cfg_.fsync_blocks && writes_issued_ % cfg_.fsync_blocks == 0) ||
+           (cfg_.fdatasync_blocks && writes_issued_ % cfg_.fdatasync_blocks == 0);
+}
+
+// do_io()'s end: should_fsync(td) (a job that writes, its last I/O not already a sync) and
+// end_fsync or fsync_on_close; not after an error.
+bool JobThread::end_fsync_due() const {
+    const bool writes = cfg_.rw != RwPattern::READ && cfg_.rw != RwPattern::RANDREAD;
+    return cfg_.end_fsync && !end_fsync_done_ && writes && !last_was_sync_ && !aborted_ && writes_issued_ > 0;
+}
+
+// An fsync io_u: no data; the syscall starts now (fio stamps issue_time in td_io_queue).
+uint32_t JobThread::prep_sync_io_u(Time t, bool datasync, bool account) {
+    const uint32_t idx = free_ious_.back();
+    free_ious_.pop_back();
+    IoU& io = ious_[idx];
+    io.ddir = DDIR_SYNC;
+    io.datasync = datasync;
+    io.account = account;
+    io.offset = 0;
+    io.len = 0;
+    io.start_time = io.issue_time = t;
+    io.state = IoU::State::PREPPED;
+    last_was_sync_ = true;
+    return idx;
+}
+
+// io_completed() for a DDIR_SYNC io_u: add_sync_clat_sample() (issue to return) and
+// total_io_u[DDIR_SYNC] (fdatasync is DDIR_DATASYNC there: timed, not counted).
+void JobThread::account_sync(IoU& io, Time done) {
+    ++completed_;
+    if (io.account && done >= ramp_end_) {
+        const auto lat = static_cast<uint64_t>((done - io.issue_time).count());
+        res_.sync.lat.add(static_cast<double>(lat));
+        res_.sync.hist.add(lat);
+        if (!io.datasync)
+            ++res_.sync.total_ios;
+    }
+    io.state = IoU::State::FREE;
+    free_ious_.push_back(static_cast<uint32_t>(&io - ious_.data()));
 }
 
 // blk-mq's plug limits (block/blk.h): a plug is flushed before it takes a new request when
@@ -440,11 +523,25 @@ bool JobThread::submit_one(uint32_t idx, Time now, Duration& extra) {
         bio.sector = io.offset >> 9;
         bio.nr_sectors = io.len >> 9;
         bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
+        // blkdev_fsync() → blkdev_issue_flush(): an empty REQ_PREFLUSH write; an O_SYNC or
+        // O_DSYNC direct write is REQ_FUA (block/fops.c dio_bio_write_op()).
+        bio.cmd_flags = io.ddir == DDIR_SYNC ? blkmq::REQ_PREFLUSH
+                        : (io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0;
         bio.end_io = this;
         bio.cookie = idx;
         bio.pid = res_.pid;
         bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
         bio.task_ioprio_level = cfg_.prio;
+        if (io.ddir == DDIR_SYNC)
+            sync_wait_ = true;
+        if (q_.flush_bio_stripped(bio)) [[unlikely]] {
+            // No write cache: the empty flush ends in submit_bio_noacct(), before Q.
+            io.nr_pieces = io.pieces_left = 1;
+            io.next_piece = 0;
+            piece_submitted(io);
+            end_io(&bio, now);
+            return true;
+        }
         q_.trace_bio(blkmq::TraceAction::QUEUE, bio, now, cpu, res_.pid);
         const uint32_t max = q_.split_sectors();
         io.nr_pieces = bio.nr_sectors > max ? (bio.nr_sectors + max - 1) / max : 1;
@@ -491,8 +588,20 @@ bool JobThread::submit_one(uint32_t idx, Time now, Duration& extra) {
         if (rq == nullptr)
             return false;
         q_.bio_to_request(rq, &bio, res_.pid, io.queued);
-        if (q_.tracing()) {
+        if (q_.tracing())
             q_.trace_bio(blkmq::TraceAction::GETRQ, bio, now + extra, cpu, res_.pid);  // blk_add_trace_getrq
+        if (rq->cmd_flags & blkmq::REQ_NOMERGE_FLAGS) [[unlikely]] {
+            // blk_insert_flush() before the plug: the flush machinery may take it (and may
+            // even end it at once, so the piece counts as submitted first).
+            piece_submitted(io);
+            if (!q_.insert_flush(rq, now + extra, cpu)) {
+                if (q_.tracing() && plug_.empty())
+                    q_.trace(blkmq::TraceAction::PLUG, *rq, now + extra, cpu);
+                plug_.push_back(rq);
+            }
+            continue;
+        }
+        if (q_.tracing()) {
             if (plug_.empty())
                 q_.trace(blkmq::TraceAction::PLUG, *rq, now + extra, cpu);
         }
@@ -536,6 +645,18 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     IoU& io = ious_[idx];
     if (--io.pieces_left > 0)
         return;  // bio_endio of a split piece: the chain's parent waits for the rest
+    if (io.ddir == DDIR_SYNC) {
+        // submit_bio_wait() returns in blkdev_issue_flush(): fsync() is about to return.
+        io.state = IoU::State::DONE;
+        io.bio_queued = false;
+        io.kernel_done = now;
+        --in_kernel_;
+        sync_wait_ = false;
+        sync_done_ = static_cast<int>(idx);
+        if (state_ == State::SLEEP_IO)
+            schedule_wakeup(now);
+        return;
+    }
     io.state = IoU::State::DONE;
     kernel_bytes_[io.ddir] += io.len;
     io.bio_queued = false;
@@ -548,7 +669,7 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     done_tail_ = idx + 1;
     ++nr_done_;
     --in_kernel_;
-    if (state_ == State::SLEEP_IO && nr_done_ >= wait_min_)
+    if (state_ == State::SLEEP_IO && nr_done_ >= wait_min_ && !sync_wait_)
         schedule_wakeup(now);
 }
 

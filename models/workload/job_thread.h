@@ -92,6 +92,11 @@ private:
     // fio side
     uint8_t next_ddir();                           // the next I/O's direction (rwmixread)
     uint32_t prep_io_u(sim::Time now, uint8_t ddir);  // picks offset/len; returns index
+    // fio's should_fsync() + get_rw_ddir(): an fsync / fdatasync is due before the next I/O.
+    bool sync_due() const;
+    bool end_fsync_due() const;
+    uint32_t prep_sync_io_u(sim::Time now, bool datasync, bool account);
+    void account_sync(IoU& io, sim::Time done);
     // The step books its CPU time and the thread sleeps until `when` (SLEEP_TIMER).
     void sleep_until(sim::Time start, sim::Duration sys, sim::Duration usr, sim::Time when);
     // Thinks or waits for the rate cap, now that nothing is in flight.
@@ -127,6 +132,14 @@ private:
     uint8_t last_ddir_ = 0;                   // of the last I/O issued (thinktime's rate credit)
     bool rate_ramped_ = false;                // the rate schedule restarted at the end of ramp_time
     bool aborted_ = false;                    // check_min_rate ended the job
+    // fsync / fdatasync (fio's DDIR_SYNC io_us): the thread blocks in the syscall until the
+    // flush completes, whatever the engine (fio's libaio runs it synchronously; io_uring's
+    // IORING_OP_FSYNC would not block: docs/fio.md).
+    uint64_t writes_issued_ = 0;              // fio's io_issues[DDIR_WRITE]
+    bool last_was_sync_ = false;              // fio's td->last_was_sync
+    bool sync_wait_ = false;                  // in fsync() until its bio ends
+    int sync_done_ = -1;                      // the io_u of a returned fsync, not yet accounted
+    bool end_fsync_done_ = false;
     sim::Time start_time_;                    // fio td->start
 
     State state_ = State::NEW;

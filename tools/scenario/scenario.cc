@@ -114,6 +114,11 @@ constexpr FioOption kFioOptions[] = {
     {"number_ios", "number_ios", true},
     {"randseed", "randseed", true},
     {"direct", "direct"},
+    {"fsync", "fsync", true},
+    {"fdatasync", "fdatasync", true},
+    {"sync", "sync"},
+    {"end_fsync", "end_fsync"},
+    {"fsync_on_close", "fsync_on_close"},
     {"cpus_allowed", "cpus_allowed"},
     {"thread", "thread"},
     {"group_reporting", "group_reporting"},
@@ -196,8 +201,7 @@ struct HarmlessFioValue {
     std::string_view values;  // '|'-separated
 };
 constexpr HarmlessFioValue kHarmlessFioValues[] = {
-    {"verify", "0|null"},          {"sync", "0|none"},        {"fsync", "0"},        {"fdatasync", "0"},
-    {"end_fsync", "0"},            {"fsync_on_close", "0"},   {"loops", "1"},        {"startdelay", "0"},
+    {"verify", "0|null"},          {"loops", "1"},        {"startdelay", "0"},
     {"nrfiles", "1"},              {"zonemode", "none"},      {"cpus_allowed_policy", "shared"},
     {"unified_rw_reporting", "0|none"}, {"random_distribution", "random"}, {"stats", "1"}, {"offset_increment", "0"},
     {"buffered", "0"},             {"io_submit_mode", "inline"}, {"hipri", "0"},     {"sqthread_poll", "0"},
@@ -1342,6 +1346,9 @@ private:
         if (p.contains("shared_tag_bitmap"))
             c.shared_tag_bitmap = p["shared_tag_bitmap"].is_boolean() ? p["shared_tag_bitmap"].get<bool>()
                                                                       : p["shared_tag_bitmap"].get<int>() != 0;
+        if (p.contains("memory_backed")) c.memory_backed = p["memory_backed"].is_boolean() ? p["memory_backed"].get<bool>() : p["memory_backed"].get<int>() != 0;
+        if (p.contains("cache_size")) c.cache_size_mb = p["cache_size"].get<uint64_t>();
+        if (p.contains("fua")) c.fua = p["fua"].is_boolean() ? p["fua"].get<bool>() : p["fua"].get<int>() != 0;
         return c;
     }
 
@@ -1385,6 +1392,10 @@ private:
         r.mbps("link_mbps", c.link_bytes_per_s);
         if (p.contains("gb")) c.size_bytes = p["gb"].get<uint64_t>() * kNullBlkGb;
         r.u32("blocksize", c.blocksize);
+        r.flag("volatile_write_cache", c.volatile_write_cache);
+        r.flag("fua", c.fua);
+        r.time("flush_latency", c.flush_latency);
+        r.time("program_latency", c.program_latency);
         return c;
     }
 
@@ -1418,6 +1429,7 @@ private:
         r.u32("cache_segments", c.cache_segments);
         r.u32("read_ahead_kb", c.read_ahead_kb);
         r.flag("write_cache", c.write_cache);
+        r.flag("fua", c.fua);
         r.u32("irq_cpu", c.irq_cpu);
         if (p.contains("measured")) {  // a measured drive's description (docs/disksim.md)
             try {
@@ -1464,6 +1476,9 @@ private:
         if (p.contains("gc_waf")) c.gc_waf = p["gc_waf"].get<double>();
         r.u32("read_ahead_kb", c.read_ahead_kb);
         r.u32("irq_cpu", c.irq_cpu);
+        r.flag("write_cache", c.write_cache);
+        r.flag("fua", c.fua);
+        r.time("flush_latency", c.flush_latency);
         if (c.queue_depth < 1 || c.queue_depth > 32)
             rep.fail(child(ptr, "queue_depth"), "NCQ depth must be 1..32, got " + std::to_string(c.queue_depth));
         if (!(c.gc_waf >= 1.0) || c.gc_waf > 100.0)
@@ -1824,6 +1839,16 @@ private:
             j.rwmixread = v->given_name == "rwmixwrite" ? 100 - pct : pct;
         }
         if (const Opt* v = get(o, "direct")) j.direct = boolean(*v);
+        if (const Opt* v = get(o, "fsync")) j.fsync_blocks = static_cast<uint32_t>(v->value->get<uint64_t>());
+        if (const Opt* v = get(o, "fdatasync")) j.fdatasync_blocks = static_cast<uint32_t>(v->value->get<uint64_t>());
+        if (const Opt* v = get(o, "sync")) {
+            // fio's sync=: none/0, sync/1 (O_SYNC), dsync (O_DSYNC); both make direct writes FUA.
+            const std::string t = v->value->is_boolean() ? (v->value->get<bool>() ? "1" : "0") : text(*v);
+            j.sync_writes = t == "1" || t == "sync" || t == "dsync";
+        }
+        for (const char* name : {"end_fsync", "fsync_on_close"})
+            if (const Opt* v = get(o, name); v && boolean(*v))
+                j.end_fsync = true;
 
         decode_block_sizes(o, kb_base, j, devices_[dev]);
         decode_depths(o, j);
