@@ -773,6 +773,40 @@ void RequestQueue::requeue_work(uint64_t arg) {
         run_hw_queue(*h, sim::max(t, cpus_[cpu]->free_at()), cpu);
 }
 
+[[gnu::always_inline]] inline void RequestQueue::end_request_body(Request* rq, Time tc, uint32_t ccpu, Time now) {
+    // blk_update_request → trace C; diskstats; btt stage times.
+    const unsigned dir = rq->op == ReqOp::WRITE ? 1u : 0u;
+    ++stats_.ios[dir];
+    stats_.sectors[dir] += rq->nr_sectors;
+    stats_.ticks_ns[dir] += (tc - rq->t_get).count();
+    stats_.q2g.add((rq->t_get - rq->t_queue).count());
+    stats_.g2i.add((rq->t_insert - rq->t_get).count());
+    stats_.i2d.add((rq->t_issue - rq->t_insert).count());
+    stats_.d2c.add((tc - rq->t_issue).count());
+    stats_.q2c.add((tc - rq->t_queue).count());
+
+    HwQueue& h = *rq->mq_hctx;
+    // blk_update_request ends every bio of the request (bio_endio → bi_end_io) before the
+    // request is freed (blk_mq_end_request order).
+    Bio* bio = rq->bio;
+    rq->bio = rq->biotail = nullptr;
+    while (bio) {
+        Bio* next = bio->bi_next;
+        bio->bi_next = nullptr;
+        bio->end_io->end_io(bio, tc);
+        bio = next;
+    }
+    // The elevator's finish hook (bfq_finish_requeue_request takes bfqd->lock) costs the
+    // completing CPU its hold time. *Simplification:* it does not enter the lock's timeline:
+    // completion work runs at the present instant, while submitters reserve the lock at the
+    // end of their steps, slightly ahead; on the FIFO timeline a completion would queue
+    // behind such reservations, spin, delay its CPU's next reservation, and so on.
+    if (hold_.finish.count() > 0)
+        cpus_[ccpu]->irq(tc, hold_.finish);
+    free_request(rq, now);
+    completion_restart(h, now);
+}
+
 void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, CompletionPath path) {
     if (rq->state != RqState::IN_FLIGHT)
         rq_violation(*rq, "was completed while not in flight", "every request completes exactly once, after it was issued");
@@ -817,44 +851,15 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
             flush_data_end_io(rq, tc, ccpu, now);
         return;
     }
-    end_request(rq, tc, ccpu, now);
+    end_request_body(rq, tc, ccpu, now);
 }
 
 void RequestQueue::end_request(Request* rq, Time tc, uint32_t ccpu, Time now) {
-    // blk_update_request → trace C; diskstats; btt stage times.
-    const unsigned dir = rq->op == ReqOp::WRITE ? 1u : 0u;
-    ++stats_.ios[dir];
-    stats_.sectors[dir] += rq->nr_sectors;
-    stats_.ticks_ns[dir] += (tc - rq->t_get).count();
-    stats_.q2g.add((rq->t_get - rq->t_queue).count());
-    stats_.g2i.add((rq->t_insert - rq->t_get).count());
-    stats_.i2d.add((rq->t_issue - rq->t_insert).count());
-    stats_.d2c.add((tc - rq->t_issue).count());
-    stats_.q2c.add((tc - rq->t_queue).count());
-
-    HwQueue& h = *rq->mq_hctx;
-    // blk_update_request ends every bio of the request (bio_endio → bi_end_io) before the
-    // request is freed (blk_mq_end_request order).
-    Bio* bio = rq->bio;
-    rq->bio = rq->biotail = nullptr;
-    while (bio) {
-        Bio* next = bio->bi_next;
-        bio->bi_next = nullptr;
-        bio->end_io->end_io(bio, tc);
-        bio = next;
-    }
-    // The elevator's finish hook (bfq_finish_requeue_request takes bfqd->lock) costs the
-    // completing CPU its hold time. *Simplification:* it does not enter the lock's timeline:
-    // completion work runs at the present instant, while submitters reserve the lock at the
-    // end of their steps, slightly ahead; on the FIFO timeline a completion would queue
-    // behind such reservations, spin, delay its CPU's next reservation, and so on.
-    if (hold_.finish.count() > 0)
-        cpus_[ccpu]->irq(tc, hold_.finish);
-    free_request(rq, now);
-    completion_restart(h, now);
+    end_request_body(rq, tc, ccpu, now);
 }
 
-void RequestQueue::completion_restart(HwQueue& h, Time now) {
+
+void RequestQueue::completion_restart_slow(HwQueue& h, Time now) {
     // scsi_end_request → scsi_run_queue_async(): a dispatch that ran out of budget left
     // requests somewhere on this queue; the budget just returned lets every hctx run.
     if (budget_restart_) {

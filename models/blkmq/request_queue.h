@@ -221,8 +221,16 @@ private:
     // blk_mq_end_request() once the driver is done: diskstats, btt's stages, the bios'
     // end_io, the elevator's finish hook, the request freed, the restarts a completion owes.
     void end_request(Request* rq, sim::Time tc, uint32_t ccpu, sim::Time now);
-    // blk_mq_sched_restart() and scsi_run_queue_async() after a completion on h.
-    void completion_restart(HwQueue& h, sim::Time now);
+    // end_request's body, defined in request_queue.cc and forced inline into
+    // complete_request (the path of every I/O); blk_flush.cc calls the out-of-line one.
+    void end_request_body(Request* rq, sim::Time tc, uint32_t ccpu, sim::Time now);
+    // blk_mq_sched_restart() and scsi_run_queue_async() after a completion on h: nothing to
+    // do unless a dispatch left requests behind.
+    void completion_restart(HwQueue& h, sim::Time now) {
+        if (budget_restart_ || h.sched_restart)
+            completion_restart_slow(h, now);
+    }
+    void completion_restart_slow(HwQueue& h, sim::Time now);
     void kick_requeue_list(sim::Time now, uint32_t cpu) {
         if (!requeue_work_pending_) {
             requeue_work_pending_ = true;

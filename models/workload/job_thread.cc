@@ -235,7 +235,7 @@ void JobThread::run_step(Time start) {
                     pause_ = Pause::THINK;
                     break;
                 }
-                if (sync_due()) {
+                if ((cfg_.fsync_blocks | cfg_.fdatasync_blocks) && sync_due()) [[unlikely]] {
                     // fio's get_rw_ddir() gives DDIR_SYNC; the engine runs it on its own
                     // (libaio answers FIO_Q_BUSY until what is queued is committed).
                     if (batch_.empty())
