@@ -47,6 +47,10 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     sc->add_option("--csv", s.csv, "write CSV to FILE ('-' = stdout)");
     sc->add_option("--json", s.json, "write JSON to FILE ('-' = stdout); sweep-merge reads it");
     sc->add_flag("--progress", s.progress, "progress line on stderr even when it is not a terminal");
+    sc->add_option("--order", s.order,
+                   "cost: run the dearest points first, estimated by a pilot of 1/32 of each (default); index: in "
+                   "point order, no pilot")
+        ->check(CLI::IsMember({"cost", "index"}));
 
     SweepMergeOptions& m = x.merge;
     x.merge_cmd = app.add_subcommand(

@@ -42,6 +42,7 @@ struct SweepOptions {
     std::string shard;                    // "i/N"; empty = all points
     std::string csv, json;                // output files ("-" = stdout); neither: CSV on stdout
     bool progress = false;
+    std::string order = "cost";           // cost: dearest point first (a pilot estimates); index
 };
 
 // blksim sweep-merge SHARD.json... [--csv F] [--json F]
