@@ -96,9 +96,6 @@ struct ReproduceInfo {
     std::string data_file, source;
     std::vector<uint64_t> seeds;
     bool reduced = false;
-    double wall_s = 0.0;
-    unsigned jobs = 1;
-    std::size_t simulations = 0;
 };
 
 std::string format_reproduce_normal(const ReproduceInfo& info, const std::vector<RowResult>& rows);
