@@ -16,8 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Scenario files: everything under scenarios/ but the schema and the profiles (cpu/,
-// devices/), which are not runnable on their own.
+// Scenario files: everything under scenarios/ but the schema, the profiles (cpu/,
+// devices/), which are not runnable on their own, and reproduce's published figures.
 std::vector<fs::path> shipped_scenarios() {
     std::vector<fs::path> out;
     const fs::path root = fs::path(BLKSIM_SOURCE_DIR) / "scenarios";
@@ -25,7 +25,7 @@ std::vector<fs::path> shipped_scenarios() {
         const fs::path rel = fs::relative(e.path(), root);
         const std::string top = rel.begin()->string();
         if (e.is_regular_file() && e.path().extension() == ".json" && top != "cpu" && top != "devices" &&
-            rel != "schema.json")
+            rel != "schema.json" && rel != "seeds/published.json")
             out.push_back(e.path());
     }
     std::sort(out.begin(), out.end());

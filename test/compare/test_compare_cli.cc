@@ -147,6 +147,9 @@ TEST_CASE("sweep: the same files for --jobs 1 and --jobs 2; shards merge to the 
     CHECK(csv.find("\n5,16,mq-deadline,") != std::string::npos);
     // CSV on stdout by default.
     CHECK(run_blksim(sweep + " --jobs 2", false).out == csv);
+    // --jobs 2 ran the dearest points first (the iodepth=16 ones); in index order, the same files.
+    CHECK(run_blksim(sweep + " --jobs 2 --order index", false).out == csv);
+    CHECK(run_blksim(sweep + " --order dearest").status == 2);
 
     // The Slurm recipe of docs/sweep.md, run locally: array tasks 0..2 of 3, then the merge.
     std::string shards;

@@ -1,5 +1,5 @@
-// The command-line surface of compare / sweep / sweep-merge; the commands themselves are in
-// cmd_compare.cc and cmd_sweep.cc.
+// The command-line surface of compare / sweep / sweep-merge / reproduce; the commands
+// themselves are in cmd_compare.cc, cmd_sweep.cc and cmd_reproduce.cc.
 #include "tools/blksim/cmd_experiment.h"
 
 #include <CLI/CLI.hpp>
@@ -47,6 +47,10 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     sc->add_option("--csv", s.csv, "write CSV to FILE ('-' = stdout)");
     sc->add_option("--json", s.json, "write JSON to FILE ('-' = stdout); sweep-merge reads it");
     sc->add_flag("--progress", s.progress, "progress line on stderr even when it is not a terminal");
+    sc->add_option("--order", s.order,
+                   "cost: run the dearest points first, estimated by a pilot of 1/32 of each (default); index: in "
+                   "point order, no pilot")
+        ->check(CLI::IsMember({"cost", "index"}));
 
     SweepMergeOptions& m = x.merge;
     x.merge_cmd = app.add_subcommand(
@@ -54,6 +58,21 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     x.merge_cmd->add_option("inputs", m.inputs, "the shards' --json files")->required();
     x.merge_cmd->add_option("--csv", m.csv, "write CSV to FILE ('-' = stdout)");
     x.merge_cmd->add_option("--json", m.json, "write JSON to FILE ('-' = stdout)");
+
+    ReproduceOptions& r = x.reproduce;
+    x.reproduce_cmd = app.add_subcommand(
+        "reproduce", "run the seed experiments over N seeds and print each published figure beside the simulated "
+                     "mean, its 95 % CI, the error and the tolerance (docs/reproduce.md)");
+    CLI::App* rc = x.reproduce_cmd;
+    rc->add_option("--data", r.data, "published figures (default: scenarios/seeds/published.json)");
+    rc->add_option("--seeds", r.seeds, "seeds per run, at least 2 (default 5; with --reduced the data file's, 2)");
+    rc->add_option("--seed", r.seed, "the first seed; run i of every scenario uses seed + i (default 1)");
+    rc->add_option("--jobs,-j", r.jobs, "simulations run at once (default: the number of CPUs)");
+    rc->add_flag("--reduced", r.reduced, "short runtimes and few seeds, from the data file (for CI: seconds)");
+    rc->add_option("--only", r.only, "experiments to run, e.g. --only E2,E3 (default all)")->delimiter(',');
+    rc->add_flag("--check", r.check, "exit 1 when a row that is expected to pass is outside its tolerance");
+    rc->add_option("--format", r.format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
+    rc->add_flag("--progress", r.progress, "progress line on stderr even when it is not a terminal");
 }
 
 std::optional<int> run_experiment_commands(const ExperimentCommands& x) {
@@ -63,6 +82,8 @@ std::optional<int> run_experiment_commands(const ExperimentCommands& x) {
         return cmd_sweep(x.sweep);
     if (x.merge_cmd && *x.merge_cmd)
         return cmd_sweep_merge(x.merge);
+    if (x.reproduce_cmd && *x.reproduce_cmd)
+        return cmd_reproduce(x.reproduce);
     return std::nullopt;
 }
 

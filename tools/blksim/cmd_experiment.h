@@ -1,5 +1,5 @@
-// `blksim compare`, `blksim sweep` and `blksim sweep-merge`: many simulations of one
-// scenario side by side (cmd_compare.cc, cmd_sweep.cc; the statistics, thread pool and file
+// `blksim compare`, `blksim sweep`, `blksim sweep-merge` and `blksim reproduce`: many
+// simulations side by side (cmd_compare.cc, cmd_sweep.cc, cmd_reproduce.cc; the statistics, thread pool and file
 // formats are in tools/experiment/). Exit status as every subcommand: 0 success, 2 bad
 // input, 1 a failed run; compare --fail-on adds 3 (a regression beyond the threshold).
 #pragma once
@@ -42,6 +42,7 @@ struct SweepOptions {
     std::string shard;                    // "i/N"; empty = all points
     std::string csv, json;                // output files ("-" = stdout); neither: CSV on stdout
     bool progress = false;
+    std::string order = "cost";           // cost: dearest point first (a pilot estimates); index
 };
 
 // blksim sweep-merge SHARD.json... [--csv F] [--json F]
@@ -50,16 +51,31 @@ struct SweepMergeOptions {
     std::string csv, json;
 };
 
+// blksim reproduce [--data FILE] [--seeds N] [--reduced] [--only E2,E3] [--check] [--format F]
+struct ReproduceOptions {
+    std::string data;                     // published figures; default scenarios/seeds/published.json
+    unsigned seeds = 0;                   // 0: 5, or the data file's reduced count with --reduced
+    uint64_t seed = 1;                    // first seed; seed i is seed + i for every run
+    unsigned jobs = 0;
+    bool reduced = false;                 // the data file's short runtimes and seed count (CI)
+    std::vector<std::string> only;        // experiments to run (default all)
+    bool check = false;                   // exit 1 when a row expected to pass is outside tolerance
+    std::string format = "normal";
+    bool progress = false;
+};
+
 struct ExperimentCommands {
     CompareOptions compare;
     SweepOptions sweep;
     SweepMergeOptions merge;
+    ReproduceOptions reproduce;
     CLI::App* compare_cmd = nullptr;
     CLI::App* sweep_cmd = nullptr;
     CLI::App* merge_cmd = nullptr;
+    CLI::App* reproduce_cmd = nullptr;
 };
 
-// Adds the three subcommands to `app`, their options bound to `x`.
+// Adds the four subcommands to `app`, their options bound to `x`.
 void add_experiment_commands(CLI::App& app, ExperimentCommands& x);
 // After parsing: the exit status of the subcommand that was chosen, or nullopt if none of them.
 std::optional<int> run_experiment_commands(const ExperimentCommands& x);
@@ -67,5 +83,6 @@ std::optional<int> run_experiment_commands(const ExperimentCommands& x);
 int cmd_compare(const CompareOptions& o);
 int cmd_sweep(const SweepOptions& o);
 int cmd_sweep_merge(const SweepMergeOptions& o);
+int cmd_reproduce(const ReproduceOptions& o);
 
 }  // namespace blksim::cli

@@ -1,10 +1,11 @@
 // `blksim sweep` and `blksim sweep-merge`. Each point is a full, single-threaded simulation;
-// points run side by side on a thread pool and land in their own slot, so the files written
-// do not depend on --jobs or on which point finished first.
+// points run side by side on a thread pool, dearest first, and land in their own slot, so the
+// files written do not depend on --jobs, on the order or on which point finished first.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -120,24 +121,49 @@ int cmd_sweep(const SweepOptions& o) {
             mine.push_back(i);
     std::vector<SimOutcome> results(mine.size());
     const unsigned jobs = o.jobs ? o.jobs : default_jobs();
-    Progress progress("sweep", mine.size(), jobs, o.progress || stderr_is_tty());
+    // Each point loads its own scenario: the loader keeps no shared state, and the points'
+    // configs never exist all at once. nullopt: a combination of values the loader rejects.
+    auto load_point = [&](std::size_t t, std::string& error) -> std::optional<topology::MachineConfig> {
+        std::vector<std::string> sets = o.sets;
+        for (std::string& s : point_sets(out.params, mine[t]))
+            sets.push_back(std::move(s));
+        std::vector<std::string> ignored;  // printed once above, from the checks
+        scenario::FioPolicy policy;
+        policy.warnings = &ignored;
+        try {
+            return scenario::load_scenario(o.scenario, sets, policy).machine;
+        } catch (const scenario::ScenarioError& e) {
+            error = e.what();
+            return std::nullopt;
+        }
+    };
     const auto wall0 = std::chrono::steady_clock::now();
+    // Points can differ in cost by 10x (numjobs, the scheduler): run the dearest first, so
+    // that the pool does not end with one thread on a long point and the others idle. The
+    // estimate is a pilot of 1/32 of each point (deterministic; ~3 % more CPU time).
+    std::vector<std::size_t> order(mine.size());
+    for (std::size_t t = 0; t < order.size(); ++t)
+        order[t] = t;
+    if (o.order == "cost" && jobs > 1 && mine.size() > jobs) {
+        std::vector<double> cost(mine.size());
+        parallel_for(mine.size(), jobs, [&](std::size_t t) {
+            std::string error;
+            if (const auto cfg = load_point(t, error))
+                cost[t] = estimate_cost(*cfg);
+        });
+        order = dearest_first(cost);
+    }
+    Progress progress("sweep", mine.size(), jobs, o.progress || stderr_is_tty());
     parallel_for(
         mine.size(), jobs,
-        [&](std::size_t t) {
-            // Each point loads its own scenario: the loader keeps no shared state, and the
-            // points' configs never exist all at once.
-            std::vector<std::string> sets = o.sets;
-            for (std::string& s : point_sets(out.params, mine[t]))
-                sets.push_back(std::move(s));
-            std::vector<std::string> ignored;  // printed once above, from the checks
-            scenario::FioPolicy policy;
-            policy.warnings = &ignored;
-            try {
-                results[t] = simulate(scenario::load_scenario(o.scenario, sets, policy).machine);
-            } catch (const scenario::ScenarioError& e) {
-                results[t].status = 2;  // a combination of values the loader rejects
-                results[t].error = e.what();
+        [&](std::size_t k) {
+            const std::size_t t = order[k];
+            std::string error;
+            if (const auto cfg = load_point(t, error)) {
+                results[t] = simulate(*cfg);
+            } else {
+                results[t].status = 2;
+                results[t].error = error;
             }
         },
         [&](std::size_t done) { progress.update(done); });

@@ -1,5 +1,6 @@
 #include "tools/experiment/simulate.h"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
@@ -54,10 +55,8 @@ std::string metric_suffixes() {
     return out;
 }
 
-std::vector<Metric> run_metrics(const report::RunResult& r) {
-    const std::vector<report::JobResult> groups = report::fio::thread_stats(r, true);
-    std::vector<Metric> out;
-    static constexpr std::array<double, 3> PLIST = {50.0, 99.0, 99.9};
+std::vector<std::string> group_names(const std::vector<report::JobResult>& groups) {
+    std::vector<std::string> names;
     for (const report::JobResult& g : groups) {
         // Two groups whose first jobs share a name keep apart by their group id.
         std::string name = g.name;
@@ -66,6 +65,19 @@ std::vector<Metric> run_metrics(const report::RunResult& r) {
                 name = fmt::format("{}#{}", g.name, g.groupid);
                 break;
             }
+        names.push_back(std::move(name));
+    }
+    return names;
+}
+
+std::vector<Metric> run_metrics(const report::RunResult& r) {
+    const std::vector<report::JobResult> groups = report::fio::thread_stats(r, true);
+    const std::vector<std::string> names = group_names(groups);
+    std::vector<Metric> out;
+    static constexpr std::array<double, 3> PLIST = {50.0, 99.0, 99.9};
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+        const report::JobResult& g = groups[gi];
+        const std::string& name = names[gi];
         for (unsigned d = 0; d < report::DDIR_RWDIR_CNT; ++d) {
             const report::DirResult& dr = g.dir[d];
             if (dr.total_ios == 0)
@@ -89,11 +101,11 @@ std::vector<Metric> run_metrics(const report::RunResult& r) {
     return out;
 }
 
-SimOutcome simulate(const topology::MachineConfig& cfg) {
+SimOutcome simulate(const topology::MachineConfig& cfg, MetricsFn metrics) {
     SimOutcome o;
     try {
         topology::Machine machine(cfg);
-        o.metrics = run_metrics(machine.run());
+        o.metrics = metrics(machine.run());
     } catch (const std::invalid_argument& e) {
         o.status = 2;  // a machine that cannot be built from a scenario that decoded
         o.error = e.what();
@@ -105,6 +117,27 @@ SimOutcome simulate(const topology::MachineConfig& cfg) {
         o.error = e.what();
     }
     return o;
+}
+
+double estimate_cost(const topology::MachineConfig& cfg) {
+    constexpr int64_t PILOT_DIVISOR = 32;
+    topology::MachineConfig pilot = cfg;
+    for (workload::JobConfig& j : pilot.jobs) {
+        if (j.runtime.count() == 0 && j.number_ios == 0)
+            return 0.0;
+        if (j.runtime.count() > 0)
+            j.runtime = sim::Duration::ns(std::max<int64_t>(1, j.runtime.count() / PILOT_DIVISOR));
+        j.ramp_time = sim::Duration::ns(j.ramp_time.count() / PILOT_DIVISOR);
+        if (j.number_ios > 0)
+            j.number_ios = std::max<uint64_t>(1, j.number_ios / PILOT_DIVISOR);
+    }
+    try {
+        topology::Machine machine(pilot);
+        (void)machine.run();
+        return static_cast<double>(machine.events_processed());
+    } catch (const std::exception&) {
+        return 0.0;  // the full run will fail the same way and say why
+    }
 }
 
 }  // namespace blksim::experiment

@@ -39,6 +39,9 @@ std::string metric_suffixes();
 // direction that did I/O: IOPS and bandwidth as fio computes them (I/Os and bytes over the
 // group's runtime), completion latency mean and 50/99/99.9th percentiles (fio's method).
 std::vector<Metric> run_metrics(const report::RunResult& r);
+// The <group> part of the keys of fio::thread_stats(r, true)'s groups, in their order: the
+// first job's name, "<name>#<groupid>" when two groups share it.
+std::vector<std::string> group_names(const std::vector<report::JobResult>& groups);
 
 // Outcome of one simulation: status 0 ok, 2 the machine could not be built (bad input),
 // 1 the run failed an invariant; error says why.
@@ -47,6 +50,14 @@ struct SimOutcome {
     std::string error;
     std::vector<Metric> metrics;
 };
-SimOutcome simulate(const topology::MachineConfig& cfg);
+// metrics: how the run is reduced to figures (run_metrics, or reproduce's richer set).
+using MetricsFn = std::vector<Metric> (*)(const report::RunResult&);
+SimOutcome simulate(const topology::MachineConfig& cfg, MetricsFn metrics = run_metrics);
+
+// What simulating cfg costs, roughly, for ordering runs dearest first (the thread pool's
+// dearest_first): the events of a pilot run of 1/32 of every job's runtime (and number_ios),
+// so proportional to the full run's events whatever the model. Deterministic. 0 when no job
+// is bounded by runtime or number_ios (a size-bound job would run in full) or the pilot fails.
+double estimate_cost(const topology::MachineConfig& cfg);
 
 }  // namespace blksim::experiment

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <numeric>
 #include <thread>
 #include <vector>
 
@@ -50,6 +51,13 @@ void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::si
     }  // the jthreads join here
     if (progress)
         progress(n);
+}
+
+std::vector<std::size_t> dearest_first(const std::vector<double>& cost) {
+    std::vector<std::size_t> order(cost.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+    return order;
 }
 
 }  // namespace blksim::experiment

@@ -1,0 +1,518 @@
+#include "tools/experiment/reproduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/report/fio_format.h"
+#include "tools/experiment/stats.h"
+
+namespace blksim::experiment {
+
+namespace {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+// The display units a published figure may be written in, per kind of metric, and what the
+// metric (IOPS, bytes/s or ns) is divided by to get there.
+struct Unit {
+    std::string_view name;
+    double scale;
+};
+constexpr Unit IOPS_UNITS[] = {{"IOPS", 1.0}, {"k IOPS", 1e3}, {"M IOPS", 1e6}};
+constexpr Unit BW_UNITS[] = {{"B/s", 1.0}, {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
+                             {"MB/s", 1e6}, {"GB/s", 1e9}};
+constexpr Unit TIME_UNITS[] = {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+
+// "<dir>.<name>" after the last '/': the name a metric key ends with.
+std::string_view metric_name(std::string_view metric) {
+    const auto slash = metric.rfind('/');
+    std::string_view s = slash == std::string_view::npos ? metric : metric.substr(slash + 1);
+    const auto dot = s.find('.');
+    return dot == std::string_view::npos ? std::string_view{} : s.substr(dot + 1);
+}
+
+bool is_prio_clat(std::string_view name) {
+    // prio<class>_<level>.clat_mean_ns
+    constexpr std::string_view tail = ".clat_mean_ns";
+    if (name.size() < 4 + tail.size() || name.substr(0, 4) != "prio" || !name.ends_with(tail))
+        return false;
+    const std::string_view cl = name.substr(4, name.size() - 4 - tail.size());
+    const auto us = cl.find('_');
+    return us != std::string_view::npos && us > 0 && us + 1 < cl.size() &&
+           std::all_of(cl.begin(), cl.end(), [](char c) { return c == '_' || (c >= '0' && c <= '9'); }) &&
+           cl.find('_', us + 1) == std::string_view::npos;
+}
+
+// Which units a metric may be shown in; empty when the metric is not one reproduce knows.
+std::span<const Unit> units_of(std::string_view metric) {
+    const auto slash = metric.rfind('/');
+    const std::string_view s = slash == std::string_view::npos ? metric : metric.substr(slash + 1);
+    if (!(s.starts_with("read.") || s.starts_with("write.")))
+        return {};
+    const std::string_view name = metric_name(metric);
+    if (name == "iops")
+        return IOPS_UNITS;
+    if (name == "bw_bytes")
+        return BW_UNITS;
+    if (name == "clat_max_ns" || is_prio_clat(name) || (name.starts_with("clat_") && is_metric_suffix(s)))
+        return TIME_UNITS;
+    return {};
+}
+
+std::string unit_names(std::span<const Unit> units) {
+    std::string s;
+    for (const Unit& u : units)
+        s += fmt::format("{}\"{}\"", s.empty() ? "" : ", ", u.name);
+    return s;
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw ReproduceError(fmt::format("{}: cannot open the file", path));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Readers of one JSON object that name the file and the JSON path in every error and refuse
+// keys they do not know.
+struct Obj {
+    const ojson& j;
+    std::string file, path;
+
+    ReproduceError error(const std::string& key, const std::string& what) const {
+        return ReproduceError(fmt::format("{}: {}{}: {}", file, path, key.empty() ? "" : "." + key, what));
+    }
+    void only(std::initializer_list<std::string_view> keys) const {
+        for (const auto& [k, v] : j.items())
+            if (std::find(keys.begin(), keys.end(), k) == keys.end()) {
+                std::string allowed;
+                for (const std::string_view a : keys)
+                    allowed += fmt::format("{}{}", allowed.empty() ? "" : ", ", a);
+                throw error(k, fmt::format("unknown key (allowed: {})", allowed));
+            }
+    }
+    std::string str(const std::string& key, bool required = true) const {
+        if (!j.contains(key)) {
+            if (required)
+                throw error(key, "missing (a string)");
+            return {};
+        }
+        if (!j.at(key).is_string() || j.at(key).get<std::string>().empty())
+            throw error(key, "must be a non-empty string");
+        return j.at(key).get<std::string>();
+    }
+    double number(const std::string& key) const {
+        if (!j.contains(key) || !j.at(key).is_number())
+            throw error(key, "missing or not a number");
+        const double v = j.at(key).get<double>();
+        if (!std::isfinite(v))
+            throw error(key, "must be finite");
+        return v;
+    }
+    std::vector<std::string> strings(const std::string& key) const {
+        if (!j.contains(key))
+            return {};
+        const ojson& a = j.at(key);
+        if (!a.is_array() || !std::all_of(a.begin(), a.end(), [](const ojson& x) { return x.is_string(); }))
+            throw error(key, "must be an array of strings (--set overrides: \"path=value\")");
+        return a.get<std::vector<std::string>>();
+    }
+};
+
+RunSpec read_run(const Obj& o, const fs::path& dir) {
+    RunSpec r;
+    const std::string rel = o.str("scenario");
+    const fs::path p = fs::path(rel).is_absolute() ? fs::path(rel) : dir / rel;
+    if (!fs::is_regular_file(p))
+        throw o.error("scenario", fmt::format("'{}': no such scenario file ({})", rel, p.string()));
+    r.scenario = p.lexically_normal().string();
+    r.sets = o.strings("sets");
+    return r;
+}
+
+double read_published(const Obj& o) {
+    if (!o.j.contains("published"))
+        throw o.error("published", "missing (a number, or {\"ratio\": [a, b]})");
+    const ojson& p = o.j.at("published");
+    if (p.is_number())
+        return o.number("published");
+    if (p.is_object() && p.size() == 1 && p.contains("ratio") && p.at("ratio").is_array() &&
+        p.at("ratio").size() == 2 && p.at("ratio")[0].is_number() && p.at("ratio")[1].is_number() &&
+        p.at("ratio")[1].get<double>() != 0.0)
+        return p.at("ratio")[0].get<double>() / p.at("ratio")[1].get<double>();
+    throw o.error("published", "must be a number or {\"ratio\": [a, b]} with b != 0 (a / b of two published figures)");
+}
+
+Tolerance read_tolerance(const Obj& o) {
+    const std::string allowed = "allowed: {\"relative_pct\": P}, {\"absolute\": X} or \"direction\"";
+    if (!o.j.contains("tolerance"))
+        throw o.error("tolerance", "missing (" + allowed + ")");
+    const ojson& t = o.j.at("tolerance");
+    Tolerance tol;
+    if (t.is_string() && t.get<std::string>() == "direction") {
+        tol.kind = Tolerance::Kind::DIRECTION;
+        return tol;
+    }
+    if (t.is_object() && t.size() == 1) {
+        const auto& [k, v] = *t.items().begin();
+        if ((k == "relative_pct" || k == "absolute") && v.is_number() && v.get<double>() > 0.0) {
+            tol.kind = k == "absolute" ? Tolerance::Kind::ABSOLUTE : Tolerance::Kind::RELATIVE;
+            tol.value = v.get<double>();
+            return tol;
+        }
+    }
+    throw o.error("tolerance", fmt::format("'{}' is not a tolerance ({}, with P and X > 0)", t.dump(), allowed));
+}
+
+double mean_of(const std::vector<double>& v) {
+    double s = 0.0;
+    for (const double x : v)
+        s += x;
+    return s / static_cast<double>(v.size());
+}
+
+double sd_of(const std::vector<double>& v, double mean) {
+    double m2 = 0.0;
+    for (const double x : v)
+        m2 += (x - mean) * (x - mean);
+    return std::sqrt(m2 / static_cast<double>(v.size() - 1));
+}
+
+// Four significant figures without exponents: IOPS in the hundred thousands, ratios near 1.
+std::string num(double v) {
+    const double a = std::fabs(v);
+    if (a >= 1000.0)
+        return fmt::format("{:.0f}", v);
+    if (a >= 100.0)
+        return fmt::format("{:.1f}", v);
+    if (a >= 10.0)
+        return fmt::format("{:.2f}", v);
+    return fmt::format("{:.3f}", v);
+}
+
+// The CI's half width with as many decimals as its mean has.
+std::string num_like(double v, double like) {
+    const double a = std::fabs(like);
+    const int decimals = a >= 1000.0 ? 0 : a >= 100.0 ? 1 : a >= 10.0 ? 2 : 3;
+    return fmt::format("{:.{}f}", v, decimals);
+}
+
+std::string tolerance_text(const Tolerance& t) {
+    switch (t.kind) {
+    case Tolerance::Kind::RELATIVE: return fmt::format("±{:g} %", t.value);
+    case Tolerance::Kind::ABSOLUTE: return fmt::format("±{:g}", t.value);
+    case Tolerance::Kind::DIRECTION: break;
+    }
+    return "direction";
+}
+
+std::string metric_text(const PublishedRow& r) {
+    if (r.ratio_to)
+        return r.metric + " ratio";
+    return r.unit.empty() ? r.metric : fmt::format("{} ({})", r.metric, r.unit);
+}
+
+std::string seeds_text(const std::vector<uint64_t>& s) {
+    if (s.empty())
+        return "none";
+    return s.size() == 1 ? fmt::format("{}", s[0]) : fmt::format("{}..{}", s.front(), s.back());
+}
+
+}  // namespace
+
+PublishedData load_published(const std::string& path) {
+    const std::string text = read_text(path);
+    const ojson j = ojson::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        throw ReproduceError(fmt::format("{}: not a JSON object", path));
+    const Obj top{j, path, "$"};
+    top.only({"blksim_published", "description", "source", "reduced", "rows"});
+    if (!j.contains("blksim_published") || j.at("blksim_published") != 1)
+        throw top.error("blksim_published", "must be 1 (this file is not a blksim published-figures file)");
+    PublishedData d;
+    d.file = path;
+    d.source = top.str("source");
+    const fs::path dir = fs::path(path).parent_path();
+
+    std::set<std::string> experiments;
+    if (!j.contains("rows") || !j.at("rows").is_array() || j.at("rows").empty())
+        throw top.error("rows", "missing or not a non-empty array of rows");
+    const ojson& rows = j.at("rows");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const std::string where = fmt::format("$.rows[{}]", i);
+        if (!rows[i].is_object())
+            throw ReproduceError(fmt::format("{}: {}: must be an object", path, where));
+        const Obj o{rows[i], path, where};
+        o.only({"experiment", "cell", "section", "scenario", "sets", "ratio_to", "metric", "unit", "published",
+                "tolerance", "expect", "why", "note"});
+        PublishedRow r;
+        r.where = fmt::format("{}: {}", path, where);
+        r.experiment = o.str("experiment");
+        r.cell = o.str("cell");
+        r.section = o.str("section");
+        r.run = read_run(o, dir);
+        if (o.j.contains("ratio_to")) {
+            if (!o.j.at("ratio_to").is_object())
+                throw o.error("ratio_to", "must be an object {\"scenario\": FILE, \"sets\": [...]}");
+            const Obj ro{o.j.at("ratio_to"), path, where + ".ratio_to"};
+            ro.only({"scenario", "sets"});
+            r.ratio_to = read_run(ro, dir);
+        }
+        r.metric = o.str("metric");
+        const std::span<const Unit> units = units_of(r.metric);
+        if (units.empty())
+            throw o.error("metric", fmt::format("'{}' is not a metric of a run (allowed: [GROUP/]DIR.NAME with DIR "
+                                                "read or write and NAME iops, bw_bytes, clat_mean_ns, clat_p50_ns, "
+                                                "clat_p99_ns, clat_p99.9_ns, clat_max_ns or "
+                                                "prio<class>_<level>.clat_mean_ns)",
+                                                r.metric));
+        r.unit = o.str("unit", false);
+        if (r.ratio_to) {
+            if (!r.unit.empty() && r.unit != "ratio")
+                throw o.error("unit", fmt::format("'{}': a ratio row has no unit (allowed: omit it, or \"ratio\")", r.unit));
+            r.unit.clear();
+        } else {
+            if (r.unit.empty())
+                throw o.error("unit", fmt::format("missing (allowed for {}: {})", r.metric, unit_names(units)));
+            const auto u = std::find_if(units.begin(), units.end(), [&](const Unit& x) { return x.name == r.unit; });
+            if (u == units.end())
+                throw o.error("unit", fmt::format("'{}' is not a unit of {} (allowed: {})", r.unit, r.metric,
+                                                  unit_names(units)));
+            r.unit_scale = u->scale;
+        }
+        r.published = read_published(o);
+        r.tolerance = read_tolerance(o);
+        if (r.tolerance.kind == Tolerance::Kind::DIRECTION && !r.ratio_to)
+            throw o.error("tolerance", "\"direction\" compares two runs: the row needs \"ratio_to\"");
+        const std::string expect = o.str("expect");
+        if (expect != "pass" && expect != "known_miss")
+            throw o.error("expect", fmt::format("'{}' (allowed: \"pass\", \"known_miss\")", expect));
+        r.known_miss = expect == "known_miss";
+        r.why = o.str("why", false);
+        if (r.known_miss && r.why.empty())
+            throw o.error("why", "a known_miss row must say why blksim does not reproduce it");
+        (void)o.str("note", false);
+        experiments.insert(r.experiment);
+        d.rows.push_back(std::move(r));
+    }
+
+    if (j.contains("reduced")) {
+        if (!j.at("reduced").is_object())
+            throw top.error("reduced", "must be an object {\"seeds\": N, \"sets\": {\"E1\": [...], ...}}");
+        const Obj red{j.at("reduced"), path, "$.reduced"};
+        red.only({"seeds", "sets"});
+        if (j.at("reduced").contains("seeds")) {
+            const double s = red.number("seeds");
+            if (s < 2 || s != std::floor(s) || s > 1000)
+                throw red.error("seeds", "must be an integer from 2 to 1000");
+            d.reduced_seeds = static_cast<unsigned>(s);
+        }
+        if (j.at("reduced").contains("sets")) {
+            const ojson& sets = j.at("reduced").at("sets");
+            if (!sets.is_object())
+                throw red.error("sets", "must be an object: experiment -> array of --set overrides");
+            const Obj so{sets, path, "$.reduced.sets"};
+            for (const auto& [k, v] : sets.items()) {
+                if (!experiments.count(k))
+                    throw so.error(k, "no row has this experiment");
+                d.reduced_sets.emplace_back(k, so.strings(k));
+            }
+        }
+    }
+    return d;
+}
+
+std::vector<Metric> reproduce_metrics(const report::RunResult& r) {
+    std::vector<Metric> out = run_metrics(r);
+    const std::vector<report::JobResult> groups = report::fio::thread_stats(r, true);
+    const std::vector<std::string> names = group_names(groups);
+    static constexpr const char* DIRS[] = {"read", "write"};
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        for (unsigned d = 0; d < report::DDIR_RWDIR_CNT; ++d) {
+            const report::DirResult& dr = groups[g].dir[d];
+            if (dr.total_ios == 0)
+                continue;
+            out.push_back({fmt::format("{}/{}.clat_max_ns", names[g], DIRS[d]), dr.clat.max()});
+            for (const report::PrioResult& p : dr.prios)
+                if (p.clat.count() > 0)
+                    out.push_back({fmt::format("{}/{}.prio{}_{}.clat_mean_ns", names[g], DIRS[d], p.ioprio_class,
+                                               p.ioprio_level),
+                                   p.clat.mean()});
+        }
+    return out;
+}
+
+std::optional<double> find_metric(const std::vector<Metric>& ms, const std::string& metric) {
+    for (const Metric& m : ms)
+        if (m.key == metric)
+            return m.value;
+    // A suffix "<dir>.<name>": the one group that has it.
+    const std::string tail = "/" + metric;
+    std::optional<double> found;
+    for (const Metric& m : ms)
+        if (m.key.ends_with(tail)) {
+            if (found)
+                return std::nullopt;  // in two groups: ambiguous
+            found = m.value;
+        }
+    return found;
+}
+
+const char* row_status_name(RowStatus s) {
+    switch (s) {
+    case RowStatus::OK: return "ok";
+    case RowStatus::FAIL: return "FAIL";
+    case RowStatus::KNOWN_MISS: return "known miss";
+    case RowStatus::KNOWN_MISS_NOW_WITHIN: break;
+    }
+    return "known miss, now within";
+}
+
+RowResult evaluate_row(const PublishedRow& row, std::vector<double> values) {
+    if (values.size() < 2)
+        throw std::invalid_argument("evaluate_row: need at least two seeds");
+    RowResult r;
+    r.row = &row;
+    r.values = std::move(values);
+    const double n = static_cast<double>(r.values.size());
+    r.mean = mean_of(r.values);
+    r.half_width = t_quantile(0.975, n - 1.0) * sd_of(r.values, r.mean) / std::sqrt(n);
+    r.error_pct = row.published != 0.0 ? 100.0 * (r.mean - row.published) / row.published : 0.0;
+    switch (row.tolerance.kind) {
+    case Tolerance::Kind::RELATIVE:
+        r.within = std::fabs(r.mean - row.published) <= row.tolerance.value / 100.0 * std::fabs(row.published);
+        break;
+    case Tolerance::Kind::ABSOLUTE:
+        r.within = std::fabs(r.mean - row.published) <= row.tolerance.value;
+        break;
+    case Tolerance::Kind::DIRECTION: {
+        // The change (ratio - 1) has the published sign, and the interval excludes no change:
+        // identical runs (ratio 1 exactly) match no direction.
+        const double pub = row.published - 1.0;
+        const bool up = r.mean - r.half_width > 1.0, down = r.mean + r.half_width < 1.0;
+        r.within = (pub > 0.0 && up) || (pub < 0.0 && down);
+        break;
+    }
+    }
+    if (row.known_miss)
+        r.status = r.within ? RowStatus::KNOWN_MISS_NOW_WITHIN : RowStatus::KNOWN_MISS;
+    else
+        r.status = r.within ? RowStatus::OK : RowStatus::FAIL;
+    return r;
+}
+
+std::string format_reproduce_normal(const ReproduceInfo& info, const std::vector<RowResult>& rows) {
+    const std::vector<std::string> head = {"exp", "cell", "metric", "published", "simulated (mean ± 95 % CI)",
+                                           "error", "tolerance", "result"};
+    std::vector<std::vector<std::string>> table;
+    for (const RowResult& r : rows) {
+        const PublishedRow& p = *r.row;
+        table.push_back({p.experiment, p.cell, metric_text(p), num(p.published),
+                         fmt::format("{} ± {}", num(r.mean), num_like(r.half_width, r.mean)),
+                         fmt::format("{:+.1f} %", r.error_pct), tolerance_text(p.tolerance),
+                         row_status_name(r.status)});
+    }
+    // Column widths in characters (the table has a few multi-byte signs: ±, −).
+    auto width = [](const std::string& s) {
+        std::size_t w = 0;
+        for (const unsigned char c : s)
+            w += (c & 0xC0) != 0x80;
+        return w;
+    };
+    std::vector<std::size_t> w(head.size());
+    for (std::size_t c = 0; c < head.size(); ++c) {
+        w[c] = width(head[c]);
+        for (const auto& line : table)
+            w[c] = std::max(w[c], width(line[c]));
+    }
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string s;
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            // Numbers right-aligned (published, simulated, error), text left-aligned.
+            const bool right = c == 3 || c == 4 || c == 5;
+            const std::string pad(w[c] - width(cells[c]), ' ');
+            s += (c ? "  " : "") + (right ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : ""));
+        }
+        return s + "\n";
+    };
+    std::string out = fmt::format("reproduce: {} rows from {} ({}), {} seed{} ({}){}\n", rows.size(), info.data_file,
+                                  info.source, info.seeds.size(), info.seeds.size() == 1 ? "" : "s",
+                                  seeds_text(info.seeds), info.reduced ? ", reduced runtimes" : "");
+    out += "\n" + line(head);
+    std::string last;
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        if (!last.empty() && rows[i].row->experiment != last)
+            out += "\n";
+        last = rows[i].row->experiment;
+        out += line(table[i]);
+    }
+    std::size_t ok = 0, fail = 0, miss = 0, now = 0;
+    for (const RowResult& r : rows)
+        switch (r.status) {
+        case RowStatus::OK: ++ok; break;
+        case RowStatus::FAIL: ++fail; break;
+        case RowStatus::KNOWN_MISS: ++miss; break;
+        case RowStatus::KNOWN_MISS_NOW_WITHIN: ++now; break;
+        }
+    out += fmt::format("\n{} within tolerance, {} outside tolerance that should pass (FAIL), {} known misses{}\n", ok,
+                       fail, miss, now ? fmt::format(", {} known misses now within tolerance", now) : std::string());
+    // Why each known miss is one, once per distinct reason.
+    std::vector<std::string> whys;
+    for (const RowResult& r : rows)
+        if (r.row->known_miss && std::find(whys.begin(), whys.end(), r.row->experiment + ": " + r.row->why) == whys.end())
+            whys.push_back(r.row->experiment + ": " + r.row->why);
+    for (const std::string& why : whys)
+        out += "known miss, " + why + "\n";
+    return out;
+}
+
+std::string format_reproduce_json(const ReproduceInfo& info, const std::vector<RowResult>& rows) {
+    ojson j;
+    j["blksim_reproduce"] = 1;
+    j["data"] = info.data_file;
+    j["source"] = info.source;
+    j["seeds"] = info.seeds;
+    j["reduced"] = info.reduced;
+    j["rows"] = ojson::array();
+    std::size_t counts[4] = {0, 0, 0, 0};
+    for (const RowResult& r : rows) {
+        const PublishedRow& p = *r.row;
+        ojson o;
+        o["experiment"] = p.experiment;
+        o["cell"] = p.cell;
+        o["section"] = p.section;
+        o["scenario"] = p.run.scenario;
+        o["sets"] = p.run.sets;
+        if (p.ratio_to)
+            o["ratio_to"] = {{"scenario", p.ratio_to->scenario}, {"sets", p.ratio_to->sets}};
+        o["metric"] = p.metric;
+        o["unit"] = p.ratio_to ? "ratio" : p.unit;
+        o["published"] = p.published;
+        o["mean"] = r.mean;
+        o["ci_half_width"] = r.half_width;
+        o["values"] = r.values;
+        o["error_pct"] = r.error_pct;
+        o["tolerance"] = tolerance_text(p.tolerance);
+        o["within"] = r.within;
+        o["expect"] = p.known_miss ? "known_miss" : "pass";
+        o["status"] = row_status_name(r.status);
+        if (p.known_miss)
+            o["why"] = p.why;
+        ++counts[static_cast<int>(r.status)];
+        j["rows"].push_back(std::move(o));
+    }
+    j["summary"] = {{"ok", counts[0]}, {"fail", counts[1]}, {"known_miss", counts[2]}, {"known_miss_now_within", counts[3]}};
+    return j.dump(2) + "\n";
+}
+
+}  // namespace blksim::experiment
