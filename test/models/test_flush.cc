@@ -158,16 +158,19 @@ TEST_CASE("fdatasync: timed in the sync latency, not counted in issued rwts (fio
 }
 
 TEST_CASE("Trace: rwbs of flushes and FUA as blkparse prints them, the blktrace category bits", "[flush][trace]") {
-    const scenario::Scenario s =
-        scenario::load_scenario_text(flush_scenario("hdd", R"("write_cache": 1)", R"("fsync": 1, "number_ios": 2)"), "f.json");
-    topology::Machine m(s.machine);
-    std::ostringstream text;
-    {
-        report::BlkparseWriter w(text, report::sim_trace_devices({"sda"}), "fio");
-        m.set_trace(&w);
-        m.run();
-    }
-    const std::string t = text.str();
+    // The blkparse text of a run on an HDD with its write cache on, `job` the job's options.
+    const auto trace_of = [](const std::string& job) {
+        const scenario::Scenario sc = scenario::load_scenario_text(flush_scenario("hdd", R"("write_cache": 1)", job), "f.json");
+        topology::Machine m(sc.machine);
+        std::ostringstream text;
+        {
+            report::BlkparseWriter w(text, report::sim_trace_devices({"sda"}), "fio");
+            m.set_trace(&w);
+            m.run();
+        }
+        return text.str();
+    };
+    const std::string t = trace_of(R"("fsync": 1, "number_ios": 2)");
     INFO(t);
     CHECK_THAT(t, Catch::Contains("  Q FWS [fio]\n"));   // fsync's empty REQ_PREFLUSH write
     CHECK_THAT(t, Catch::Contains("  G FWS [fio]\n"));
@@ -176,16 +179,7 @@ TEST_CASE("Trace: rwbs of flushes and FUA as blkparse prints them, the blktrace 
     CHECK_THAT(t, Catch::Contains("  C  WS 0 [0]\n"));   // the fsync's request ends after it
     CHECK_THAT(t, Catch::Contains("  D  WS "));          // the writes themselves: plain
 
-    const scenario::Scenario f =
-        scenario::load_scenario_text(flush_scenario("hdd", R"("write_cache": 1)", R"("sync": 1, "number_ios": 1)"), "f.json");
-    topology::Machine mf(f.machine);
-    std::ostringstream ftext;
-    {
-        report::BlkparseWriter w(ftext, report::sim_trace_devices({"sda"}), "fio");
-        mf.set_trace(&w);
-        mf.run();
-    }
-    CHECK_THAT(ftext.str(), Catch::Contains("  Q WFS ") && Catch::Contains("  D WFS ") && Catch::Contains("  C WFS "));
+    CHECK_THAT(trace_of(R"("sync": 1, "number_ios": 1)"), Catch::Contains("  Q WFS ") && Catch::Contains("  D WFS ") && Catch::Contains("  C WFS "));
 
     namespace bt = report::blktrace;
     blkmq::TraceEvent e;
