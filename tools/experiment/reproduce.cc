@@ -164,7 +164,10 @@ Tolerance read_tolerance(const Obj& o) {
         return tol;
     }
     if (t.is_object() && t.size() == 1) {
-        const auto& [k, v] = *t.items().begin();
+        // Not `*t.items().begin()`: that refers into the temporary proxy's iterator (ASan:
+        // stack-use-after-scope).
+        const std::string k = t.begin().key();
+        const ojson& v = t.begin().value();
         if ((k == "relative_pct" || k == "absolute") && v.is_number() && v.get<double>() > 0.0) {
             tol.kind = k == "absolute" ? Tolerance::Kind::ABSOLUTE : Tolerance::Kind::RELATIVE;
             tol.value = v.get<double>();
