@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Writes E3's held-back rows (shared/validation/seed-experiments.md): the NVMe scenarios'
 workloads on a SATA SSD (AHCI port) and a SAS HDD (behind a SAS HBA):
-scenarios/seeds/e3-<sata|sas>-<workload>-<none|mq-deadline|direct>.json. Run from the
+scenarios/seeds/e3-<sata-ssd|sas-hdd>-<workload>-<none|mq-deadline|direct>.json. Run from the
 repository root. The published figures for these rows are held back: these are predictions."""
 import json
 
 DEVICES = {
-    "sata": ("a Samsung-class SATA SSD (samsung-860evo-500g profile) on an AHCI port",
+    "sata-ssd": ("a Samsung-class SATA SSD (samsung-860evo-500g profile) on an AHCI port",
              {"name": "sda", "model": "sata_ssd", "profile": "samsung-860evo-500g"}, None),
-    "sas": ("a 7200 rpm SAS HDD (hdd-7200-sas profile: 12 Gb/s link, 128 queued commands, write cache off) behind a SAS HBA",
+    "sas-hdd": ("a 7200 rpm SAS HDD (hdd-7200-sas profile: 12 Gb/s link, 128 queued commands, write cache off) behind a SAS HBA",
             {"name": "sda", "model": "hdd", "profile": "hdd-7200-sas", "controller": "hba0"},
             [{"name": "hba0", "kind": "hba", "can_queue": 4096}]),
 }

@@ -87,7 +87,7 @@ TEST_CASE("blksim fio: E4's fio job on the NCQ-priority HDD, per-priority clat",
     const std::string e4 = "--name=e4 --ioengine=libaio --direct=1 --rw=randread --bs=128k --iodepth=24 "
                            "--cmdprio_percentage=10 --cmdprio_class=1 --ioscheduler=none --runtime=60 --time_based "
                            "--group_reporting";
-    const std::string machine = src("scenarios/seeds/e4-hdd-ncq-prio.json");
+    const std::string machine = src("scenarios/seeds/e4-ncq-prio.json");
     const Result fio = blksim("fio -q --device " + machine + " -- " + e4 + " --runtime=300ms", false);
     REQUIRE(fio.status == 0);
     CHECK(has(fio.out, "clat prio 1/0"));

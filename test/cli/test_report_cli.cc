@@ -86,7 +86,7 @@ TEST_CASE("report: a real run becomes PNGs that open and one self-contained page
     TempDir t("run");
     const std::string html_path = t / "report.html";
     const std::string wd = t / "wd";
-    const auto r = run_blksim("report " + source_path("scenarios/seeds/e4-hdd-ncq-prio.json") +
+    const auto r = run_blksim("report " + source_path("scenarios/seeds/e4-ncq-prio.json") +
                               " --set jobs.0.runtime=2s -o " + html_path + " --workdir " + wd);
     INFO(r.out);
     REQUIRE(r.status == 0);

@@ -128,7 +128,7 @@ TEST_CASE("reproduce --check exits 1 when a row expected to pass is outside tole
 
 TEST_CASE("reproduce: bad data files and options exit 2 naming the file and the JSON path", "[cli][reproduce]") {
     clitest::TempDir tmp("reproduce-bad");
-    const std::string scen = clitest::source_path("scenarios/seeds/e4-hdd-ncq-prio.json");
+    const std::string scen = clitest::source_path("scenarios/seeds/e4-ncq-prio.json");
     auto with_row = [&](const std::string& name, const std::string& row) {
         std::ofstream(tmp / name) << R"({"blksim_published": 1, "source": "x", "rows": [)" + row + "]}";
         return clitest::run_blksim("reproduce --data " + tmp / name);

@@ -66,7 +66,7 @@ TEST_CASE("reproduce: metrics by suffix, per-priority clat from a run", "[reprod
     CHECK_FALSE(find_metric(ms, "read.iops"));     // two groups have it
     CHECK_FALSE(find_metric(ms, "read.bw_bytes"));
 
-    const auto s = scenario::load_scenario(seeds_file("e4-hdd-ncq-prio.json"), {"jobs.0.runtime=5s"});
+    const auto s = scenario::load_scenario(seeds_file("e4-ncq-prio.json"), {"jobs.0.runtime=5s"});
     topology::Machine m(s.machine);
     const std::vector<Metric> got = reproduce_metrics(m.run());
     const auto rt = find_metric(got, "read.prio1_0.clat_mean_ns");

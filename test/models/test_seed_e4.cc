@@ -22,7 +22,7 @@ struct E4 {
 E4 run(const std::vector<std::string>& sets) {
     std::vector<std::string> all = {"jobs.0.runtime=30s"};
     all.insert(all.end(), sets.begin(), sets.end());
-    const auto s = scenario::load_scenario(std::string(BLKSIM_SOURCE_DIR) + "/scenarios/seeds/e4-hdd-ncq-prio.json", all);
+    const auto s = scenario::load_scenario(std::string(BLKSIM_SOURCE_DIR) + "/scenarios/seeds/e4-ncq-prio.json", all);
     topology::Machine m(s.machine);
     const auto r = m.run();
     REQUIRE(r.jobs.size() == 1);
