@@ -149,10 +149,8 @@ void RequestQueue::flush_end_io(Request* flush_rq, Time tc, uint32_t cpu, Time n
     FlushQueue& fq = h.fq;
     ++stats_.flushes;
     stats_.flush_ticks_ns += (tc - flush_rq->t_get).count();
-    if (elevator_ && flush_rq->driver_tag != BlkMqTags::NO_TAG) {
-        active_put(h);
-        h.tags.put(flush_rq->driver_tag, now);
-    }
+    if (elevator_)
+        put_driver_tag(h, flush_rq, now);
     flush_rq->driver_tag = BlkMqTags::NO_TAG;  // (a borrowed tag goes back with nothing to do)
     RequestList running;
     running.splice_tail(fq.queue[fq.running_idx]);
@@ -166,11 +164,8 @@ void RequestQueue::flush_end_io(Request* flush_rq, Time tc, uint32_t cpu, Time n
 // now (the scheduler tag stays until the request ends).
 void RequestQueue::flush_data_end_io(Request* rq, Time tc, uint32_t cpu, Time now) {
     HwQueue& h = *rq->mq_hctx;
-    if (elevator_ && rq->driver_tag != BlkMqTags::NO_TAG) {
-        active_put(h);
-        h.tags.put(rq->driver_tag, now);
-        rq->driver_tag = BlkMqTags::NO_TAG;
-    }
+    if (elevator_)
+        put_driver_tag(h, rq, now);
     --h.fq.data_in_flight;
     flush_complete_seq(rq, h, REQ_FSEQ_DATA, tc, cpu);
     completion_restart(h, now);

@@ -130,6 +130,8 @@ struct Request {
 
     uint64_t bytes() const { return static_cast<uint64_t>(nr_sectors) << 9; }
     uint64_t end_sector() const { return sector + nr_sectors; }
+    // rq_mergeable(): no bio joins a FUA / PREFLUSH request or one inside a flush sequence.
+    bool mergeable() const { return !(cmd_flags & REQ_NOMERGE_FLAGS) && rq_flags == 0; }
     bool fua() const { return (cmd_flags & REQ_FUA) != 0; }
 };
 

@@ -273,8 +273,8 @@ bool RequestQueue::bio_attempt_merge(Request* rq, Bio* bio, Time now, uint32_t c
     const uint32_t segs = bio_segments(bio->nr_sectors);
     // REQ_NOMERGE_FLAGS on either side, or a request in a flush sequence (RQF_FLUSH_SEQ):
     // bio_mergeable() / rq_mergeable() say no.
-    if (rq->q != this || rq->op != bio->op || ((bio->cmd_flags | rq->cmd_flags) & REQ_NOMERGE_FLAGS) ||
-        rq->rq_flags != 0 || rq->nr_sectors + bio->nr_sectors > max_sectors_ ||
+    if (rq->q != this || rq->op != bio->op || (bio->cmd_flags & REQ_NOMERGE_FLAGS) || !rq->mergeable() ||
+        rq->nr_sectors + bio->nr_sectors > max_sectors_ ||
         rq->nr_phys_segments + segs > cfg_.max_segments ||
         rq->ioprio_class != bio->ioprio_class || rq->ioprio_level != bio->ioprio_level)
         return false;
@@ -323,7 +323,7 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
     // rq_mergeable(): not into a FUA request or one in a flush sequence. *Simplification:* the
     // kernel's lookup would skip it and try the other side; here the merge is just refused.
     if (m == sched::ElvMerge::NO_MERGE || rq->nr_phys_segments + segs > cfg_.max_segments ||
-        (rq->cmd_flags & REQ_NOMERGE_FLAGS) || rq->rq_flags != 0)
+        !rq->mergeable())
         return false;
     rq->nr_phys_segments += segs;
     const unsigned dir = bio->op == ReqOp::WRITE ? 1u : 0u;
@@ -383,7 +383,7 @@ bool RequestQueue::mergeable(const Request& a, const Request& b) const {
     return a.end_sector() == b.sector && a.op == b.op && a.ioprio_class == b.ioprio_class &&
            a.ioprio_level == b.ioprio_level && a.nr_sectors + b.nr_sectors <= max_sectors_ &&
            a.nr_phys_segments + b.nr_phys_segments <= cfg_.max_segments &&
-           !((a.cmd_flags | b.cmd_flags) & REQ_NOMERGE_FLAGS) && (a.rq_flags | b.rq_flags) == 0 &&
+           a.mergeable() && b.mergeable() &&
            b.driver_tag == BlkMqTags::NO_TAG;
 }
 
@@ -728,11 +728,7 @@ void RequestQueue::requeue_request(Request* rq, Time now, uint32_t cpu) {
     if (elevator_) {
         // blk_mq_put_driver_tag: only a request with a scheduler tag gives its driver tag
         // back (without an elevator the driver tag is the request's own).
-        if (rq->driver_tag != BlkMqTags::NO_TAG) {
-            active_put(h);
-            h.tags.put(rq->driver_tag, now);
-            rq->driver_tag = BlkMqTags::NO_TAG;
-        }
+        put_driver_tag(h, rq, now);
         elevator_->requeue_request(rq);  // blk_mq_sched_requeue_request
     }
     // blk_mq_add_to_requeue_list(rq, BLK_MQ_INSERT_AT_HEAD) + blk_mq_kick_requeue_list: the
@@ -894,11 +890,7 @@ void RequestQueue::free_request(Request* rq, Time now) {
     ++freed_;
     if (elevator_)
         elevator_->completed_request(rq, now);
-    if (rq->driver_tag != BlkMqTags::NO_TAG) {
-        active_put(h);
-        h.tags.put(rq->driver_tag, now);
-        rq->driver_tag = BlkMqTags::NO_TAG;
-    }
+    put_driver_tag(h, rq, now);
     if (elevator_)
         h.sched_tags->put(rq->tag, now);
 }

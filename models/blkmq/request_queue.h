@@ -199,6 +199,15 @@ private:
     sim::Time sched_dispatch(HwQueue& h, sim::Time now, uint32_t cpu);
     void insert_requests(RequestList& list, sim::Time now, uint32_t cpu);
     bool get_driver_tag(HwQueue& h, Request* rq, sim::Time now);
+    // __blk_mq_put_driver_tag(): the driver tag back to h's tags (and out of the active
+    // count), if rq holds one.
+    void put_driver_tag(HwQueue& h, Request* rq, sim::Time now) {
+        if (rq->driver_tag == BlkMqTags::NO_TAG)
+            return;
+        active_put(h);
+        h.tags.put(rq->driver_tag, now);
+        rq->driver_tag = BlkMqTags::NO_TAG;
+    }
     Request* init_request(Request& rq, HwQueue& h, uint32_t driver_tag, uint32_t cpu, sim::Time now);
     bool mergeable(const Request& a, const Request& b) const;
     bool attempt_insert_merge(Request* rq, sim::Time now, uint32_t cpu);
