@@ -160,7 +160,6 @@ void JobThread::run_step(Time start) {
         account_sync(io, start + sys);
     }
 
-    bool end_sync = false;
     if (batch_pos_ < batch_.size()) {
         // Still inside an io_submit that slept for a tag: go on with the same batch.
     } else {
@@ -192,16 +191,8 @@ void JobThread::run_step(Time start) {
                 return;
             }
         }
-        if (finishing && in_kernel_ == 0 && nr_done_ == 0 && end_fsync_due()) {
-            // fio's end_fsync / fsync_on_close: one fsync once everything is in (runstate
-            // TD_FSYNCING: neither counted nor timed).
-            end_fsync_done_ = true;
-            end_sync = true;
-            batch_.clear();
-            batch_pos_ = 0;
-            batch_syscall_charged_ = false;
-            batch_.push_back(prep_sync_io_u(start + sys + usr, false, false));
-        } else if (finishing && in_kernel_ == 0 && nr_done_ == 0) {
+        const bool drained = in_kernel_ == 0 && nr_done_ == 0;
+        if (finishing && drained && !end_fsync_due()) {
             const Duration c = sys + usr;
             res_.cpu_busy += c;
             res_.cpu_sys += sys;
@@ -209,20 +200,21 @@ void JobThread::run_step(Time start) {
             cpu_.release(start);
             return;
         }
-        if (end_sync) {
-            // straight into the kernel with it
-        } else if (pause_ != Pause::NONE && !finishing && in_kernel_ == 0 && nr_done_ == 0) {
+        if (pause_ != Pause::NONE && !finishing && drained) {
             pause(start, sys, usr);
             return;
         }
-        // Queue a new batch: fio commits when iodepth_batch_submit io_us are queued or
-        // the queue is full.
-        if (!end_sync) {
-            batch_.clear();
-            batch_pos_ = 0;
-            batch_syscall_charged_ = false;
-        }
-        if (!end_sync && !draining && !free_ious_.empty()) {
+        batch_.clear();
+        batch_pos_ = 0;
+        batch_syscall_charged_ = false;
+        if (finishing && drained) {
+            // fio's end_fsync / fsync_on_close: one fsync once everything is in (runstate
+            // TD_FSYNCING: neither counted nor timed), straight into the kernel.
+            end_fsync_done_ = true;
+            batch_.push_back(prep_sync_io_u(start + sys + usr, false, false));
+        } else if (!draining && !free_ious_.empty()) {
+            // Queue a new batch: fio commits when iodepth_batch_submit io_us are queued or
+            // the queue is full.
             const uint32_t want = is_sync() ? 1 : std::max(1u, cfg_.iodepth_batch_submit);
             const auto k = std::min<uint32_t>(want, static_cast<uint32_t>(free_ious_.size()));
             for (uint32_t i = 0; i < k && !done_issuing(start); ++i) {
@@ -590,23 +582,13 @@ bool JobThread::submit_one(uint32_t idx, Time now, Duration& extra) {
         q_.bio_to_request(rq, &bio, res_.pid, io.queued);
         if (q_.tracing())
             q_.trace_bio(blkmq::TraceAction::GETRQ, bio, now + extra, cpu, res_.pid);  // blk_add_trace_getrq
-        if (rq->cmd_flags & blkmq::REQ_NOMERGE_FLAGS) [[unlikely]] {
-            // blk_insert_flush() before the plug: the flush machinery may take it (and may
-            // even end it at once, so the piece counts as submitted first).
-            piece_submitted(io);
-            if (!q_.insert_flush(rq, now + extra, cpu)) {
-                if (q_.tracing() && plug_.empty())
-                    q_.trace(blkmq::TraceAction::PLUG, *rq, now + extra, cpu);
-                plug_.push_back(rq);
-            }
-            continue;
-        }
-        if (q_.tracing()) {
-            if (plug_.empty())
-                q_.trace(blkmq::TraceAction::PLUG, *rq, now + extra, cpu);
-        }
-        plug_.push_back(rq);
+        // The piece counts as submitted before blk_insert_flush(), which may end it at once.
         piece_submitted(io);
+        if ((rq->cmd_flags & blkmq::REQ_NOMERGE_FLAGS) && q_.insert_flush(rq, now + extra, cpu)) [[unlikely]]
+            continue;  // blk_insert_flush() before the plug: the flush machinery has it
+        if (q_.tracing() && plug_.empty())
+            q_.trace(blkmq::TraceAction::PLUG, *rq, now + extra, cpu);
+        plug_.push_back(rq);
     }
     return true;
 }
