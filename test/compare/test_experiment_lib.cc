@@ -45,6 +45,17 @@ TEST_CASE("paired confidence interval of the difference", "[compare]") {
     CHECK_THROWS(paired_ci(std::vector<double>{1}, std::vector<double>{2}));
 }
 
+TEST_CASE("confidence interval of a mean over seeds", "[compare][reproduce]") {
+    // 1, 2, 3, 4: mean 2.5, sd sqrt(5/3), half width t(0.975, 3) * sd / 2.
+    const MeanCi ci = mean_ci(std::vector<double>{1, 2, 3, 4});
+    CHECK(ci.n == 4);
+    CHECK(ci.mean == Approx(2.5));
+    CHECK(ci.sd == Approx(std::sqrt(5.0 / 3.0)));
+    CHECK(ci.half_width == Approx(3.182446 * std::sqrt(5.0 / 3.0) / 2.0).epsilon(1e-5));
+    CHECK(mean_ci(std::vector<double>{7, 7, 7}).half_width == 0.0);
+    CHECK_THROWS(mean_ci(std::vector<double>{1}));
+}
+
 TEST_CASE("verdicts follow each metric's good direction", "[compare]") {
     auto run = [](double iops, double lat) {
         return std::vector<Metric>{{"j/read.iops", iops}, {"j/read.clat_p99_ns", lat}};

@@ -24,6 +24,7 @@
 #include "models/topology/machine.h"
 #include "tools/blksim/commands.h"
 #include "tools/blksim/html_page.h"
+#include "tools/experiment/read_file.h"
 #include "tools/experiment/simulate.h"
 #include "tools/experiment/sweep.h"
 #include "tools/scenario/scenario.h"
@@ -33,6 +34,7 @@ namespace blksim::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using experiment::read_file;
 
 struct ReportOptions {
     std::string scenario;
@@ -149,15 +151,6 @@ int run_plot_tool(const PlotTool& t, const std::vector<std::string>& args, std::
 }
 
 // --- files ----------------------------------------------------------------------------------
-
-std::optional<std::string> read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 bool write_file(const fs::path& p, const std::string& text, const char* what) {
     std::ofstream f(p, std::ios::binary | std::ios::trunc);

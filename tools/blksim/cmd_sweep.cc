@@ -7,7 +7,6 @@
 #include <iterator>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +14,7 @@
 
 #include "tools/blksim/cmd_experiment.h"
 #include "tools/experiment/progress.h"
+#include "tools/experiment/read_file.h"
 #include "tools/experiment/simulate.h"
 #include "tools/experiment/sweep.h"
 #include "tools/experiment/thread_pool.h"
@@ -191,12 +191,10 @@ int cmd_sweep_merge(const SweepMergeOptions& o) {
     std::vector<SweepOutput> shards;
     try {
         for (const std::string& f : o.inputs) {
-            std::ifstream in(f, std::ios::binary);
-            if (!in)
+            const std::optional<std::string> text = read_file(f);
+            if (!text)
                 throw SweepError(fmt::format("{}: cannot open the file", f));
-            std::ostringstream text;
-            text << in.rdbuf();
-            shards.push_back(from_json(text.str(), f));
+            shards.push_back(from_json(*text, f));
         }
         const SweepOutput merged = merge_shards(shards, o.inputs);
         return write_outputs("sweep-merge", o.csv, o.json, merged) ? 0 : 2;

@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "models/report/fio_format.h"
+#include "tools/experiment/read_file.h"
 #include "tools/experiment/stats.h"
 
 namespace blksim::experiment {
@@ -72,15 +71,6 @@ std::string unit_names(std::span<const Unit> units) {
     for (const Unit& u : units)
         s += fmt::format("{}\"{}\"", s.empty() ? "" : ", ", u.name);
     return s;
-}
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ReproduceError(fmt::format("{}: cannot open the file", path));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 // Readers of one JSON object that name the file and the JSON path in every error and refuse
@@ -177,20 +167,6 @@ Tolerance read_tolerance(const Obj& o) {
     throw o.error("tolerance", fmt::format("'{}' is not a tolerance ({}, with P and X > 0)", t.dump(), allowed));
 }
 
-double mean_of(const std::vector<double>& v) {
-    double s = 0.0;
-    for (const double x : v)
-        s += x;
-    return s / static_cast<double>(v.size());
-}
-
-double sd_of(const std::vector<double>& v, double mean) {
-    double m2 = 0.0;
-    for (const double x : v)
-        m2 += (x - mean) * (x - mean);
-    return std::sqrt(m2 / static_cast<double>(v.size() - 1));
-}
-
 // Four significant figures without exponents: IOPS in the hundred thousands, ratios near 1.
 std::string num(double v) {
     const double a = std::fabs(v);
@@ -234,7 +210,10 @@ std::string seeds_text(const std::vector<uint64_t>& s) {
 }  // namespace
 
 PublishedData load_published(const std::string& path) {
-    const std::string text = read_text(path);
+    const std::optional<std::string> file = read_file(path);
+    if (!file)
+        throw ReproduceError(fmt::format("{}: cannot open the file", path));
+    const std::string& text = *file;
     const ojson j = ojson::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object())
         throw ReproduceError(fmt::format("{}: not a JSON object", path));
@@ -387,9 +366,9 @@ RowResult evaluate_row(const PublishedRow& row, std::vector<double> values) {
     RowResult r;
     r.row = &row;
     r.values = std::move(values);
-    const double n = static_cast<double>(r.values.size());
-    r.mean = mean_of(r.values);
-    r.half_width = t_quantile(0.975, n - 1.0) * sd_of(r.values, r.mean) / std::sqrt(n);
+    const MeanCi ci = mean_ci(r.values, 0.95);
+    r.mean = ci.mean;
+    r.half_width = ci.half_width;
     r.error_pct = row.published != 0.0 ? 100.0 * (r.mean - row.published) / row.published : 0.0;
     switch (row.tolerance.kind) {
     case Tolerance::Kind::RELATIVE:

@@ -11,6 +11,18 @@ namespace blksim::experiment {
 // e.g. t_quantile(0.975, 9) = 2.262 for a two-sided 95 % interval from 10 pairs.
 double t_quantile(double p, double dof);
 
+// The Student-t confidence interval of the mean of independent samples (blksim reproduce:
+// one figure over N seeds).
+struct MeanCi {
+    std::size_t n = 0;
+    double mean = 0.0;
+    double sd = 0.0;          // sample standard deviation (n - 1 in the denominator)
+    double half_width = 0.0;  // t_{1-alpha/2, n-1} * sd / sqrt(n)
+};
+
+// v.size() >= 2. confidence e.g. 0.95.
+MeanCi mean_ci(std::span<const double> v, double confidence = 0.95);
+
 // Replication i of A and replication i of B form pair i; d_i = b_i - a_i.
 struct PairedCi {
     std::size_t n = 0;
