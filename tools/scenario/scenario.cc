@@ -1200,8 +1200,7 @@ private:
             if (c.contains("can_queue")) cfg.can_queue = c["can_queue"].get<uint32_t>();
             if (c.contains("nr_hw_queues")) cfg.nr_hw_queues = c["nr_hw_queues"].get<uint32_t>();
             if (c.contains("reserved_tags")) cfg.reserved_tags = c["reserved_tags"].get<uint32_t>();
-            if (c.contains("host_tagset"))
-                cfg.host_tagset = c["host_tagset"].is_boolean() ? c["host_tagset"].get<bool>() : c["host_tagset"].get<int>() != 0;
+            ParamReader{c, at, rep_}.flag("host_tagset", cfg.host_tagset);
             if (cfg.reserved_tags >= cfg.can_queue)
                 rep_.fail(child(at, "reserved_tags"), "reserved_tags (" + std::to_string(cfg.reserved_tags) +
                                                           ") must stay below can_queue (" + std::to_string(cfg.can_queue) +
@@ -1332,23 +1331,20 @@ private:
     }
 
     dev::NullBlkConfig decode_null_blk(const json& p, const std::string& ptr) const {
+        const ParamReader r{p, ptr, rep_};
         dev::NullBlkConfig c;
         if (p.contains("irqmode")) c.irqmode = static_cast<dev::NullBlkConfig::IrqMode>(p["irqmode"].get<int>());
-        if (p.contains("completion_nsec"))
-            c.completion_nsec = parse_time_at(p["completion_nsec"], child(ptr, "completion_nsec"), units::TimeUnit::NSEC, rep_);
-        if (p.contains("hw_queue_depth")) c.hw_queue_depth = p["hw_queue_depth"].get<uint32_t>();
-        if (p.contains("submit_queues")) c.submit_queues = p["submit_queues"].get<uint32_t>();
-        if (p.contains("blocksize")) c.blocksize = p["blocksize"].get<uint32_t>();
+        r.time("completion_nsec", c.completion_nsec);
+        r.u32("hw_queue_depth", c.hw_queue_depth);
+        r.u32("submit_queues", c.submit_queues);
+        r.u32("blocksize", c.blocksize);
         if (p.contains("gb")) c.size_bytes = p["gb"].get<uint64_t>() * kNullBlkGb;
-        if (p.contains("requeue_every")) c.requeue_every = p["requeue_every"].get<uint32_t>();
-        if (p.contains("shared_tags"))
-            c.shared_tags = p["shared_tags"].is_boolean() ? p["shared_tags"].get<bool>() : p["shared_tags"].get<int>() != 0;
-        if (p.contains("shared_tag_bitmap"))
-            c.shared_tag_bitmap = p["shared_tag_bitmap"].is_boolean() ? p["shared_tag_bitmap"].get<bool>()
-                                                                      : p["shared_tag_bitmap"].get<int>() != 0;
-        if (p.contains("memory_backed")) c.memory_backed = p["memory_backed"].is_boolean() ? p["memory_backed"].get<bool>() : p["memory_backed"].get<int>() != 0;
+        r.u32("requeue_every", c.requeue_every);
+        r.flag("shared_tags", c.shared_tags);
+        r.flag("shared_tag_bitmap", c.shared_tag_bitmap);
+        r.flag("memory_backed", c.memory_backed);
         if (p.contains("cache_size")) c.cache_size_mb = p["cache_size"].get<uint64_t>();
-        if (p.contains("fua")) c.fua = p["fua"].is_boolean() ? p["fua"].get<bool>() : p["fua"].get<int>() != 0;
+        r.flag("fua", c.fua);
         return c;
     }
 
