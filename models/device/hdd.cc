@@ -504,7 +504,7 @@ void Hdd::serve_hit(blkmq::Request* rq, int seg, Time t) {
 bool Hdd::stream_hit(blkmq::Request* rq, uint64_t lba, uint64_t end, Time now, int64_t overhead) {
     if (ra_seg_ < 0 || busy_)
         return false;
-    const Segment& s = seg_[static_cast<uint32_t>(ra_seg_)];
+    Segment& s = seg_[static_cast<uint32_t>(ra_seg_)];
     const uint64_t f = frontier(now);
     if (lba < s.start || lba > ra_limit_ || f >= ra_limit_ || end > mech_.capacity_sectors())
         return false;
@@ -512,7 +512,7 @@ bool Hdd::stream_hit(blkmq::Request* rq, uint64_t lba, uint64_t end, Time now, i
     const Time ready = ra_t0_ + Duration::ns(mech_.media_ns(ra_lba0_, end - ra_lba0_));
     ++stats_.read_hits;
     ++stats_.stream_hits;
-    seg_[static_cast<uint32_t>(ra_seg_)].last_use = now.ns();
+    s.last_use = now.ns();
     const Time done = sim::max(sim::max(fw_run(now, overhead), ready), link_free_) +
                       Duration::ns(xfer_ns(static_cast<uint32_t>(end - lba)));
     link_free_ = done;
