@@ -59,6 +59,12 @@ public:
     bool sched_restart = false;  // BLK_MQ_S_SCHED_RESTART
     bool run_pending = false;    // an async run (kblockd work) is queued
     uint32_t run_gen = 0;        // bumped when a queued run is pulled earlier: the old event is stale
+    // hctx->run_work queued from submission (run_hw_queue_async) and what it is doing. A
+    // work item runs on one worker at a time: queued while it runs, it runs again after.
+    sim::Time run_at;            // when the queued run is due
+    uint32_t run_cpu = 0;        // the CPU whose kblockd worker takes it
+    bool work_looping = false;   // its dispatch loop continues in a dispatch_continue event
+    sim::Time work_busy_until;   // its last run's CPU work ends here
     uint32_t nr_active = 0;      // driver tags this hctx holds (hctx->nr_active)
     uint32_t in_driver = 0;      // requests the driver holds
     TagUser tag_user;            // this hctx as a user of a shared set (not with host-wide tags)

@@ -59,6 +59,7 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
             HwQueue& h = *q->hctxs_[hctx];
             ++h.run_gen;
             h.run_pending = true;
+            h.run_at = now;
             q->eq_.at<&RequestQueue::run_work>(now, q, run_work_arg(h));
         }, this);
         hold_ = elevator_->lock_hold(costs);
@@ -490,7 +491,9 @@ Time RequestQueue::elv_lock(cpu::Spinlock& lock, uint32_t cpu, Time t, Duration 
 // The plug flush with an elevator (blk_mq_dispatch_list → ->insert_requests, then
 // blk_mq_run_hw_queue inline): one lock section inserts the batch (trace I), then the hctx
 // is run. Requests the policy lets bypass it (E3's direct dispatch) go straight to the driver.
-void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu) {
+// With `async_run` (no plug: blk_mq_sched_insert_request(rq, false, true, true) in kernels
+// before 6.11) the hctx is run by kblockd instead.
+void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu, bool async_run) {
     Time t = now;
     RequestList to_insert;
     HwQueue* h_run = nullptr;
@@ -525,7 +528,10 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu) {
             elevator_->insert_request(rq, false, t);
         }
     }
-    run_hw_queue(*h_run, t, cpu);
+    if (async_run)
+        run_hw_queue_async(*h_run, t, cpu);
+    else
+        run_hw_queue(*h_run, t, cpu);
 }
 
 // __blk_mq_do_dispatch_sched(): rounds of at most max_dispatch requests pulled from the
@@ -585,6 +591,7 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         // event at its end rather than at once. A round that drained the elevator needs no
         // continuation: whoever inserts later runs the hctx itself.
         if (n == max_dispatch && elevator_->hctx_has_work(h.queue_num())) {
+            h.work_looping = true;
             eq_.at<&RequestQueue::dispatch_continue>(t, this, uint64_t{cpu} << 32 | h.queue_num());
             return t;
         }
@@ -595,14 +602,16 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
 void RequestQueue::dispatch_continue(uint64_t arg) {
     HwQueue& h = *hctxs_[static_cast<uint32_t>(arg)];
     const auto cpu = static_cast<uint32_t>(arg >> 32);
-    if (!h.dispatch.empty() || !elevator_->hctx_has_work(h.queue_num()))
-        return;  // another CPU's run took it meanwhile
-    sched_dispatch(h, sim::max(eq_.now(), cpus_[cpu]->free_at()), cpu);
+    h.work_looping = false;
+    if (h.dispatch.empty() && elevator_->hctx_has_work(h.queue_num()))  // else another CPU's run took it
+        sched_dispatch(h, sim::max(eq_.now(), cpus_[cpu]->free_at()), cpu);
+    if (!h.work_looping)
+        work_done(h, cpu);
 }
 
-void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu) {
+void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu, bool async_run) {
     if (elevator_) {
-        insert_requests(plug, now, cpu);
+        insert_requests(plug, now, cpu, async_run);
         return;
     }
     // Each ->queue_rq costs the submitting CPU; the D of request i is stamped when its
@@ -627,7 +636,9 @@ void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu) {
             last_h = &h;
         }
     }
-    if (inserted)
+    if (inserted && async_run)
+        run_hw_queue_async(*last_h, t, cpu);
+    else if (inserted)
         run_hw_queue(*last_h, t, cpu);
 }
 
@@ -696,7 +707,62 @@ void RequestQueue::delay_run_hw_queue(HwQueue& h, Time when) {
     if (h.run_pending)
         return;
     h.run_pending = true;
+    h.run_at = when;
     eq_.at<&RequestQueue::run_work>(when, this, run_work_arg(h));
+}
+
+// blk_mq_run_hw_queue(hctx, async = true) → kblockd_mod_delayed_work_on(
+// blk_mq_hctx_next_cpu(hctx), &hctx->run_work, 0). With one hctx next_cpu is
+// WORK_CPU_UNBOUND, the submitting CPU's worker; *simplification:* with several hctxs it is
+// the submitting CPU too (mapped to the hctx), not the kernel's round-robin over the hctx's
+// CPUs every BLK_MQ_CPU_WORK_BATCH runs. A work item runs on one worker at a time: queued
+// while it runs (its dispatch loop still going, or its CPU work not done), it runs again
+// after, on the same worker. mod_delayed_work pulls in a later pending run (a delayed rerun).
+void RequestQueue::run_hw_queue_async(HwQueue& h, Time t, uint32_t cpu) {
+    if (h.work_looping)
+        return;  // the loop looks for work again before it ends
+    if (t < h.work_busy_until) {
+        t = h.work_busy_until;
+        cpu = h.run_cpu;
+    }
+    if (h.run_pending && h.run_at <= t)
+        return;
+    ++h.run_gen;
+    h.run_pending = true;
+    h.run_at = t;
+    h.run_cpu = cpu;
+    eq_.at<&RequestQueue::kblockd_run>(t, this, run_work_arg(h));
+}
+
+// The kblockd worker runs hctx->run_work. It reads the elevator when it has its CPU (a task
+// running there finishes its step first), not when the work was queued; a worker that was
+// idle is first woken and switched in (context_switch), one still busy with this item goes on.
+void RequestQueue::kblockd_run(uint64_t arg) {
+    HwQueue& h = *hctxs_[static_cast<uint32_t>(arg)];
+    if (static_cast<uint32_t>(arg >> 32) != h.run_gen)
+        return;
+    const Time now = eq_.now();
+    const uint32_t cpu = h.run_cpu;
+    if (cpus_[cpu]->free_at() > now) {
+        eq_.at<&RequestQueue::kblockd_run>(cpus_[cpu]->free_at(), this, arg);
+        return;
+    }
+    if (now > h.work_busy_until) {
+        // The worker was asleep: it looks at the elevator once it is switched in.
+        h.work_busy_until = cpus_[cpu]->charge(now, costs_.context_switch);
+        eq_.at<&RequestQueue::kblockd_run>(h.work_busy_until, this, arg);
+        return;
+    }
+    h.run_pending = false;
+    run_hw_queue(h, now, cpu);
+    if (!h.work_looping)
+        work_done(h, cpu);
+}
+
+// A run of hctx->run_work (or an inline dispatch loop) has ended: its CPU work ends at the
+// CPU's free_at; a run queued before then waits for it.
+void RequestQueue::work_done(HwQueue& h, uint32_t cpu) {
+    h.work_busy_until = cpus_[cpu]->free_at();
 }
 
 // hctx->run_work on kblockd: runs on the first CPU mapped to the hctx.
@@ -863,6 +929,7 @@ void RequestQueue::completion_restart_slow(HwQueue& h, Time now) {
         for (auto& hx : hctxs_) {
             if (hx.get() != &h && !hx->run_pending) {
                 hx->run_pending = true;
+                hx->run_at = now;
                 eq_.at<&RequestQueue::run_work>(now, this, run_work_arg(*hx));
             }
         }
@@ -874,6 +941,7 @@ void RequestQueue::completion_restart_slow(HwQueue& h, Time now) {
         h.sched_restart = false;
         if (!h.run_pending) {
             h.run_pending = true;
+            h.run_at = now;
             eq_.at<&RequestQueue::run_work>(now, this, run_work_arg(h));
         }
     }

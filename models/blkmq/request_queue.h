@@ -113,7 +113,9 @@ public:
     // blk_mq_flush_plug_list() for a queue without elevator, from CPU `cpu` at `now`:
     // direct issue (->queue_rqs / blk_mq_issue_direct) unless the hctx is busy, in which
     // case the requests go to the software queue (trace I) and the hctx is run.
-    void flush_plug(RequestList& plug, sim::Time now, uint32_t cpu);
+    // `async_run`: the hctx is run by kblockd rather than inline, as blk_mq_submit_bio()
+    // does for a request submitted with no plug (cpu::HostConfig::submit_bio_plug false).
+    void flush_plug(RequestList& plug, sim::Time now, uint32_t cpu, bool async_run = false);
 
     // The flush machinery (blk-flush.c, models/blkmq/blk_flush.cc).
     // blk_queue_write_cache(): what the device declared at probe.
@@ -197,7 +199,11 @@ private:
     }
     void run_hw_queue(HwQueue& h, sim::Time now, uint32_t cpu);
     sim::Time sched_dispatch(HwQueue& h, sim::Time now, uint32_t cpu);
-    void insert_requests(RequestList& list, sim::Time now, uint32_t cpu);
+    void insert_requests(RequestList& list, sim::Time now, uint32_t cpu, bool async_run);
+    // blk_mq_run_hw_queue(hctx, async = true): hctx->run_work queued on kblockd.
+    void run_hw_queue_async(HwQueue& h, sim::Time t, uint32_t cpu);
+    void kblockd_run(uint64_t arg);
+    void work_done(HwQueue& h, uint32_t cpu);
     bool get_driver_tag(HwQueue& h, Request* rq, sim::Time now);
     // __blk_mq_put_driver_tag(): the driver tag back to h's tags (and out of the active
     // count), if rq holds one.

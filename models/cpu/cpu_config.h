@@ -39,6 +39,17 @@ struct HostConfig {
     uint32_t nr_cpus = 1;
     std::string cost_profile;  // profile name, for the report
     CpuCosts costs;
+    // __submit_bio() holds a plug around blk_mq_submit_bio() (commit 060406c61c7c "block:
+    // add plug while submitting IO", May 2024, v6.11). false: an older kernel, where a
+    // psync direct bio is submitted with no plug (__blkdev_direct_IO_simple has none) and,
+    // with an elevator, inserted and the hctx run asynchronously on kblockd.
+    bool submit_bio_plug = true;
+    // OS noise: the mean of an exponentially distributed delay added to each submission step
+    // of a job thread, for what takes a CPU from it that the model does not run (timer ticks,
+    // RCU, other tasks, a kworker). Without it identical jobs stay in exact lockstep, which no
+    // real machine does. Drawn from each job's own random stream: deterministic per seed.
+    // 0 (the default) = none.
+    sim::Duration os_noise;
 };
 
 }  // namespace blksim::cpu

@@ -40,6 +40,9 @@ constexpr Tunable<T> kTunables[] = {
      "E1: requests one dispatch round pulls from the scheduler; 0 = nr_requests (mainline)"},
     {"head_on_wrap", &T::head_on_wrap, 0, 1, TunableUnit::BOOL,
      "E1: with nothing expired and nothing above the position, restart at the lowest sector"},
+    {"next_rq", &T::next_rq, 0, 1, TunableUnit::BOOL,
+     "kernels before ~6.5 (E1's 5.19): the sweep continues at the successor the last dispatched "
+     "request had when dispatched (per_prio->next_rq), not at the first request >= latest_pos"},
     {"direct_dispatch", &T::direct_dispatch, 0, 1, TunableUnit::BOOL,
      "E3: issue a request straight to the driver when that cannot change the decision"},
     {"direct_dispatch_if_empty", &T::direct_dispatch_if_empty, 0, 1, TunableUnit::BOOL,
@@ -138,6 +141,10 @@ std::string MqDeadline::audit() const {
                                nr_waiting(static_cast<DdPrio>(p)), held, pp.stats.inserted,
                                pp.stats.requeued, pp.stats.dispatched, pp.stats.merged);
         for (uint32_t d = 0; d < DD_DIR_COUNT; ++d)
+            if (pp.next_rq[d] && (!pp.next_rq[d]->rb_node.is_linked() || rq_data_dir(*pp.next_rq[d]) != d))
+                return fmt::format("mq-deadline level {} {}: next_rq points at a request not in the sort tree", p,
+                                   d == DD_READ ? "reads" : "writes");
+        for (uint32_t d = 0; d < DD_DIR_COUNT; ++d)
             if (pp.sort_list[d].size() != pp.fifo_list[d].size())
                 return fmt::format("mq-deadline level {} {}: {} requests sorted, {} in the FIFO", p,
                                    d == DD_READ ? "reads" : "writes", pp.sort_list[d].size(),
@@ -154,6 +161,8 @@ Request* MqDeadline::deadline_from_pos(DdPerPrio& pp, DdDataDir dir, uint64_t po
 
 // Where the sweep continues: the next request at or after the last dispatched position.
 Request* MqDeadline::deadline_next_request(DdPerPrio& pp, DdDataDir dir) {
+    if (t_.next_rq)
+        return pp.next_rq[dir];
     return deadline_from_pos(pp, dir, pp.latest_pos[dir]);
 }
 
@@ -178,8 +187,11 @@ void MqDeadline::deadline_remove_request(DdPerPrio& pp, Request* rq) {
     if (rq->queuelist.is_linked())
         pp.fifo_list[dir].erase(pp.fifo_list[dir].iterator_to(*rq));
     // Not on the tree when this is an insert merge of a request never inserted.
-    if (rq->rb_node.is_linked())
+    if (rq->rb_node.is_linked()) {
+        if (pp.next_rq[dir] == rq)  // deadline_del_rq_rb(): the pointer moves to the successor
+            pp.next_rq[dir] = next_request(rq);
         pp.sort_list[dir].erase(pp.sort_list[dir].iterator_to(*rq));
+    }
     if (rq->hash_node.is_linked())
         hash_.erase(hash_.iterator_to(*rq));
     if (last_merge_ == rq)
@@ -269,6 +281,9 @@ Request* MqDeadline::dd_dispatch_from_prio(DdPerPrio& pp, int64_t latest_start, 
     if (started_after(*rq, latest_start))
         return nullptr;
     batching_++;
+    // deadline_move_request() (next_rq kernels): the sweep's next stop is rq's successor now.
+    if (t_.next_rq)
+        pp.next_rq[rq_data_dir(*rq)] = next_request(rq);
     deadline_remove_request(pp, rq);
     return dd_account_dispatch(pp, rq);
 }

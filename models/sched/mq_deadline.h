@@ -63,6 +63,11 @@ struct MqDeadlineTunables {
     int32_t nr_sched_batch = 0;
     // E1: restart a sweep at the lowest sector instead of the FIFO head when nothing expired.
     int32_t head_on_wrap = 0;
+    // Kernels before ~6.5 (E1's 5.19): the sweep continues at per_prio->next_rq, the sort-tree
+    // successor of the last dispatched request *when it was dispatched*, instead of the first
+    // request at or above latest_pos. A request added above the position later is not seen
+    // until a new batch starts (at the FIFO head, or with head_on_wrap at the lowest sector).
+    int32_t next_rq = 0;
     // E3 (Kaitao Cheng, 2026): issue a request straight to the driver when that cannot
     // change mq-deadline's decision; each condition can be switched off on its own.
     int32_t direct_dispatch = 0;
@@ -177,6 +182,7 @@ private:
         SortList sort_list[DD_DIR_COUNT];
         FifoList fifo_list[DD_DIR_COUNT];
         uint64_t latest_pos[DD_DIR_COUNT] = {0, 0};  // sector of the last dispatched request
+        blkmq::Request* next_rq[DD_DIR_COUNT] = {nullptr, nullptr};  // with the next_rq tunable
         IoStatsPerPrio stats;
     };
 

@@ -1,6 +1,7 @@
 #include "models/workload/job_thread.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -42,11 +43,12 @@ static sim::Rng job_stream(const JobConfig& cfg, uint32_t clone, uint64_t seed, 
 
 JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
                      cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::CpuCosts& costs,
-                     report::JobResult& result, Duration bw_avg_time)
+                     report::JobResult& result, Duration bw_avg_time, Duration os_noise)
     : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(costs), res_(result),
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
       rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
       rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
+      os_noise_(os_noise), rng_noise_(seed, stream_name(cfg, clone, "os_noise")),
       buflen_{Buflen(cfg, 0, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.read")),
               Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write"))},
       align_{cfg.blockalign[0] ? cfg.blockalign[0] : cfg.min_bs(0),
@@ -55,6 +57,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
       bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
+    plugged_ = q.config().submit_bio_plug || !is_sync();
     const uint32_t depth = is_sync() ? 1 : std::max(1u, cfg.iodepth);
     ious_.resize(depth);
     free_ious_.reserve(depth);
@@ -302,7 +305,16 @@ void JobThread::run_step(Time start) {
     const Duration c = sys + usr;
     res_.cpu_busy += c;
     res_.cpu_sys += sys;
-    eq_.at<&JobThread::step_done>(cpu_.book(start, c), this);
+    // OS noise holds the CPU too, but it is not the thread's own time (fio's usr/sys).
+    const Duration held = os_noise_ > Duration{} ? c + os_noise_delay() : c;
+    eq_.at<&JobThread::step_done>(cpu_.book(start, held), this);
+}
+
+// The share of a submission step lost to what the model does not run (cpu::HostConfig::
+// os_noise): exponentially distributed with the configured mean, rounded to whole ns.
+Duration JobThread::os_noise_delay() {
+    const double u = rng_noise_.uniform();  // [0, 1)
+    return Duration::ns(static_cast<int64_t>(-static_cast<double>(os_noise_.count()) * std::log1p(-u)));
 }
 
 // The end of a step: blk_finish_plug() (or the flush on schedule() when we are about to
@@ -586,7 +598,7 @@ bool JobThread::submit_one(uint32_t idx, Time now, Duration& extra) {
         piece_submitted(io);
         if ((rq->cmd_flags & blkmq::REQ_NOMERGE_FLAGS) && q_.insert_flush(rq, now + extra, cpu)) [[unlikely]]
             continue;  // blk_insert_flush() before the plug: the flush machinery has it
-        if (q_.tracing() && plug_.empty())
+        if (q_.tracing() && plugged_ && plug_.empty())
             q_.trace(blkmq::TraceAction::PLUG, *rq, now + extra, cpu);
         plug_.push_back(rq);
     }
@@ -608,6 +620,10 @@ void JobThread::piece_submitted(IoU& io) {
 
 // blk_finish_plug / blk_flush_plug: U, or UT when flushed because the task sleeps.
 void JobThread::unplug(Time now, bool from_schedule) {
+    if (!plugged_) {
+        q_.flush_plug(plug_, now, cpu_.id(), true);
+        return;
+    }
     q_.trace_unplug(from_schedule ? blkmq::TraceAction::UNPLUG_TIMER : blkmq::TraceAction::UNPLUG,
                     plug_.size(), now, cpu_.id(), res_.pid);
     q_.flush_plug(plug_, now, cpu_.id());

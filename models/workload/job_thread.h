@@ -49,7 +49,7 @@ class JobThread final : public cpu::Task, public blkmq::TagWaiter, public blkmq:
 public:
     JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
               cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::CpuCosts& costs,
-              report::JobResult& result, sim::Duration bw_avg_time);
+              report::JobResult& result, sim::Duration bw_avg_time, sim::Duration os_noise = {});
     JobThread(const JobThread&) = delete;
     JobThread& operator=(const JobThread&) = delete;
 
@@ -120,6 +120,11 @@ private:
     const cpu::CpuCosts& costs_;
     report::JobResult& res_;
     sim::Rng rng_offsets_, rng_ddir_, rng_prio_;
+    // cpu::HostConfig::os_noise: the mean of the delay each submission step loses to work the
+    // model does not run (ticks, other tasks), exponentially distributed, from its own stream.
+    sim::Duration os_noise_;
+    sim::Rng rng_noise_;
+    sim::Duration os_noise_delay();
     Buflen buflen_[2];                        // bs / bsrange / bssplit per direction
     uint64_t align_[2];                       // random offsets' alignment (fio's blockalign)
     Cmdprio cmdprio_;
@@ -156,6 +161,10 @@ private:
     uint32_t step_first_ = 0;                 // first io_u submitted by the current step
     bool batch_syscall_charged_ = false;
     blkmq::RequestList plug_;
+    // The task's plug (blk_start_plug). Without one (a psync job on a kernel before 6.11, see
+    // cpu::HostConfig::submit_bio_plug) plug_ only carries the pread's requests to step_done,
+    // where they go in with no P/U and with the hctx run on kblockd.
+    bool plugged_ = true;
     bool tag_wait_ = false;                   // asleep (or going to sleep) for a tag
     bool woken_ = false;                      // next step pays a context switch
 

@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <initializer_list>
 #include <memory>
+#include <numeric>
+#include <functional>
+#include <vector>
 
 #include "models/blkmq/trace.h"
 #include "sim/random.h"
@@ -260,4 +263,120 @@ TEST_CASE("nr_sched_batch=1: requests wait in the elevator during the dispatch l
     CHECK(whole.ios[1] == 17);
     CHECK(one.merges[1] == 1);  // b's bio joined a's request for 15 MiB, still in the elevator
     CHECK(one.ios[1] == 16);
+}
+
+// Kernels before 6.11 have no plug around a psync direct bio (cpu::HostConfig::
+// submit_bio_plug): blk_mq_submit_bio() inserts it into the elevator and runs the hctx on
+// kblockd (blk_mq_sched_insert_request(rq, false, true, true)). So no P/U in the trace, and
+// the D comes from the worker after it was woken and switched in, not inline after the I.
+TEST_CASE("submit_bio_plug=false: a psync request goes in with no plug and kblockd issues it", "[models][mq-deadline-path][e1]") {
+    struct Sink final : blkmq::TraceSink {
+        std::string actions;
+        std::vector<sim::Time> insert, issue;
+        std::vector<uint32_t> issue_cpu;
+        void emit(uint32_t, const blkmq::TraceEvent& e) override {
+            actions += static_cast<char>(e.action);
+            if (e.action == blkmq::TraceAction::INSERT)
+                insert.push_back(e.time);
+            if (e.action == blkmq::TraceAction::ISSUE) {
+                issue.push_back(e.time);
+                issue_cpu.push_back(e.cpu);
+            }
+        }
+    };
+    const auto run = [](bool plug) {
+        dev::NullBlkConfig nb;
+        nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+        nb.completion_nsec = 20_us;
+        auto m = testing::nullb_machine(2, nb, "mq-deadline", 1);
+        m.host.submit_bio_plug = plug;
+        auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::RANDREAD);
+        j.number_ios = 20;
+        j.cpus_allowed = {1};
+        m.jobs.push_back(j);
+        topology::Machine machine(m);
+        auto sink = std::make_unique<Sink>();
+        machine.set_trace(sink.get());
+        machine.run();
+        REQUIRE(sink->issue.size() == 20);
+        REQUIRE(sink->insert.size() == 20);
+        return sink;
+    };
+    const auto plugged = run(true);
+    const auto unplugged = run(false);
+    CHECK(plugged->actions.find('P') != std::string::npos);
+    CHECK(plugged->actions.find('U') != std::string::npos);
+    CHECK(unplugged->actions.find('P') == std::string::npos);
+    CHECK(unplugged->actions.find('U') == std::string::npos);
+    const sim::Duration wake = testing::unit_costs().context_switch;
+    for (size_t i = 0; i < 20; ++i) {
+        INFO("request " << i);
+        CHECK(plugged->issue[i] - plugged->insert[i] < wake);     // run inline by the submitter
+        CHECK(unplugged->issue[i] - unplugged->insert[i] >= wake); // the worker was switched in first
+        CHECK(unplugged->issue_cpu[i] == 1);                       // one hctx: WORK_CPU_UNBOUND, the local CPU
+    }
+}
+
+// What makes the async run matter for E1: a bio that arrives while its neighbour waits for
+// the kblockd worker merges into it; with the plug's inline run the neighbour is already gone.
+TEST_CASE("submit_bio_plug=false: a bio merges into a request still waiting for kblockd", "[models][mq-deadline-path][e1]") {
+    const auto run = [](bool plug) {
+        dev::NullBlkConfig nb;
+        nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+        nb.completion_nsec = 100_us;
+        auto m = testing::nullb_machine(2, nb, "mq-deadline", 1);
+        m.host.submit_bio_plug = plug;
+        m.host.costs.context_switch = 20_us;  // a slow wake-up makes the window easy to hit
+        for (uint32_t k = 0; k < 2; ++k) {
+            // a at 0 on CPU 0, b 5 us later on CPU 1, just behind a's 4 KiB.
+            auto log = std::make_shared<workload::ReplayLog>();
+            log->entries.push_back({k * 5'000ull, k * 4096ull, 4096, 1});
+            auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::WRITE);
+            j.name = k == 0 ? "a" : "b";
+            j.replay = log;
+            j.cpus_allowed = {k};
+            m.jobs.push_back(j);
+        }
+        topology::Machine machine(m);
+        auto r = machine.run();
+        CHECK(r.jobs[0].dir[1].total_ios + r.jobs[1].dir[1].total_ios == 2);
+        return machine.queues()[0]->stats();
+    };
+    const auto plugged = run(true);
+    const auto unplugged = run(false);
+    CHECK(plugged.merges[1] == 0);
+    CHECK(plugged.ios[1] == 2);
+    CHECK(unplugged.merges[1] == 1);
+    CHECK(unplugged.ios[1] == 1);
+}
+
+// cpu::HostConfig::os_noise: identical psync jobs stay in exact lockstep without it (every
+// job completes the same number of I/Os); with it they drift, deterministically per seed.
+TEST_CASE("os_noise: breaks the lockstep of identical jobs, same seed same result", "[models][e1]") {
+    const auto run = [](sim::Duration noise, uint64_t seed) {
+        dev::NullBlkConfig nb;
+        nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+        nb.completion_nsec = 10_us;
+        auto m = testing::nullb_machine(4, nb, "none", seed);
+        m.host.os_noise = noise;
+        auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::READ);
+        j.numjobs = 4;
+        j.runtime = 2_ms;
+        j.time_based = true;
+        m.jobs.push_back(j);
+        topology::Machine machine(m);
+        auto r = machine.run();
+        std::vector<uint64_t> ios;
+        for (const auto& jr : r.jobs)
+            ios.push_back(jr.dir[0].total_ios);
+        return ios;
+    };
+    const auto quiet = run({}, 1);
+    CHECK(std::adjacent_find(quiet.begin(), quiet.end(), std::not_equal_to<>()) == quiet.end());
+    const auto noisy = run(2_us, 1);
+    CHECK(std::adjacent_find(noisy.begin(), noisy.end(), std::not_equal_to<>()) != noisy.end());
+    CHECK(run(2_us, 1) == noisy);
+    CHECK(run(2_us, 2) != noisy);
+    // Each I/O loses 2 us on average: fewer I/Os than without.
+    CHECK(std::accumulate(noisy.begin(), noisy.end(), uint64_t{0}) < std::accumulate(quiet.begin(), quiet.end(), uint64_t{0}));
 }

@@ -272,6 +272,53 @@ TEST_CASE("mq-deadline: head_on_wrap restarts at the lowest sector, mainline at 
     CHECK(got == expect);
 }
 
+// Kernels before ~6.5 keep per_prio->next_rq, the successor the last dispatched request had
+// when it left; mainline looks up the first request at or above latest_pos at each dispatch.
+// A request inserted above the position after that dispatch is found by mainline's batch,
+// not by next_rq's, which starts a new batch (FIFO head, or with head_on_wrap the lowest).
+TEST_CASE("mq-deadline: next_rq (5.x) continues at the successor taken at dispatch, mainline at latest_pos", "[mq-deadline][e1]") {
+    MqDeadlineTunables t = hz1000();
+    std::vector<uint64_t> expect;
+    SECTION("mainline: the batch goes on from position 100 in sector order") { expect = {200, 300}; }
+    SECTION("next_rq: no successor when 100 left, so a new batch at the FIFO head") {
+        t.next_rq = 1;
+        expect = {300, 200};
+    }
+    SECTION("next_rq + head_on_wrap: the new batch starts at the lowest sector") {
+        t.next_rq = 1;
+        t.head_on_wrap = 1;
+        expect = {200, 300};
+    }
+    Rig r(t);
+    r.insert(0, R, 100, 0_ms);
+    REQUIRE(r.dispatch(1_ms) == 0);  // alone: next_rq = its successor = none
+    r.insert(1, R, 300, 2_ms);       // oldest, above the position
+    r.insert(2, R, 200, 3_ms);       // lowest, above the position
+    std::vector<uint64_t> got;
+    got.push_back(r.dispatch_sector(4_ms));
+    got.push_back(r.dispatch_sector(5_ms));
+    CHECK(got == expect);
+    CHECK(r.dd.audit().empty());
+}
+
+TEST_CASE("mq-deadline: next_rq follows its request out of the tree (merge, dispatch)", "[mq-deadline][e1]") {
+    MqDeadlineTunables t = hz1000();
+    t.next_rq = 1;
+    Rig r(t);
+    r.insert(0, R, 100, 0_ms);
+    r.insert(1, R, 200, 0_ms);
+    r.insert(2, R, 300, 0_ms);
+    REQUIRE(r.dispatch(1_ms) == 0);  // next_rq = 200
+    // A request just below 200 arrives and 200 is fused into it (the core's requests_merged
+    // after a back merge): the pointer moves on to 200's successor, 300.
+    r.insert(3, R, 192, 2_ms);
+    r.rq(3)->nr_sectors += r.rq(1)->nr_sectors;
+    r.dd.requests_merged(r.rq(3), r.rq(1));
+    CHECK(r.dd.audit().empty());
+    CHECK(r.dispatch(3_ms) == 2);    // the batch continues at 300, not at 192
+    CHECK(r.dd.audit().empty());
+}
+
 TEST_CASE("mq-deadline: bio_merge finds back and front merge candidates", "[mq-deadline]") {
     Rig r;
     r.insert(0, R, 5000, 0_ms);  // the first insert becomes q->last_merge
@@ -642,6 +689,7 @@ TEST_CASE("mq-deadline: the tunables table has the sysfs names and kernel defaul
     CHECK(get("hz") == 250);
     CHECK(get("nr_sched_batch") == 0);
     CHECK(get("head_on_wrap") == 0);
+    CHECK(get("next_rq") == 0);
     CHECK(get("direct_dispatch") == 0);
     CHECK(sched::find_mq_deadline_tunable("no_such_thing") == nullptr);
 

@@ -1118,6 +1118,12 @@ private:
         }
         if (host.contains("costs")) read_costs(host["costs"], child(ptr, "costs"), rep_, costs);
 
+        if (host.contains("submit_bio_plug")) h.submit_bio_plug = host["submit_bio_plug"].get<bool>();
+        if (host.contains("os_noise")) {
+            h.os_noise = parse_time_at(host["os_noise"], child(ptr, "os_noise"), units::TimeUnit::NSEC, rep_);
+            if (h.os_noise > kMaxCost)
+                rep_.fail(child(ptr, "os_noise"), "an OS noise mean above 1s is surely a unit mistake (a bare number is nanoseconds)");
+        }
         if (host.contains("cpus")) h.nr_cpus = host["cpus"].get<uint32_t>();
         else if (profile_cpus) h.nr_cpus = *profile_cpus;
         else rep_.fail(ptr, "missing key 'cpus' (needed when no cost_profile gives it)");
