@@ -149,6 +149,8 @@ TEST_CASE("defaults: kernel and fio defaults fill what a scenario leaves out", "
     CHECK(s.description.empty());
     CHECK(m.seed == 0);
     CHECK(m.host.nr_cpus == 8);  // the profile's
+    CHECK(m.host.submit_bio_plug);           // a 6.11+ kernel
+    CHECK(m.host.os_noise == sim::Duration{});  // no noise: exactly deterministic timing
     CHECK(s.output.format == scenario::OutputConfig::Format::NORMAL);
     CHECK_FALSE(s.output.group_reporting);
 
@@ -186,6 +188,18 @@ TEST_CASE("defaults: kernel and fio defaults fill what a scenario leaves out", "
     CHECK(j.groupid == 0);
     CHECK_FALSE(j.stonewall);
     CHECK(j.cpus_allowed.empty());
+}
+
+TEST_CASE("host: submit_bio_plug and os_noise are read, and refused when wrong", "[scenario]") {
+    const Scenario s = load(kMinimal, {"host.submit_bio_plug=false", "host.os_noise=\"2500ns\""});
+    CHECK_FALSE(s.machine.host.submit_bio_plug);
+    CHECK(s.machine.host.os_noise == 2500_ns);
+    CHECK(load(kMinimal, {"host.os_noise=800"}).machine.host.os_noise == 800_ns);  // bare: ns
+    CHECK_THAT(error_of(kMinimal, {"host.submit_bio_plug=1"}),
+               Catch::Contains("/host/submit_bio_plug") && Catch::Contains("expected true or false"));
+    CHECK_THAT(error_of(kMinimal, {"host.os_noise=\"2s\""}),
+               Catch::Contains("/host/os_noise") && Catch::Contains("unit mistake"));
+    CHECK_THAT(error_of(kMinimal, {"host.os_noise=\"-1us\""}), Catch::Contains("/host/os_noise"));
 }
 
 TEST_CASE("fio value syntax: units, read/write sizes, strings of digits", "[scenario]") {
