@@ -21,7 +21,6 @@ struct QueueConfig {
     uint32_t max_segments = 128;   // BLK_MAX_SEGMENTS; the driver's limit (read-only in sysfs)
     uint32_t nomerges = 0;         // 0 all, 1 one-hit only, 2 none
     uint32_t rq_affinity = 1;      // 0, 1, 2 as in sysfs
-    bool submit_bio_plug = true;   // the host kernel's (cpu::HostConfig), copied by the Machine
 };
 
 }  // namespace blksim::blkmq

@@ -58,9 +58,7 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
             auto* q = static_cast<RequestQueue*>(self);
             HwQueue& h = *q->hctxs_[hctx];
             ++h.run_gen;
-            h.run_pending = true;
-            h.run_at = now;
-            q->eq_.at<&RequestQueue::run_work>(now, q, run_work_arg(h));
+            q->queue_run_work(h, now);
         }, this);
         hold_ = elevator_->lock_hold(costs);
     }
@@ -706,9 +704,7 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
 void RequestQueue::delay_run_hw_queue(HwQueue& h, Time when) {
     if (h.run_pending)
         return;
-    h.run_pending = true;
-    h.run_at = when;
-    eq_.at<&RequestQueue::run_work>(when, this, run_work_arg(h));
+    queue_run_work(h, when);
 }
 
 // blk_mq_run_hw_queue(hctx, async = true) → kblockd_mod_delayed_work_on(
@@ -927,11 +923,8 @@ void RequestQueue::completion_restart_slow(HwQueue& h, Time now) {
     if (budget_restart_) {
         budget_restart_ = false;
         for (auto& hx : hctxs_) {
-            if (hx.get() != &h && !hx->run_pending) {
-                hx->run_pending = true;
-                hx->run_at = now;
-                eq_.at<&RequestQueue::run_work>(now, this, run_work_arg(*hx));
-            }
+            if (hx.get() != &h && !hx->run_pending)
+                queue_run_work(*hx, now);
         }
         h.sched_restart = true;
     }
@@ -939,11 +932,8 @@ void RequestQueue::completion_restart_slow(HwQueue& h, Time now) {
     // blk_mq_sched_restart(): a completion reruns a hctx that had to leave requests behind.
     if (h.sched_restart) {
         h.sched_restart = false;
-        if (!h.run_pending) {
-            h.run_pending = true;
-            h.run_at = now;
-            eq_.at<&RequestQueue::run_work>(now, this, run_work_arg(h));
-        }
+        if (!h.run_pending)
+            queue_run_work(h, now);
     }
 }
 

@@ -229,6 +229,12 @@ private:
     // run_work's event argument: the hctx index and its run generation (hw_queue.h).
     static uint64_t run_work_arg(const HwQueue& h) { return uint64_t{h.run_gen} << 32 | h.queue_num(); }
     void run_work(uint64_t arg);
+    // hctx->run_work queued for `when` (kblockd_schedule_work / a delayed run).
+    void queue_run_work(HwQueue& h, sim::Time when) {
+        h.run_pending = true;
+        h.run_at = when;
+        eq_.at<&RequestQueue::run_work>(when, this, run_work_arg(h));
+    }
     void requeue_work(uint64_t cpu);
     void dispatch_continue(uint64_t arg);
     void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);

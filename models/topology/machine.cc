@@ -83,8 +83,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
         if (shared)
             null_blk_shared = tag_sets_.back().get();
     }
-    for (blkmq::QueueConfig qc : cfg.queues) {
-        qc.submit_bio_plug = cfg.host.submit_bio_plug;
+    for (const auto& qc : cfg.queues) {
         std::size_t di = 0;
         while (di < cfg.devices.size() && cfg.devices[di].name != qc.device)
             ++di;
@@ -131,7 +130,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             report::JobResult& r = result_.jobs[k];
             r.pid = 1000 + k;
             threads_.push_back(std::make_unique<workload::JobThread>(
-                eq_, j, clone, cfg.seed, *cpus_[cpu], *q, cfg.host.costs, r, cfg.bw_avg_time, cfg.host.os_noise));
+                eq_, j, clone, cfg.seed, *cpus_[cpu], *q, cfg.host, r, cfg.bw_avg_time));
             threads_.back()->enable_logs(k + 1);  // fio numbers its jobs from 1
         }
     }

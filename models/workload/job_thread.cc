@@ -42,13 +42,13 @@ static sim::Rng job_stream(const JobConfig& cfg, uint32_t clone, uint64_t seed, 
 }
 
 JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
-                     cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::CpuCosts& costs,
-                     report::JobResult& result, Duration bw_avg_time, Duration os_noise)
-    : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(costs), res_(result),
+                     cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
+                     report::JobResult& result, Duration bw_avg_time)
+    : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(host.costs), res_(result),
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
       rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
       rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
-      os_noise_(os_noise), rng_noise_(seed, stream_name(cfg, clone, "os_noise")),
+      os_noise_(host.os_noise), rng_noise_(seed, stream_name(cfg, clone, "os_noise")),
       buflen_{Buflen(cfg, 0, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.read")),
               Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write"))},
       align_{cfg.blockalign[0] ? cfg.blockalign[0] : cfg.min_bs(0),
@@ -57,7 +57,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
       bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
-    plugged_ = q.config().submit_bio_plug || !is_sync();
+    plugged_ = host.submit_bio_plug || !is_sync();
     const uint32_t depth = is_sync() ? 1 : std::max(1u, cfg.iodepth);
     ious_.resize(depth);
     free_ious_.reserve(depth);

@@ -48,8 +48,8 @@ namespace blksim::workload {
 class JobThread final : public cpu::Task, public blkmq::TagWaiter, public blkmq::EndIo {
 public:
     JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
-              cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::CpuCosts& costs,
-              report::JobResult& result, sim::Duration bw_avg_time, sim::Duration os_noise = {});
+              cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
+              report::JobResult& result, sim::Duration bw_avg_time);
     JobThread(const JobThread&) = delete;
     JobThread& operator=(const JobThread&) = delete;
 
@@ -164,7 +164,7 @@ private:
     // The task's plug (blk_start_plug). Without one (a psync job on a kernel before 6.11, see
     // cpu::HostConfig::submit_bio_plug) plug_ only carries the pread's requests to step_done,
     // where they go in with no P/U and with the hctx run on kblockd.
-    bool plugged_ = true;
+    bool plugged_;
     bool tag_wait_ = false;                   // asleep (or going to sleep) for a tag
     bool woken_ = false;                      // next step pays a context switch
 

@@ -46,14 +46,20 @@ inline topology::MachineConfig nullb_machine(uint32_t cpus, const dev::NullBlkCo
     return m;
 }
 
-// `j` alone on a `cpus`-CPU machine whose nullb0 completes every request by timer after
-// `completion` (null_blk irqmode=2): a fixed, fast device for workload tests.
-inline topology::MachineConfig timer_nullb_with(workload::JobConfig j, sim::Duration completion, uint64_t seed,
-                                                uint32_t cpus = 2) {
+// nullb_machine() whose nullb0 completes every request by timer after `completion`
+// (null_blk irqmode=2): a fixed, fast device.
+inline topology::MachineConfig timer_nullb(uint32_t cpus, sim::Duration completion, const std::string& sched = "none",
+                                           uint64_t seed = 1) {
     dev::NullBlkConfig nb;
     nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
     nb.completion_nsec = completion;
-    auto m = nullb_machine(cpus, nb, "none", seed);
+    return nullb_machine(cpus, nb, sched, seed);
+}
+
+// `j` alone on a `cpus`-CPU timer_nullb(): a fixed, fast device for workload tests.
+inline topology::MachineConfig timer_nullb_with(workload::JobConfig j, sim::Duration completion, uint64_t seed,
+                                                uint32_t cpus = 2) {
+    auto m = timer_nullb(cpus, completion, "none", seed);
     j.name = "j";
     j.device = "nullb0";
     m.jobs.push_back(std::move(j));

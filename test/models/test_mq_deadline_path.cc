@@ -285,10 +285,7 @@ TEST_CASE("submit_bio_plug=false: a psync request goes in with no plug and kbloc
         }
     };
     const auto run = [](bool plug) {
-        dev::NullBlkConfig nb;
-        nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-        nb.completion_nsec = 20_us;
-        auto m = testing::nullb_machine(2, nb, "mq-deadline", 1);
+        auto m = testing::timer_nullb(2, 20_us, "mq-deadline");
         m.host.submit_bio_plug = plug;
         auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::RANDREAD);
         j.number_ios = 20;
@@ -321,16 +318,13 @@ TEST_CASE("submit_bio_plug=false: a psync request goes in with no plug and kbloc
 // the kblockd worker merges into it; with the plug's inline run the neighbour is already gone.
 TEST_CASE("submit_bio_plug=false: a bio merges into a request still waiting for kblockd", "[models][mq-deadline-path][e1]") {
     const auto run = [](bool plug) {
-        dev::NullBlkConfig nb;
-        nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-        nb.completion_nsec = 100_us;
-        auto m = testing::nullb_machine(2, nb, "mq-deadline", 1);
+        auto m = testing::timer_nullb(2, 100_us, "mq-deadline");
         m.host.submit_bio_plug = plug;
         m.host.costs.context_switch = 20_us;  // a slow wake-up makes the window easy to hit
         for (uint32_t k = 0; k < 2; ++k) {
             // a at 0 on CPU 0, b 5 us later on CPU 1, just behind a's 4 KiB.
             auto log = std::make_shared<workload::ReplayLog>();
-            log->entries.push_back({k * 5'000ull, k * 4096ull, 4096, 1});
+            log->entries.push_back({int64_t{k} * 5'000, uint64_t{k} * 4096, 4096, 1});
             auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::WRITE);
             j.name = k == 0 ? "a" : "b";
             j.replay = log;
@@ -354,10 +348,7 @@ TEST_CASE("submit_bio_plug=false: a bio merges into a request still waiting for 
 // job completes the same number of I/Os); with it they drift, deterministically per seed.
 TEST_CASE("os_noise: breaks the lockstep of identical jobs, same seed same result", "[models][e1]") {
     const auto run = [](sim::Duration noise, uint64_t seed) {
-        dev::NullBlkConfig nb;
-        nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-        nb.completion_nsec = 10_us;
-        auto m = testing::nullb_machine(4, nb, "none", seed);
+        auto m = testing::timer_nullb(4, 10_us, "none", seed);
         m.host.os_noise = noise;
         auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::READ);
         j.numjobs = 4;

@@ -1119,11 +1119,8 @@ private:
         if (host.contains("costs")) read_costs(host["costs"], child(ptr, "costs"), rep_, costs);
 
         if (host.contains("submit_bio_plug")) h.submit_bio_plug = host["submit_bio_plug"].get<bool>();
-        if (host.contains("os_noise")) {
-            h.os_noise = parse_time_at(host["os_noise"], child(ptr, "os_noise"), units::TimeUnit::NSEC, rep_);
-            if (h.os_noise > kMaxCost)
-                rep_.fail(child(ptr, "os_noise"), "an OS noise mean above 1s is surely a unit mistake (a bare number is nanoseconds)");
-        }
+        if (host.contains("os_noise"))
+            h.os_noise = read_cost(host["os_noise"], child(ptr, "os_noise"), rep_, "an OS noise mean");
         if (host.contains("cpus")) h.nr_cpus = host["cpus"].get<uint32_t>();
         else if (profile_cpus) h.nr_cpus = *profile_cpus;
         else rep_.fail(ptr, "missing key 'cpus' (needed when no cost_profile gives it)");
@@ -1142,11 +1139,15 @@ private:
         for (size_t i = 0; i < costs.size(); ++i) {
             const std::string name(kCostFields[i].name);
             if (!obj.contains(name)) continue;
-            const std::string at = child(ptr, name);
-            sim::Duration d = parse_time_at(obj[name], at, units::TimeUnit::NSEC, rep);
-            if (d > kMaxCost) rep.fail(at, "a CPU cost above 1s is surely a unit mistake (a bare number is nanoseconds)");
-            costs[i] = d;
+            costs[i] = read_cost(obj[name], child(ptr, name), rep, "a CPU cost");
         }
+    }
+
+    // A per-step CPU time (a bare number is nanoseconds), refused above kMaxCost.
+    static sim::Duration read_cost(const json& v, const std::string& at, const Reporter& rep, const char* what) {
+        const sim::Duration d = parse_time_at(v, at, units::TimeUnit::NSEC, rep);
+        if (d > kMaxCost) rep.fail(at, std::string(what) + " above 1s is surely a unit mistake (a bare number is nanoseconds)");
+        return d;
     }
 
     // Fills name and costs from the profile; returns the profile's cpus.
