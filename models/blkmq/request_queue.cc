@@ -37,8 +37,11 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
     tag_set.add_queue();
 
     mq_map_.resize(nr_cpus);
-    for (uint32_t c = 0; c < nr_cpus; ++c)
+    hctx_first_cpu_.assign(nr_hw, 0);
+    for (uint32_t c = nr_cpus; c-- > 0;) {
         mq_map_[c] = static_cast<uint32_t>(static_cast<uint64_t>(c) * nr_hw / nr_cpus);
+        hctx_first_cpu_[mq_map_[c]] = c;
+    }
 
     // An elevator brings scheduler tags: nr_requests per hctx, by default
     // 2 * min(set->queue_depth, BLKDEV_DEFAULT_RQ = 128) (blk_mq_init_sched); without one
@@ -768,10 +771,7 @@ void RequestQueue::run_work(uint64_t arg) {
     if (static_cast<uint32_t>(arg >> 32) != h.run_gen)
         return;  // replaced by an earlier run (mod_delayed_work)
     h.run_pending = false;
-    uint32_t cpu = 0;
-    while (cpu + 1 < mq_map_.size() && mq_map_[cpu] != index)
-        ++cpu;
-    run_hw_queue(h, eq_.now(), cpu);
+    run_hw_queue(h, eq_.now(), hctx_first_cpu_[index]);
 }
 
 void RequestQueue::requeue_request(Request* rq, Time now, uint32_t cpu) {

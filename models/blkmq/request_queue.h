@@ -63,6 +63,10 @@ public:
     // blk_mq_map_queue(): the hctx of the submitting CPU (blk_mq_map_queues' contiguous
     // groups: CPU c → hctx c * nr_hw_queues / nr_cpus).
     HwQueue& map_queue(uint32_t cpu) { return *hctxs_[mq_map_[cpu]]; }
+    // The first CPU mapped to hctx `i`: where its kblockd work runs when no CPU of its own
+    // queued it, and where a driver whose reply queues follow the hctxs (managed MSI-X
+    // affinity: megaraid_sas, NVMe) takes the hctx's completion interrupt.
+    uint32_t hctx_first_cpu(uint32_t i) const { return hctx_first_cpu_[i]; }
     uint64_t capacity_sectors() const { return dev_.capacity_sectors(); }
     uint32_t logical_block_size() const { return dev_.logical_block_size(); }
     // The dispatch budget (->get_budget): SCSI disks may have at most sdev->queue_depth
@@ -301,6 +305,7 @@ private:
     const cpu::CpuCosts& costs_;
     std::vector<std::unique_ptr<HwQueue>> hctxs_;
     std::vector<uint32_t> mq_map_;
+    std::vector<uint32_t> hctx_first_cpu_;
     QueueStats stats_;
     uint32_t in_flight_ = 0;   // at the driver
     uint32_t budget_depth_;

@@ -104,6 +104,12 @@ struct RaidConfig {
     uint32_t destage_pct = 10;         // destaging runs while this much is dirty ...
     sim::Duration flush_interval = sim::Duration::ns(4'000'000'000);  // ... or dirty data is this old
     uint32_t member_queue_depth = 32;  // commands the firmware keeps in each disk
+    // Hardware queues the driver registers. megaraid_sas since 5.11 (host_tagset_enable=1,
+    // smp_affinity_enable=1) gives the host one hctx per MSI-X reply queue, about one per
+    // CPU, all drawing on one host-wide tag space (BLK_MQ_F_TAG_HCTX_SHARED); each reply
+    // queue interrupts a CPU of its hctx. 1 = one hctx and one interrupt vector on irq_cpu
+    // (host_tagset_enable=0, or kernels before 5.11). 0 (the default) = one per CPU.
+    uint32_t nr_hw_queues = 0;
     uint32_t irq_cpu = 0;
     std::vector<RaidMember> members;
 };

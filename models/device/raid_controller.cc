@@ -362,8 +362,13 @@ void RaidController::host_finish(uint32_t slot, Time now) {
     eq_.at<&RaidController::host_complete>(done, this, reinterpret_cast<uint64_t>(rq));
 }
 
+// The reply goes to the request's reply queue: with several, the one megaraid_sas chose by
+// the request's hctx (megasas_get_msix_index: blk_mq_unique_tag_to_hwq), whose vector's
+// managed affinity is that hctx's CPUs; with one, the single vector on irq_cpu.
 void RaidController::host_complete(uint64_t rq_addr) {
-    end_request(q_, reinterpret_cast<blkmq::Request*>(rq_addr), eq_.now(), cfg_.irq_cpu);
+    auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
+    const uint32_t cpu = cfg_.nr_hw_queues > 1 && q_ ? q_->hctx_first_cpu(rq->mq_hctx->queue_num()) : cfg_.irq_cpu;
+    end_request(q_, rq, eq_.now(), cpu);
 }
 
 // --- cache ----------------------------------------------------------------------------

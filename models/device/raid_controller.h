@@ -58,7 +58,8 @@ public:
     void attach(blkmq::RequestQueue* q) override { q_ = q; }
 
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
-    uint32_t nr_hw_queues() const override { return 1; }
+    // megaraid_sas: one hctx per reply queue over host-wide tags, or one (RaidConfig).
+    uint32_t nr_hw_queues() const override { return std::max(1u, cfg_.nr_hw_queues); }
     uint32_t queue_depth() const override { return cfg_.queue_depth; }
     // A VD of spinning disks counts as rotational, one of SSDs not (the first member decides).
     bool rotational() const override { return !members_.empty() && members_[0].dev->rotational(); }

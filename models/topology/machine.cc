@@ -41,8 +41,14 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             devices_.push_back(std::make_unique<dev::SataSsd>(eq_, d.sata_ssd));
             break;
         case dev::DeviceModel::RAID:
-            devices_.push_back(std::make_unique<dev::RaidController>(eq_, d.raid));
+        {
+            // megaraid_sas registers min(reply queues, CPUs) hctxs; 0 asks for one per CPU.
+            dev::RaidConfig rc = d.raid;
+            if (rc.nr_hw_queues == 0 || rc.nr_hw_queues > cfg.host.nr_cpus)
+                rc.nr_hw_queues = cfg.host.nr_cpus;
+            devices_.push_back(std::make_unique<dev::RaidController>(eq_, rc));
             break;
+        }
         }
     }
     // The driver's tag sets: one per device, except null_blk devices loaded with
@@ -77,7 +83,9 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             device_tag_set_.push_back(null_blk_shared);
             continue;
         }
-        const bool host_tags = d.model == dev::DeviceModel::NULL_BLK && d.null_blk.shared_tag_bitmap;
+        // Host-wide tags: null_blk's shared_tag_bitmap, megaraid_sas with several reply queues.
+        const bool host_tags = (d.model == dev::DeviceModel::NULL_BLK && d.null_blk.shared_tag_bitmap) ||
+                               (d.model == dev::DeviceModel::RAID && nr_hw > 1);
         tag_sets_.push_back(std::make_unique<blkmq::TagSet>(nr_hw, dv.queue_depth(), cfg.tag_fairness, 0, host_tags));
         device_tag_set_.push_back(tag_sets_.back().get());
         if (shared)
@@ -209,9 +217,13 @@ report::RunResult Machine::run() {
         qr.q2c = s.q2c;
         qr.nr_hw_queues = q->nr_hw_queues();
         qr.tag_depth = q->nr_hw_queues() ? q->hctx(0).tags.depth() : 0;
+        // Each tag space once: with host-wide tags every hctx points at the same one.
         for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
-            qr.tags_mean_in_use += q->hctx(h).tags.mean_in_use(end);
-            qr.tag_sleeps += q->hctx(h).tags.nr_sleeps();
+            const blkmq::BlkMqTags& tags = q->hctx(h).tags;
+            if (h > 0 && &tags == &q->hctx(0).tags)
+                continue;
+            qr.tags_mean_in_use += tags.mean_in_use(end);
+            qr.tag_sleeps += tags.nr_sleeps();
         }
         qr.direct_issues = s.direct_issues;
         qr.inserts = s.inserts;

@@ -746,3 +746,20 @@ TEST_CASE("controllers decode, and topology errors name the JSON path of the bad
                Catch::StartsWith("test.json: /controllers/0/reserved_tags: reserved_tags (64) must stay below can_queue (64)"));
     CHECK_THAT(error_of(kHba, {"controllers.0.kind=\"raid\""}), Catch::StartsWith("test.json: /controllers/0/kind:"));
 }
+
+TEST_CASE("a RAID card's nr_hw_queues: one per CPU by default, as given, negative refused", "[scenario][raid]") {
+    const std::string raid = R"({
+  "host": { "cpus": 8, "cost_profile": "desktop-8t" },
+  "devices": [ { "name": "sda", "model": "raid", "profile": "huawei-sas3508", PARAMS
+                 "members": [ { "model": "hdd" }, { "model": "hdd" } ] } ],
+  "jobs": [ { "name": "j", "device": "sda", "rw": "read", "runtime": "1ms", "time_based": 1 } ]
+})";
+    auto with = [&](const std::string& params) {
+        std::string t = raid;
+        return t.replace(t.find("PARAMS"), 6, params);
+    };
+    CHECK(load(with("")).machine.devices[0].raid.nr_hw_queues == 0);
+    CHECK(load(with(R"("params": { "nr_hw_queues": 1 },)")).machine.devices[0].raid.nr_hw_queues == 1);
+    CHECK_THAT(error_of(with(R"("params": { "nr_hw_queues": -1 },)")),
+               Catch::Contains("/devices/0/params/nr_hw_queues"));
+}

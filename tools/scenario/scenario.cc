@@ -1305,6 +1305,7 @@ private:
         r.u32("destage_pct", c.destage_pct);
         r.time("flush_interval", c.flush_interval);
         r.u32("member_queue_depth", c.member_queue_depth);
+        r.u32("nr_hw_queues", c.nr_hw_queues);
         r.u32("irq_cpu", c.irq_cpu);
         check_irq_cpu(c.irq_cpu, ptr, rep);
         if (c.flush_interval.count() <= 0)
