@@ -41,9 +41,9 @@ for setup, s in SETUPS.items():
             pub = PUBLISHED.get((config, rw)) if setup == "raid0-hdd" else None
             desc = (f"Seed experiment E1 (Wang You 2022, mq-deadline 'prioritize first request'): {s['text']}; "
                     f"fio psync, direct, iodepth 1, 512 B, rw={rw}, {s['jobs']} jobs (threads) on the whole device, "
-                    f"group_reporting, mq-deadline with {ctext}. A kernel of E1's time (the patch was posted for 5.19; a 5.10 distribution kernel fits every point): no plug around "
+                    f"group_reporting, mq-deadline with {ctext}. Kernel 5.19 as the patch was posted for: no plug around "
                     f"a psync bio (host submit_bio_plug false: the hctx is run by kblockd) and mq-deadline's next_rq "
-                    f"pointer" + (", one hardware queue for the RAID card (megaraid_sas before 5.11)" if s["device"]["model"] == "raid" else "")
+                    f"pointer" + (", and megaraid_sas's hardware queue per CPU over host-wide tags" if s["device"]["model"] == "raid" else "")
                     + f". OS noise {OS_NOISE} per submission step (docs/model.md: E1). "
                     f"The experiment ran 300 s; this runs 10 s of simulated time. "
                     + (f"Published IOPS: {pub}." if pub else "Published figures: not given (held back as an out-of-sample check)."))
@@ -51,13 +51,10 @@ for setup, s in SETUPS.items():
             # next_rq pointer (latest_pos came in ~6.5) and no plug around a psync bio
             # (__submit_bio got one in 6.11), so the hctx is run by kblockd.
             q = {"device": "sda", "scheduler": "mq-deadline", "iosched": {**tun, "next_rq": 1}}
-            dev = json.loads(json.dumps(s["device"]))
-            if dev["model"] == "raid":
-                # One hctx for the card: megaraid_sas before 5.11 (or host_tagset_enable=0), as
-                # on a 5.10 distribution kernel, which also fits the no-plug and next_rq points
-                # above. From 5.11 the driver registers a hctx per reply queue (about one per
-                # CPU, the model's default); docs/model.md gives E1's figures both ways.
-                dev.setdefault("params", {})["nr_hw_queues"] = 1
+            # The SAS3508 keeps the model's default: one hctx per CPU over host-wide tags, as
+            # megaraid_sas registers them since 5.11 (host_tagset_enable=1); the patch's
+            # context (dd_per_prio) puts E1's kernel at 5.14 or later.
+            dev = s["device"]
             doc = {
                 "description": desc,
                 "seed": 1,
