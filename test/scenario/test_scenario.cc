@@ -450,7 +450,14 @@ TEST_CASE("load_scenario reads a file and its cost profile", "[scenario]") {
 
 // --- --set ----------------------------------------------------------------------------
 
-TEST_CASE("CLI --set overrides: creates a key when its parent object exists", "[scenario]") {
+TEST_CASE("CLI --set overrides: creates a key, and objects missing on its way", "[scenario]") {
+    // kMinimal's device has params; kTwoDevices' first has none: --set makes the object.
+    CHECK(load(kTwoDevices, {"devices.0.params.hw_queue_depth=8"}).machine.devices[0].null_blk.hw_queue_depth == 8);
+    CHECK(load(kTwoDevices, {"kernel.tag_fairness=off"}).machine.tag_fairness == blkmq::TagFairness::OFF);
+    // A misspelt key on the way is made, then refused by the schema naming the --set.
+    CHECK_THAT(error_of(kTwoDevices, {"devices.0.parms.hw_queue_depth=8"}),
+               Catch::Contains("/devices/0/parms: unknown key 'parms'") &&
+                   Catch::Contains("value from --set devices.0.parms.hw_queue_depth=8"));
     CHECK(load(kMinimal, {"jobs.0.ramp_time=1s"}).machine.jobs[0].ramp_time == 1_s);
     CHECK(load(kMinimal, {"seed=7"}).machine.seed == 7);
     CHECK(load(kMinimal, {"description=hello world"}).description == "hello world");  // not JSON: a string
@@ -461,7 +468,8 @@ TEST_CASE("CLI --set overrides: errors name the --set", "[scenario]") {
     CHECK(error_of(kMinimal, {"jobs.3.iodepth=16"}) ==
           "test.json: --set 'jobs.3.iodepth=16': index 3 is out of range: 'jobs' has 1 element");
     CHECK_THAT(error_of(kMinimal, {"queues.0.nr_requests=4"}),
-               Catch::StartsWith("test.json: --set 'queues.0.nr_requests=4': 'queues' does not exist"));
+               Catch::StartsWith("test.json: --set 'queues.0.nr_requests=4': 'queues' does not exist, and an "
+                                 "array is not made by --set"));
     CHECK_THAT(error_of(kMinimal, {"jobs.x.iodepth=4"}),
                Catch::Contains("'x' is not an index, and 'jobs' is an array"));
     CHECK_THAT(error_of(kMinimal, {"seed=1", "seed.x=4"}), Catch::Contains("'seed' is number, not an object or array"));

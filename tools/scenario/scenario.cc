@@ -418,6 +418,10 @@ std::string read_text_file(const fs::path& path, const Reporter& rep, std::strin
 // --set overrides: "jobs.0.iodepth=16". Applied to the JSON before validation, so that a
 // bad value is reported exactly like one written in the file.
 
+bool is_index(const std::string& tok) {
+    return !tok.empty() && std::all_of(tok.begin(), tok.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 void apply_set(json& doc, const std::string& set, Reporter& rep) {
     const auto set_error = [&](const std::string& msg) {
         throw ScenarioError(rep.file() + ": --set " + squote(set) + ": " + msg);
@@ -446,13 +450,21 @@ void apply_set(json& doc, const std::string& set, Reporter& rep) {
         if (tok.empty()) set_error("empty component in path " + squote(path));
         const std::string here = dotted.empty() ? std::string("the document") : squote(dotted);
         if (node->is_object()) {
-            if (!last && !node->contains(tok))
+            // A missing object on the way is made (devices.0.params.x on a device without
+            // params); the schema then refuses a key that is not one, naming this --set. An
+            // array is not: its elements are whole jobs or devices.
+            const bool made = !last && !node->contains(tok);
+            if (made && is_index(tokens[i + 1]))
                 set_error(squote(dotted.empty() ? tok : dotted + "." + tok) +
-                          " does not exist (only the last component of a --set path may be new)");
+                          " does not exist, and an array is not made by --set (give it whole: " + tok + "=[...])");
             node = &(*node)[tok];
             ptr = child(ptr, tok);
+            if (made) {
+                *node = json::object();
+                rep.note_set(ptr, set);
+            }
         } else if (node->is_array()) {
-            if (!std::all_of(tok.begin(), tok.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            if (!is_index(tok))
                 set_error(squote(tok) + " is not an index, and " + here + " is an array");
             const size_t index = std::stoul(tok);
             if (index >= node->size())
