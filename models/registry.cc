@@ -77,6 +77,31 @@ constexpr Param sata_ssd_params[] = {
     {"read_ahead_kb", "256", "controller prefetch after a sequential read (0 = off)"},
     {"irq_cpu", "0", "CPU of the drive's interrupt"},
 };
+constexpr Param raid_params[] = {
+    {"profile", "-", "a named profile, scenarios/devices/<name>.json (huawei-sas3508); params override it"},
+    {"members", "-", "the disks behind it: hdd or sata_ssd entries with profile and params; a key of the device entry, beside params"},
+    {"level", "raid0", "raid0, raid1, raid10 or raid5 (left-symmetric)"},
+    {"strip_kb", "256", "per-member strip, KiB (a multiple of cache_line_kb)"},
+    {"queue_depth", "256", "the VD's tags (megaraid_sas: sdev queue depth 256)"},
+    {"nr_hw_queues", "0", "hctxs over host-wide tags, replies on the hctx's first CPU; 0 = one per CPU, 1 = one (irq_cpu)"},
+    {"blocksize", "512", "logical block size"},
+    {"fw_cores", "2", "firmware processors serving host commands in arrival order"},
+    {"cmd_overhead", "10us", "firmware time per host command"},
+    {"write_overhead", "1us", "extra firmware time per host write"},
+    {"member_io_overhead", "3us", "firmware time per command sent to a member disk"},
+    {"xor_per_kb", "50ns", "raid5 parity engine time per KiB"},
+    {"link_mbps", "7880", "PCIe link to the host, MB/s (3.0 x8)"},
+    {"cache_mb", "2048", "cache, MiB (battery/flash backed)"},
+    {"cache_line_kb", "64", "cache line, KiB"},
+    {"write_back", "1", "storcli wrcache=wb; 0 = write through"},
+    {"read_ahead", "1", "storcli rdcache=ra; 0 = nora"},
+    {"read_ahead_kb", "1024", "kept prefetched ahead of a sequential read stream"},
+    {"dirty_pct", "50", "writes wait while this much of the cache is dirty"},
+    {"destage_pct", "10", "destaging runs while this much is dirty"},
+    {"flush_interval", "4s", "dirty data older than this is destaged"},
+    {"member_queue_depth", "32", "commands the firmware keeps in each disk"},
+    {"irq_cpu", "0", "CPU of the interrupt with one hctx"},
+};
 
 constexpr Entry device_table[] = {
     {"null_blk", "drivers/block/null_blk: no media, completes per irqmode; the calibration device",
@@ -87,6 +112,9 @@ constexpr Entry device_table[] = {
             "read-ahead and write-back cache", hdd_params},
     {"sata_ssd", "SATA SSD: NCQ 32, per-command controller time, channels x dies flash, write buffer draining at "
                  "the program rate / WAF, sequential read-ahead, 550 MB/s link", sata_ssd_params},
+    {"raid", "hardware RAID controller (MegaRAID SAS3508 class) exporting one VD over member disks: firmware cores, "
+             "LRU cache with read-ahead, write back with C-SCAN destage, RAID 0/1/10/5, megaraid_sas's hctxs",
+     raid_params},
 };
 
 constexpr Param async_params[] = {
