@@ -81,7 +81,8 @@ std::string RaidController::check_config(const RaidConfig& cfg) {
     return {};
 }
 
-RaidController::RaidController(sim::EventQueue& eq, const RaidConfig& cfg) : eq_(eq), cfg_(cfg) {
+RaidController::RaidController(sim::EventQueue& eq, const RaidConfig& cfg, uint32_t nr_cpus)
+    : eq_(eq), cfg_(cfg), nr_hw_queues_(cfg.nr_hw_queues ? cfg.nr_hw_queues : nr_cpus) {
     if (const std::string err = check_config(cfg); !err.empty())
         throw std::invalid_argument("raid: " + err);
     strip_sectors_ = cfg.strip_kb * 2;
@@ -367,7 +368,7 @@ void RaidController::host_finish(uint32_t slot, Time now) {
 // managed affinity is that hctx's CPUs; with one, the single vector on irq_cpu.
 void RaidController::host_complete(uint64_t rq_addr) {
     auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
-    const uint32_t cpu = cfg_.nr_hw_queues > 1 && q_ ? q_->hctx_first_cpu(rq->mq_hctx->queue_num()) : cfg_.irq_cpu;
+    const uint32_t cpu = q_ && q_->nr_hw_queues() > 1 ? q_->hctx_first_cpu(rq->mq_hctx->queue_num()) : cfg_.irq_cpu;
     end_request(q_, rq, eq_.now(), cpu);
 }
 

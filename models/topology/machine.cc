@@ -41,14 +41,8 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             devices_.push_back(std::make_unique<dev::SataSsd>(eq_, d.sata_ssd));
             break;
         case dev::DeviceModel::RAID:
-        {
-            // megaraid_sas registers min(reply queues, CPUs) hctxs; 0 asks for one per CPU.
-            dev::RaidConfig rc = d.raid;
-            if (rc.nr_hw_queues == 0 || rc.nr_hw_queues > cfg.host.nr_cpus)
-                rc.nr_hw_queues = cfg.host.nr_cpus;
-            devices_.push_back(std::make_unique<dev::RaidController>(eq_, rc));
+            devices_.push_back(std::make_unique<dev::RaidController>(eq_, d.raid, cfg.host.nr_cpus));
             break;
-        }
         }
     }
     // The driver's tag sets: one per device, except null_blk devices loaded with

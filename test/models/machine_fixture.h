@@ -66,6 +66,21 @@ inline topology::MachineConfig timer_nullb_with(workload::JobConfig j, sim::Dura
     return m;
 }
 
+// A time-based libaio job named `name` on `dev`, pinned to `cpu` (cpus_allowed).
+inline workload::JobConfig pinned_libaio_job(const std::string& name, const std::string& dev, workload::RwPattern rw,
+                                             uint32_t iodepth, uint32_t cpu, sim::Duration runtime) {
+    workload::JobConfig j;
+    j.name = name;
+    j.device = dev;
+    j.ioengine = workload::IoEngine::LIBAIO;
+    j.rw = rw;
+    j.iodepth = iodepth;
+    j.runtime = runtime;
+    j.time_based = true;
+    j.cpus_allowed = {cpu};
+    return j;
+}
+
 // A job on nullb0 with fio's defaults but for the engine and pattern.
 inline workload::JobConfig nullb_job(workload::IoEngine engine, workload::RwPattern rw) {
     workload::JobConfig j;

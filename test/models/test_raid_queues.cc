@@ -35,18 +35,9 @@ topology::MachineConfig raid_machine(uint32_t nr_hw_queues, uint32_t depth = 256
     blkmq::QueueConfig q;
     q.device = "sda";
     m.queues.push_back(q);
-    for (uint32_t cpu = 0; cpu < 4; ++cpu) {
-        workload::JobConfig j;
-        j.name = "w" + std::to_string(cpu);
-        j.device = "sda";
-        j.ioengine = workload::IoEngine::LIBAIO;
-        j.rw = workload::RwPattern::RANDWRITE;
-        j.iodepth = 8;
-        j.runtime = 20_ms;
-        j.time_based = true;
-        j.cpus_allowed = {cpu};
-        m.jobs.push_back(j);
-    }
+    for (uint32_t cpu = 0; cpu < 4; ++cpu)
+        m.jobs.push_back(
+            testing::pinned_libaio_job("w" + std::to_string(cpu), "sda", workload::RwPattern::RANDWRITE, 8, cpu, 20_ms));
     return m;
 }
 
@@ -98,7 +89,7 @@ TEST_CASE("megaraid_sas's hctxs share one space of queue_depth tags", "[models][
     // 4 writers x iodepth 8 = 32 I/Os want tags. Host-wide, the four hctxs hold at most the
     // VD's 8 between them; per-hctx tags of 8 each would let all 32 through.
     const auto cfg = raid_machine(0, 8);  // the machine keeps a reference
-        topology::Machine m(cfg);
+    topology::Machine m(cfg);
     const auto r = m.run();
     const auto& qr = r.queues.at(0);
     CHECK(qr.tag_depth == 8);

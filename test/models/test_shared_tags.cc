@@ -132,16 +132,8 @@ topology::MachineConfig host_tags_machine(uint32_t disks, bool shared_tags, bool
         for (const uint32_t cpu : {0u, 2u}) {
             if (first_disk_one_cpu && i == 0 && cpu == 2)
                 continue;
-            workload::JobConfig j;
-            j.name = d.name + "-cpu" + std::to_string(cpu);
-            j.device = d.name;
-            j.ioengine = workload::IoEngine::LIBAIO;
-            j.rw = workload::RwPattern::RANDREAD;
-            j.iodepth = 32;
-            j.runtime = 100_ms;
-            j.time_based = true;
-            j.cpus_allowed = {cpu};
-            m.jobs.push_back(j);
+            m.jobs.push_back(testing::pinned_libaio_job(d.name + "-cpu" + std::to_string(cpu), d.name,
+                                                        workload::RwPattern::RANDREAD, 32, cpu, 100_ms));
         }
     }
     return m;

@@ -53,16 +53,7 @@ topology::MachineConfig disks(uint32_t n, const std::string& controller, uint32_
 }
 
 workload::JobConfig randread(const std::string& dev, uint32_t iodepth, uint32_t cpu) {
-    workload::JobConfig j;
-    j.name = dev;
-    j.device = dev;
-    j.ioengine = workload::IoEngine::LIBAIO;
-    j.rw = workload::RwPattern::RANDREAD;
-    j.iodepth = iodepth;
-    j.runtime = 1_s;
-    j.time_based = true;
-    j.cpus_allowed = {cpu};
-    return j;
+    return testing::pinned_libaio_job(dev, dev, workload::RwPattern::RANDREAD, iodepth, cpu, 1_s);
 }
 
 double iops(const report::JobResult& r) {
