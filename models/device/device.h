@@ -57,6 +57,9 @@ public:
     // counts only together with a write cache, as blk_validate_limits() has it.
     virtual bool write_cache() const { return false; }
     virtual bool fua() const { return false; }
+    // BLK_MQ_F_TAG_HCTX_SHARED: the driver's hctxs all draw on one host-wide tag space
+    // (set->shared_tags) instead of queue_depth tags each.
+    virtual bool host_tagset() const { return false; }
     // The model's own figures for blksim's report section (seek/rotation split, cache hits,
     // internal queue depth...); a model with nothing to add leaves `r` empty.
     virtual void report(report::DeviceReport& /*r*/) const {}

@@ -32,6 +32,7 @@ public:
     // flush (null_handle_flush) ends like any request, through irqmode.
     bool write_cache() const override { return cfg_.cache_size_mb > 0; }
     bool fua() const override { return cfg_.fua; }
+    bool host_tagset() const override { return cfg_.shared_tag_bitmap; }
 
 private:
     void timer_expired(uint64_t);

@@ -82,7 +82,7 @@ std::string RaidController::check_config(const RaidConfig& cfg) {
 }
 
 RaidController::RaidController(sim::EventQueue& eq, const RaidConfig& cfg, uint32_t nr_cpus)
-    : eq_(eq), cfg_(cfg), nr_hw_queues_(cfg.nr_hw_queues ? cfg.nr_hw_queues : nr_cpus) {
+    : eq_(eq), cfg_(cfg), nr_hw_queues_(cfg.nr_hw_queues ? std::min(cfg.nr_hw_queues, nr_cpus) : nr_cpus) {
     if (const std::string err = check_config(cfg); !err.empty())
         throw std::invalid_argument("raid: " + err);
     strip_sectors_ = cfg.strip_kb * 2;

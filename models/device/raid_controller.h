@@ -51,8 +51,9 @@ class RaidController final : public Device {
 public:
     // Builds the member disks from cfg.members. Throws std::invalid_argument on a bad
     // layout (too few members for the level, a strip not a multiple of the cache line...).
-    // `nr_cpus`: the host's, for nr_hw_queues 0 (one hctx per CPU); 1 for a controller
-    // driven without a request queue (tests).
+    // `nr_cpus`: the host's, for nr_hw_queues 0 (one hctx per CPU) and as their cap
+    // (megaraid_sas uses at most one reply queue per online CPU); 1 for a controller driven
+    // without a request queue (tests).
     RaidController(sim::EventQueue& eq, const RaidConfig& cfg, uint32_t nr_cpus = 1);
     // What is wrong with cfg's layout, or "" (the scenario loader reports it).
     static std::string check_config(const RaidConfig& cfg);
@@ -62,6 +63,7 @@ public:
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
     // megaraid_sas: one hctx per reply queue over host-wide tags, or one (RaidConfig).
     uint32_t nr_hw_queues() const override { return nr_hw_queues_; }
+    bool host_tagset() const override { return nr_hw_queues_ > 1; }
     uint32_t queue_depth() const override { return cfg_.queue_depth; }
     // A VD of spinning disks counts as rotational, one of SSDs not (the first member decides).
     bool rotational() const override { return !members_.empty() && members_[0].dev->rotational(); }
@@ -215,7 +217,7 @@ private:
     uint64_t member_sectors_ = 0;      // used per member
     uint32_t strip_sectors_ = 0, line_sectors_ = 0;
 
-    uint32_t nr_hw_queues_;  // cfg_.nr_hw_queues, 0 resolved to the CPUs
+    uint32_t nr_hw_queues_;  // cfg_.nr_hw_queues, 0 resolved to the CPUs, capped at them
     std::vector<sim::Time> fw_free_;
     sim::Time link_free_;
 

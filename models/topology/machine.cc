@@ -70,17 +70,15 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
         const bool shared = d.model == dev::DeviceModel::NULL_BLK && d.null_blk.shared_tags;
         if (shared && null_blk_shared) {
             if (null_blk_shared->nr_hw_queues() != nr_hw || null_blk_shared->queue_depth() != dv.queue_depth() ||
-                null_blk_shared->hctx_shared() != d.null_blk.shared_tag_bitmap)
+                null_blk_shared->hctx_shared() != dv.host_tagset())
                 throw std::invalid_argument(fmt::format(
                     "device '{}': null_blk devices with shared_tags=1 share one tag set and must have "
                     "the same submit_queues, hw_queue_depth and shared_tag_bitmap", d.name));
             device_tag_set_.push_back(null_blk_shared);
             continue;
         }
-        // Host-wide tags: null_blk's shared_tag_bitmap, megaraid_sas with several reply queues.
-        const bool host_tags = (d.model == dev::DeviceModel::NULL_BLK && d.null_blk.shared_tag_bitmap) ||
-                               (d.model == dev::DeviceModel::RAID && nr_hw > 1);
-        tag_sets_.push_back(std::make_unique<blkmq::TagSet>(nr_hw, dv.queue_depth(), cfg.tag_fairness, 0, host_tags));
+        tag_sets_.push_back(
+            std::make_unique<blkmq::TagSet>(nr_hw, dv.queue_depth(), cfg.tag_fairness, 0, dv.host_tagset()));
         device_tag_set_.push_back(tag_sets_.back().get());
         if (shared)
             null_blk_shared = tag_sets_.back().get();
