@@ -330,13 +330,15 @@ void JobThread::step_done(uint64_t) {
             if (ious_[batch_[i]].ddir != DDIR_SYNC)
                 ious_[batch_[i]].issue_time = ret;
     }
-    if (sync_wait_) {
-        state_ = State::SLEEP_IO;   // in fsync() until end_io()
+    // A tag wait comes first: an fsync whose empty flush found no tag is still submitting
+    // (blk_mq_get_tag sleeps inside submit_bio), and only a freed tag can wake it.
+    if (tag_wait_) {
+        state_ = State::SLEEP_TAG;  // tag_wakeup() ends it
         cpu_.step_end(this, now, false);
         return;
     }
-    if (tag_wait_) {
-        state_ = State::SLEEP_TAG;  // tag_wakeup() ends it
+    if (sync_wait_) {
+        state_ = State::SLEEP_IO;   // in fsync() until end_io()
         cpu_.step_end(this, now, false);
         return;
     }

@@ -141,6 +141,33 @@ TEST_CASE("Flushes through every scheduler and engine, on every device with a wr
     }
 }
 
+TEST_CASE("An fsync whose flush finds no tag sleeps for one and is woken by the next freed tag", "[flush]") {
+    // nr_requests=1: the one scheduler tag is held by the write in flight when the fsync's
+    // empty REQ_PREFLUSH bio asks for a request, so the thread sleeps in blk_mq_get_tag
+    // inside fsync(). Only a freed tag can wake it; a thread put to sleep as if the flush were
+    // already submitted would never run again (the run stalls).
+    for (const std::string sched : {"kyber", "mq-deadline", "bfq"}) {
+        INFO(sched);
+        const std::string text = R"({"host": {"cpus": 1, "cost_profile": "desktop-8t"},
+          "devices": [{"name": "d0", "model": "sata_ssd"}],
+          "queues": [{"device": "d0", "scheduler": ")" + sched + R"(", "nr_requests": 1}],
+          "jobs": [{"name": "j0", "ioengine": "io_uring", "rw": "randwrite", "bs": "4k", "iodepth": 2,
+                    "number_ios": 50, "fsync": 1}]})";
+        const auto r = run(text);
+        CHECK(r.jobs.at(0).dir[1].total_ios == 50);
+        CHECK(r.jobs.at(0).sync.total_ios == 49);
+        CHECK(r.queues.at(0).flushes > 0);
+    }
+    // Without an elevator the flush waits for a driver tag: 64 jobs at QD64 on 32 NCQ tags.
+    const auto many = run(R"({"host": {"cpus": 2, "cost_profile": "desktop-8t"},
+      "devices": [{"name": "d0", "model": "sata_ssd"}],
+      "jobs": [{"name": "w", "ioengine": "libaio", "rw": "randwrite", "bs": "4k", "iodepth": 64,
+                "numjobs": 64, "fsync": 1, "runtime": "5ms", "time_based": 1}]})");
+    REQUIRE(many.jobs.size() == 64);
+    for (const auto& j : many.jobs)
+        CHECK(j.sync.total_ios > 0);
+}
+
 TEST_CASE("end_fsync: one flush at the end, neither timed nor counted", "[flush]") {
     const auto r = run(flush_scenario("hdd", R"("write_cache": 1)", R"("number_ios": 10, "end_fsync": 1)"));
     CHECK(r.queues.at(0).flushes == 1);
