@@ -37,6 +37,10 @@ public:
         begin_item(key);
         fmt::format_to(std::back_inserter(out_), "{}", v);
     }
+    void add_signed(std::string_view key, int64_t v) {
+        begin_item(key);
+        fmt::format_to(std::back_inserter(out_), "{}", v);
+    }
     // fio prints doubles with "%f". A NaN or infinity would not be JSON; there is none in a
     // sane result, but print 0 rather than break every parser if one appears.
     void add_float(std::string_view key, double v) {
@@ -425,6 +429,8 @@ void add_device_json(FioJsonWriter& w, const DeviceReport& d) {
         for (const DeviceReport::Field& f : line) {
             if (f.decimals > 0)
                 w.add_float(f.key, f.value);
+            else if (f.value < 0)
+                w.add_signed(f.key, static_cast<int64_t>(f.value));  // bfq's hw_tag -1: not yet known
             else
                 w.add_int(f.key, static_cast<uint64_t>(f.value));
         }

@@ -174,3 +174,17 @@ TEST_CASE("JSON without queues or CPUs has no blksim object", "[extras]") {
     const ordered_json j = ordered_json::parse(format_json(r, false));
     CHECK_FALSE(j.contains("blksim"));
 }
+
+TEST_CASE("a device's negative figure stays negative in JSON (bfq's hw_tag -1: not yet detected)", "[extras]") {
+    RunResult r = extras_run();
+    DeviceReport d;
+    d.name = "sda";
+    d.model = "bfq";
+    d.add("hw_tag", -1);
+    d.add("idle_slices", 158);
+    r.devices.push_back(d);
+    const ordered_json j = ordered_json::parse(format_json(r, false));
+    const ordered_json& dev = j["blksim"]["devices"][0];
+    CHECK(dev["hw_tag"].get<int64_t>() == -1);
+    CHECK(dev["idle_slices"].get<uint64_t>() == 158);
+}
