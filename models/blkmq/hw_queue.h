@@ -31,6 +31,28 @@ struct FlushQueue {
     Request flush_rq;              // fq->flush_rq: preallocated, borrows its tag
 };
 
+class HwQueue;
+
+// hctx->dispatch_wait: with a tag set shared between queues (BLK_MQ_F_TAG_QUEUE_SHARED) a
+// hctx that found no driver tag waits on the tags' wait queue as a task would, and a tag
+// freed by any queue of the set runs it again (blk_mq_mark_tag_wait, blk_mq_dispatch_wake):
+// a completion of its own queue, which restarts an unshared hctx, may never come.
+class DispatchWait final : public TagWaiter {
+public:
+    using RunFn = void (*)(void* q, HwQueue& h, sim::Time now);
+    void bind(void* q, HwQueue* h, RunFn run) {
+        q_ = q;
+        h_ = h;
+        run_ = run;
+    }
+    void tag_wakeup(sim::Time now) override { run_(q_, *h_, now); }
+
+private:
+    void* q_ = nullptr;
+    HwQueue* h_ = nullptr;
+    RunFn run_ = nullptr;
+};
+
 class HwQueue {
 public:
     HwQueue(uint32_t queue_num, BlkMqTags& t) : tags(t), queue_num_(queue_num) {}
@@ -69,6 +91,7 @@ public:
     uint32_t in_driver = 0;      // requests the driver holds
     TagUser tag_user;            // this hctx as a user of a shared set (not with host-wide tags)
     FlushQueue fq;               // hctx->fq: the flush state machine (blk-flush.c)
+    DispatchWait dispatch_wait;  // hctx->dispatch_wait, on a shared set's tag wait queue
 
 private:
     uint32_t queue_num_;

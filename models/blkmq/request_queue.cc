@@ -32,8 +32,14 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
     const auto nr_cpus = static_cast<uint32_t>(cpus.size());
     // The tag set was sized by the driver for min(submit queues, CPUs) hctxs.
     const uint32_t nr_hw = tag_set.nr_hw_queues();
-    for (uint32_t i = 0; i < nr_hw; ++i)
+    for (uint32_t i = 0; i < nr_hw; ++i) {
         hctxs_.push_back(std::make_unique<HwQueue>(i, tag_set.tags(i)));
+        // blk_mq_dispatch_wake(): blk_mq_run_hw_queue(hctx, true).
+        hctxs_.back()->dispatch_wait.bind(this, hctxs_.back().get(), [](void* self, HwQueue& h, Time now) {
+            if (!h.run_pending)
+                static_cast<RequestQueue*>(self)->queue_run_work(h, now);
+        });
+    }
     tag_set.add_queue();
 
     mq_map_.resize(nr_cpus);
@@ -78,8 +84,10 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
         // With host-wide tags the scheduler tags are one space of nr_requests for the
         // whole queue too (q->sched_shared_tags).
         for (auto& h : hctxs_) {
-            if (sched_tags_.empty() || !tag_set.hctx_shared())
+            if (sched_tags_.empty() || !tag_set.hctx_shared()) {
                 sched_tags_.push_back(std::make_unique<BlkMqTags>(nr_requests_));
+                sched_tags_.back()->set_min_shallow_depth(elevator_->min_shallow_depth(nr_requests_));
+            }
             h->sched_tags = sched_tags_.back().get();
         }
     }
@@ -670,6 +678,11 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
     dev::BlkStatus st = dev::BlkStatus::OK;
     bool wait_completion = false;  // no tag or no budget: a completion restarts the hctx
     while (Request* rq = list.pop_front()) {
+        // A request became visible here when the section that inserted it ended (its I):
+        // submitters play their steps out ahead of the clock, so a completion's restart,
+        // processed later but stamped earlier, can find a request that is not there yet at
+        // its instant. It issues it no earlier than that.
+        t = sim::max(t, rq->t_insert);
         // blk_mq_prep_dispatch_rq(): budget first, then the driver tag.
         if (!budget_ok()) {
             list.push_front(rq);
@@ -678,7 +691,10 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
             break;
         }
         if (!get_driver_tag(*rq->mq_hctx, rq, t)) {
-            // blk_mq_mark_tag_wait: wait for a completion (SCHED_RESTART), no delayed rerun.
+            // blk_mq_mark_tag_wait: wait for a completion (SCHED_RESTART), no delayed rerun;
+            // with a tag set shared between queues, for a tag freed by any of them.
+            if (tag_set_.shared())
+                rq->mq_hctx->tags.prepare_to_wait(&rq->mq_hctx->dispatch_wait);
             list.push_front(rq);
             wait_completion = true;
             break;
@@ -697,7 +713,16 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
     h.update_dispatch_busy(busy);
     if (!busy)
         return;
-    h.dispatch.splice_tail(list);
+    // Leftovers wait on their own hctx's dispatch list, which its completions restart: a
+    // queue-wide policy's round may have handed out requests of another hctx, and the kernel
+    // dispatches those through their own hctx (blk_mq_dispatch_hctx_list).
+    while (Request* rq = list.pop_front()) {
+        HwQueue& own = *rq->mq_hctx;
+        own.dispatch.push_back(rq);
+        if (!own.sched_restart && &own != &h && !wait_completion && st == dev::BlkStatus::RESOURCE)
+            delay_run_hw_queue(own, now + BLK_MQ_RESOURCE_DELAY);
+        own.sched_restart = true;
+    }
     h.sched_restart = true;
     if (!wait_completion && st == dev::BlkStatus::RESOURCE)
         delay_run_hw_queue(h, now + BLK_MQ_RESOURCE_DELAY);

@@ -40,6 +40,11 @@ void BlkMqTags::update_wake_batch(uint32_t users) {
     wait_cnt_ = std::min(wait_cnt_, wake_batch_);
 }
 
+void BlkMqTags::set_min_shallow_depth(uint32_t min_shallow) {
+    wake_batch_ = std::clamp<uint32_t>(std::min(depth_, min_shallow) / 8, 1, SBQ_WAKE_BATCH);
+    wait_cnt_ = std::min(wait_cnt_, wake_batch_);
+}
+
 void BlkMqTags::put(uint32_t tag, sim::Time now) {
     if (tag >= depth_ || !used_[tag])
         throw std::logic_error(fmt::format(

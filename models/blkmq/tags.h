@@ -71,6 +71,11 @@ public:
     // wake in batches of clamp(ceil(depth / users) / 8, 1, 8), so that a user's fair share
     // is never smaller than one wake batch (the hang Laibin Qiu fixed, §2.6).
     void update_wake_batch(uint32_t users);
+    // sbitmap_queue_min_shallow_depth(): the smallest shallow depth an allocation may ask
+    // for. The wake batch becomes clamp(min(depth, it) / 8, 1, 8), small enough that the
+    // tags a limited allocation can use are enough to wake it; with a larger batch a sleeper
+    // limited to fewer tags than the batch could wait for frees that never come.
+    void set_min_shallow_depth(uint32_t min_shallow);
     // Wake every sleeper (blk_mq_tag_wakeup_all, when a user goes idle).
     void wake_all(sim::Time now) { wake_up_nr(nr_waiters_, now); }
 

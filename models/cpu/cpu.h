@@ -41,7 +41,8 @@ public:
     Cpu& operator=(const Cpu&) = delete;
 
     uint32_t id() const { return id_; }
-    sim::Time free_at() const { return free_at_; }
+    // Inside an open step: where the work charged so far in it has got to.
+    sim::Time free_at() const { return in_step_ ? inline_at_ : free_at_; }
     sim::Duration busy() const { return busy_; }
     sim::Duration irq_busy() const { return irq_busy_; }
     sim::Duration spin() const { return spin_; }
@@ -63,8 +64,13 @@ public:
     void release(sim::Time now);
 
     // Book a task step of `cost` starting at `now` (the core must be free); returns its end.
+    // Work charged on this core while the step was being played out (a plug flushed in the
+    // middle of a batch, its ->queue_rq and an inline completion) ran inside the step: the
+    // step ends that much later, so the core is never booked twice for the same instant.
     sim::Time book(sim::Time now, sim::Duration cost) {
-        free_at_ = now + cost;
+        free_at_ = now + cost + step_inline_;
+        step_inline_ = {};
+        in_step_ = false;
         busy_ += cost;
         return free_at_;
     }
@@ -72,14 +78,12 @@ public:
     // ->queue_rq, elevator lock sections): like interrupt work it is charged from `now`,
     // but it is not counted as interrupt time. Returns its end.
     sim::Time charge(sim::Time now, sim::Duration cost) {
-        free_at_ = sim::max(free_at_, now) + cost;
-        busy_ += cost;
+        take(now, cost);
         return now + cost;
     }
     // Interrupt work: starts at `now` whatever runs, delays the core by `cost`; returns end.
     sim::Time irq(sim::Time now, sim::Duration cost) {
-        free_at_ = sim::max(free_at_, now) + cost;
-        busy_ += cost;
+        take(now, cost);
         irq_busy_ += cost;
         return now + cost;
     }
@@ -90,7 +94,27 @@ private:
     void grant(Task* t, sim::Time start) {
         running_ = true;
         current_ = t;
+        in_step_ = true;
+        inline_at_ = free_at_;
         t->run_step(start);
+        // A step that gave the core up without booking (it only went to sleep) still owns
+        // what it charged.
+        if (in_step_) {
+            free_at_ = sim::max(free_at_, start) + step_inline_;
+            step_inline_ = {};
+            in_step_ = false;
+        }
+    }
+    // `cost` of work on this core from `now`. Inside an open step (run_step() has not booked
+    // yet) it is added to that step; otherwise it queues behind whatever holds the core.
+    void take(sim::Time now, sim::Duration cost) {
+        busy_ += cost;
+        if (in_step_) {
+            step_inline_ += cost;
+            inline_at_ = sim::max(inline_at_, now) + cost;
+        } else {
+            free_at_ = sim::max(free_at_, now) + cost;
+        }
     }
     void enqueue(Task* t);
     Task* dequeue();
@@ -101,6 +125,9 @@ private:
     sim::Duration busy_;
     sim::Duration irq_busy_;
     sim::Duration spin_;
+    sim::Duration step_inline_;  // work charged inside the step being played out
+    sim::Time inline_at_;        // and where it has got to
+    bool in_step_ = false;       // run_step() is on the stack and has not booked yet
     Task* current_ = nullptr;  // the task that ran the last step here
     bool running_ = false;     // a task step is in progress (its step_end will pass the core on)
     Task* rq_head_ = nullptr;

@@ -209,6 +209,8 @@ public:
     void completed_request(blkmq::Request* rq, sim::Time now) override;
     void requeue_request(blkmq::Request* rq) override;
     uint32_t limit_depth(bool is_sync_read, uint32_t nr_requests) const override;
+    // bfq_depth_updated(): min_shallow_depth 1 (its smallest word depth can be 1).
+    uint32_t min_shallow_depth(uint32_t /*nr_requests*/) const override { return 1; }
     uint64_t queued() const override;
     std::string audit() const override;
     std::string check_idle() const override;

@@ -76,6 +76,9 @@ public:
     // ops.limit_depth: shallow depth for allocations other than synchronous reads; return
     // nr_requests for no limit.
     virtual uint32_t limit_depth(bool /*is_sync_read*/, uint32_t nr_requests) const { return nr_requests; }
+    // ops.depth_updated's sbitmap_queue_min_shallow_depth() on the scheduler tags: the
+    // smallest depth limit_depth() can return, which bounds their wake batch.
+    virtual uint32_t min_shallow_depth(uint32_t nr_requests) const { return nr_requests; }
     // How many requests one __blk_mq_do_dispatch_sched() round may pull from the policy
     // when the hctx is not dispatch_busy (kernel: nr_requests; the E1 patch's
     // q->nr_sched_batch). A busy hctx still pulls one at a time.

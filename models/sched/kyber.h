@@ -132,6 +132,8 @@ public:
     void completed_request(blkmq::Request* rq, sim::Time now) override;
     void requeue_request(blkmq::Request* rq) override;
     uint32_t limit_depth(bool is_sync_read, uint32_t nr_requests) const override;
+    // kyber_depth_updated(): min_shallow_depth = kqd->async_depth.
+    uint32_t min_shallow_depth(uint32_t nr_requests) const override { return kyber_limit_depth(false, nr_requests); }
     uint64_t queued() const override;
     std::string audit() const override;
     std::string check_idle() const override;

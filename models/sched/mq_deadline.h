@@ -118,6 +118,9 @@ public:
     blkmq::Request* insert_merge_find(uint64_t sector) override;
     void completed_request(blkmq::Request* rq, sim::Time now) override;
     uint32_t limit_depth(bool is_sync_read, uint32_t nr_requests) const override;
+    // dd_depth_updated() since v6.11 ("Fix the tag reservation code"): min_shallow_depth 1,
+    // so the scheduler tags wake one sleeper per freed tag whatever async_depth is set to.
+    uint32_t min_shallow_depth(uint32_t /*nr_requests*/) const override { return 1; }
     uint32_t max_dispatch_per_round(uint32_t nr_requests) const override;
     bool may_direct_dispatch(const blkmq::Request& rq, bool hctx_idle) const override;
     void direct_dispatched(blkmq::Request* rq, sim::Time now) override;

@@ -179,9 +179,9 @@ report::RunResult Machine::run() {
             }
         }
     }
-    const sim::Time end = eq_.now();
+    const sim::Time end = run_end();
     if (series_)
-        series_->finish(eq_.now());
+        series_->finish(end);
     check_invariants();
 
     result_.sim_time = end - sim::Time::zero();
@@ -255,6 +255,15 @@ report::RunResult Machine::run() {
     return out;
 }
 
+// The run ends with its last event or with the last work a core was booked for, whichever
+// is later: the last job's final step may still be running when the event that ended it fires.
+sim::Time Machine::run_end() const {
+    sim::Time end = eq_.now();
+    for (const auto& c : cpus_)
+        end = sim::max(end, c->free_at());
+    return end;
+}
+
 // The audit also watches for progress, so it runs even with the counter audit off (then
 // once a simulated second): a run must never go on for ever.
 void Machine::audit() {
@@ -273,9 +282,13 @@ void Machine::audit() {
         done += t->completed();
         in_kernel += t->in_kernel();
     }
-    if (done != progress_done_ || in_kernel == 0) {
+    // The window opens at the first audit that finds I/O in the kernel after one that found
+    // none: audits run only at events, and a job that sleeps on purpose (a replay's recorded
+    // gap, a think time) leaves none for a long while, so the one before may be far back.
+    if (done != progress_done_ || in_kernel == 0 || progress_idle_) {
         progress_done_ = done;
         progress_at_ = eq_.now();
+        progress_idle_ = in_kernel == 0;
     } else if (eq_.now() - progress_at_ >= kProgressWindow) {
         throw std::logic_error(fmt::format(
             "invariant violated at {} ns: no I/O completed for {} s of simulated time while {} I/Os are "
@@ -354,6 +367,28 @@ void Machine::check_invariants() const {
                     "(rule: every byte a job submits is completed by exactly one request)", q->name(), bytes,
                     d ? "written" : "read", q->stats().sectors[d] << 9));
         }
+    }
+    // What the report prints must be possible: a core is busy at most all of the time the
+    // run lasted, each part of its busy time within the whole, and no btt stage ends before
+    // it starts.
+    const sim::Time end = run_end();
+    for (const auto& c : cpus_) {
+        const sim::Duration span = end - sim::Time::zero();
+        if (c->busy() > span || c->irq_busy() > c->busy() || c->spin() > c->busy())
+            throw std::logic_error(fmt::format(
+                "invariant violated: cpu {} was busy {} ns (irq {} ns, spin {} ns) in a run of {} ns "
+                "(rule: a core does one thing at a time)", c->id(), c->busy().count(), c->irq_busy().count(),
+                c->spin().count(), span.count()));
+    }
+    for (const auto& q : queues_) {
+        const auto& s = q->stats();
+        const std::pair<const char*, const report::StageStat*> stages[] = {
+            {"Q2G", &s.q2g}, {"G2I", &s.g2i}, {"I2D", &s.i2d}, {"D2C", &s.d2c}, {"Q2C", &s.q2c}};
+        for (const auto& [stage, st] : stages)
+            if (st->stat.count() > 0 && st->stat.min() < 0)
+                throw std::logic_error(fmt::format(
+                    "invariant violated: queue {}: a request's {} lasted {} ns (rule: every stage "
+                    "ends at or after its start)", q->name(), stage, st->stat.min()));
     }
     for (const auto& q : queues_) {
         if (q->in_flight() != 0 || q->allocated() != q->freed())

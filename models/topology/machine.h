@@ -48,6 +48,7 @@ public:
 
 private:
     void check_invariants() const;
+    sim::Time run_end() const;
     // The periodic invariant audit (MachineConfig::audit_interval): counters that must
     // balance at any instant between events. "" when they do, else the rule broken.
     std::string audit_now() const;
@@ -75,6 +76,7 @@ private:
     mutable std::vector<uint64_t> audit_sums_;
     uint64_t progress_done_ = 0;  // I/Os completed at the last audit that saw progress
     sim::Time progress_at_;
+    bool progress_idle_ = true;    // the last audit found no I/O in the kernel
     uint64_t samples_ = 0;
     bool sample_armed_ = false;
     // fio's stonewall: thread i starts in wave wave_[i], once every thread of the waves
