@@ -322,8 +322,10 @@ private:
     uint32_t shared_nr_active_ = 0;   // with host-wide tags: driver tags the queue holds  // requests in the elevator by the core's count (Request::elv_queued)
     uint32_t max_sectors_;
     uint32_t split_sectors_;
-    std::unique_ptr<sched::Elevator> elevator_;  // nullptr: none
+    // The scheduler tags' requests outlive the elevator: its intrusive containers must be
+    // gone before the requests they may still link (a run stopped by a broken invariant).
     std::vector<std::unique_ptr<BlkMqTags>> sched_tags_;
+    std::unique_ptr<sched::Elevator> elevator_;  // nullptr: none
     uint32_t nr_requests_ = 0;
     cpu::Spinlock elv_lock_;                     // the elevator's lock (dd->lock, bfqd->lock)
     sched::Elevator::LockHold hold_;             // how long each section holds it

@@ -182,6 +182,26 @@ TEST_CASE("invariants: a driver that refuses every command forever is stopped, n
     }
 }
 
+TEST_CASE("invariants: a run stopped with requests inside the scheduler tears down cleanly", "[models][invariants]") {
+    // The refused request is requeued into the elevator again and again; when the progress
+    // watch stops the run it may sit in the policy's intrusive containers. Destroying the
+    // machine must unlink it before its scheduler tag's storage goes (with assertions on,
+    // boost::intrusive's safe-mode hooks abort otherwise).
+    for (const std::string sched : {"mq-deadline", "kyber", "bfq"}) {
+        INFO(sched);
+        dev::NullBlkConfig nb;
+        nb.requeue_every = 1;
+        auto m = testing::nullb_machine(1, nb, sched);
+        auto j = testing::nullb_job(workload::IoEngine::LIBAIO, workload::RwPattern::RANDREAD);
+        j.iodepth = 4;
+        j.number_ios = 8;
+        m.jobs.push_back(j);
+        auto machine = std::make_unique<topology::Machine>(m);
+        CHECK(has(failure([&] { machine->run(); }), "rule: the run makes progress"));
+        machine.reset();
+    }
+}
+
 TEST_CASE("invariants: the periodic audit changes nothing the run reports", "[models][invariants]") {
     dev::NullBlkConfig nb;
     nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
