@@ -14,7 +14,7 @@
 
 #include "tools/blksim/cmd_experiment.h"
 #include "tools/experiment/progress.h"
-#include "tools/experiment/read_file.h"
+#include "tools/input/input_file.h"
 #include "tools/experiment/simulate.h"
 #include "tools/experiment/sweep.h"
 #include "tools/experiment/thread_pool.h"
@@ -191,9 +191,10 @@ int cmd_sweep_merge(const SweepMergeOptions& o) {
     std::vector<SweepOutput> shards;
     try {
         for (const std::string& f : o.inputs) {
-            const std::optional<std::string> text = read_file(f);
+            std::string why;
+            const std::optional<std::string> text = input::read_file(f, input::kMaxDataFile, why);
             if (!text)
-                throw SweepError(fmt::format("{}: cannot open the file", f));
+                throw SweepError(fmt::format("{}: cannot open the file: {}", f, why));
             shards.push_back(from_json(*text, f));
         }
         const SweepOutput merged = merge_shards(shards, o.inputs);

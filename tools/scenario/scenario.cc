@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <type_traits>
 #include <utility>
 
@@ -30,6 +29,8 @@
 #include "models/device/hdd_mechanics.h"
 #include "tools/disksim/import.h"
 #include "tools/disksim/param_file.h"
+#include "tools/input/input_file.h"
+#include "tools/input/nesting.h"
 #include "models/device/raid_controller.h"
 #include "models/report/fio_output.h"
 #include "models/sched/bfq_config.h"
@@ -387,6 +388,7 @@ private:
 };
 
 json parse_json(std::string_view text, const Reporter& rep) {
+    if (const auto deep = input::json_nesting_exceeded(text)) rep.fail_file(input::nesting_message(*deep));
     DuplicateKeyFinder finder;
     try {
         return json::parse(text.begin(), text.end(), std::ref(finder), /*allow_exceptions=*/true,
@@ -402,16 +404,10 @@ json parse_json(std::string_view text, const Reporter& rep) {
 }
 
 std::string read_text_file(const fs::path& path, const Reporter& rep, std::string_view what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::error_code ec;
-        const bool exists = fs::exists(path, ec);
-        rep.fail_file("cannot read " + std::string(what) + ": " +
-                      (exists ? "permission denied or not a file" : "no such file"));
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    std::string why;
+    std::optional<std::string> text = input::read_file(path.string(), input::kMaxTextFile, why);
+    if (!text) rep.fail_file("cannot read " + std::string(what) + ": " + why);
+    return std::move(*text);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -424,16 +420,24 @@ bool is_index(const std::string& tok) {
 
 void apply_set(json& doc, const std::string& set, Reporter& rep) {
     const auto set_error = [&](const std::string& msg) {
-        throw ScenarioError(rep.file() + ": --set " + squote(set) + ": " + msg);
+        // A --set made by a script may be any length: its start is enough to find it.
+        const std::string shown = set.size() > 100 ? set.substr(0, 80) + "..." : set;
+        throw ScenarioError(rep.file() + ": --set " + squote(shown) + ": " + msg);
     };
     const size_t eq = set.find('=');
     if (eq == std::string::npos || eq == 0) set_error("expected path=value, e.g. jobs.0.iodepth=16");
 
     const std::string path = set.substr(0, eq);
     const std::string text = set.substr(eq + 1);
+    if (const auto deep = input::json_nesting_exceeded(text)) set_error("the value: " + input::nesting_message(*deep));
     json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (value.is_discarded()) value = text;  // not JSON: a string such as 4k or 1s
 
+    // No scenario value lies deeper than a file may nest.
+    const size_t components = static_cast<size_t>(std::count(path.begin(), path.end(), '.')) + 1;
+    if (components > static_cast<size_t>(input::kMaxNesting))
+        set_error("the path has " + std::to_string(components) + " components; at most " +
+                  std::to_string(input::kMaxNesting) + " are allowed");
     std::vector<std::string> tokens;
     for (size_t start = 0;;) {
         const size_t dot = path.find('.', start);
@@ -466,8 +470,9 @@ void apply_set(json& doc, const std::string& set, Reporter& rep) {
         } else if (node->is_array()) {
             if (!is_index(tok))
                 set_error(squote(tok) + " is not an index, and " + here + " is an array");
-            const size_t index = std::stoul(tok);
-            if (index >= node->size())
+            size_t index = 0;
+            const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), index);
+            if (ec != std::errc() || end != tok.data() + tok.size() || index >= node->size())
                 set_error("index " + tok + " is out of range: " + here + " has " +
                           plural(node->size(), "element"));
             node = &(*node)[index];
@@ -2232,7 +2237,10 @@ uint64_t host_cpus_for_fio(const json& doc, const LoadContext& ctx) {
     const std::string name = host["cost_profile"].get<std::string>();
     const fs::path path = name.ends_with(".json") ? (fs::path(name).is_absolute() ? fs::path(name) : ctx.scenario_dir / name)
                                                   : fs::path(ctx.base_dir) / "cpu" / (name + ".json");
-    const json profile = json::parse(std::ifstream(path), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+    std::string why;
+    const std::optional<std::string> text = input::read_file(path.string(), input::kMaxTextFile, why);
+    if (!text || input::json_nesting_exceeded(*text)) return 1;
+    const json profile = json::parse(*text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
     if (profile.is_object() && profile.contains("cpus") && profile["cpus"].is_number_unsigned())
         return profile["cpus"].get<uint64_t>();
     return 1;
@@ -2267,6 +2275,8 @@ void expand_fio(json& doc, Reporter& rep, const LoadContext& ctx, FioInput& fio)
             fs::path p(doc["fio"].get<std::string>());
             if (p.is_relative()) p = ctx.scenario_dir / p;
             what = p.lexically_normal().string();
+            if (const std::string why = input::not_a_regular_file(what); !why.empty())
+                rep.fail("/fio", "cannot read the fio job file " + squote(what) + ": " + why);
             doc.erase("fio");
             in = fio::parse_job_file(what, env);
         }
