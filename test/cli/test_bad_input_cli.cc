@@ -1,6 +1,6 @@
 // Bad input end to end: files that are not files, files too deep, too large or pointing out
-// of their folder, --set paths that cannot be. Each gives one message naming the file and
-// place and exits 2; none crashes or eats memory.
+// of their folder, --set paths that cannot be, machines too large to build. Each gives one
+// message naming the file and place and exits 2; none crashes or eats memory.
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -171,4 +171,37 @@ TEST_CASE("validate-disk: idle times beyond the clock's range are bad input at t
     CHECK_THAT(bad_input("validate-disk " + (t / "many.trace") + " --device atlas10k"),
                Contains("many.trace:112: field 6 (idle time) '9000000000000': the idle times up to this line add up to "
                         "1.008e+15 us"));
+}
+
+TEST_CASE("a machine estimated beyond --mem-limit is refused before it is built", "[cli][input][mem]") {
+    clitest::TempDir t("mem-limit");
+    write(t / "big.fio", "[a]\nruntime=10ms\ntime_based\niodepth=65536\nnumjobs=4096\nioengine=libaio\n");
+    // 65536 x 4096 io_units alone are 43 GB.
+    const std::string big = bad_input("fio --device nullb -q --mem-limit 40G -- " + (t / "big.fio"));
+    CHECK_THAT(big, StartsWith("blksim: nullb: needs about 4"));
+    CHECK_THAT(big, Contains(" GiB, the limit is 40.0 GiB (--mem-limit to raise it)"));
+    CHECK_THAT(bad_input("run -q " + kExample + " --mem-limit 1M"),
+               StartsWith("blksim: " + kExample + ": needs about ") && Contains("MiB, the limit is 1.0 MiB"));
+    CHECK(run_blksim("run -q " + kExample + " --set jobs.0.runtime=1ms --mem-limit 64M", false).status == 0);
+    CHECK_THAT(bad_input("run -q " + kExample + " --mem-limit lots"),
+               Contains("--mem-limit lots: not a size (allowed: a number with K, M, G or T, e.g. 16G)"));
+    CHECK_THAT(bad_input("compare " + kExample + " --runs 2 --jobs 2 --mem-limit 4M"),
+               Contains("compare: variant A: needs about"));
+    CHECK_THAT(bad_input("compare " + kExample + " --runs 2 --jobs 2 --mem-limit 4M"), Contains("(2 runs at once)"));
+    CHECK_THAT(bad_input("reproduce --reduced --only E2 --jobs 1 --mem-limit 1M"), Contains("needs about"));
+}
+
+TEST_CASE("a sweep of 10^9 points is refused before its points are listed", "[cli][input][mem]") {
+    std::string v;
+    for (int i = 1; i <= 1000; ++i)
+        v += (i > 1 ? "," : "") + std::to_string(i);
+    const std::string err = bad_input("sweep " + kExample + " --param jobs.0.iodepth=" + v + " --param jobs.0.numjobs=" +
+                                      v + " --param seed=" + v + " --mem-limit 8G --csv /dev/null");
+    CHECK_THAT(err, StartsWith("blksim: sweep: 1000000000 points: needs about ") &&
+                        Contains(" GiB, the limit is 8.0 GiB (--mem-limit to raise it)"));
+    // Within the limit, each point's machine still counts: iodepth 65536 x numjobs 4096.
+    CHECK_THAT(bad_input("sweep " + kExample + " --set jobs.0.ioengine=libaio --set jobs.0.numjobs=4096 --param "
+                         "jobs.0.iodepth=1,65536 --jobs 1 --mem-limit 8G --csv /dev/null"),
+               Contains("--param jobs.0.iodepth=65536: " + kExample + ": needs about 4") &&
+                   Contains("GiB, the limit is 8.0 GiB"));
 }
