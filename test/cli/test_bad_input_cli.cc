@@ -150,6 +150,11 @@ TEST_CASE("a DiskSim description reads only files in its own folder and echoes n
     const std::string shown = bad_input("import-disksim " + (t / "d/atlas10k.diskspecs") + " --out -");
     CHECK_THAT(shown, Contains("secret.model:1: block 'root:x:0:0:" + std::string(69, 's') + "...'"));
     CHECK(shown.size() < 300);
+    // A block name is quoted by its start too.
+    write(t / "d/long.diskspecs", "disksim_disk " + std::string(300, 'n') + "\n" + std::string(300, 'm') + " {\n}\n");
+    CHECK(bad_input("import-disksim " + (t / "d/long.diskspecs") + " --out -") ==
+          "blksim: " + (t / "d/long.diskspecs") + ":1: block 'disksim_disk " + std::string(67, 'n') +
+              "...' has no 'Model' entry\n");
     // The fixture itself still imports.
     fs::remove_all(t / "d");
     fs::create_directories(t / "d");

@@ -234,8 +234,8 @@ const ParamValue* ParamBlock::find(const std::string& key) const {
 const ParamValue& ParamBlock::get(const std::string& key) const {
     const ParamValue* v = find(key);
     if (!v)
-        throw DisksimError(fmt::format("{}:{}: block '{}{}{}' has no '{}' entry", file, line, type,
-                                       name.empty() ? "" : " ", name, key));
+        throw DisksimError(fmt::format("{}:{}: block '{}' has no '{}' entry", file, line,
+                                       excerpt(name.empty() ? type : type + " " + name), key));
     return *v;
 }
 
