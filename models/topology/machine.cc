@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -113,11 +115,12 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
     for (const auto& j : cfg.jobs)
         total += j.numjobs;
     result_.jobs.resize(total);
+    std::unordered_map<std::string, blkmq::RequestQueue*> queue_by_device;
+    for (auto& rq : queues_)
+        queue_by_device[rq->name()] = rq.get();
     for (const auto& j : cfg.jobs) {
-        blkmq::RequestQueue* q = nullptr;
-        for (auto& rq : queues_)
-            if (rq->name() == j.device)
-                q = rq.get();
+        const auto found = queue_by_device.find(j.device);
+        blkmq::RequestQueue* q = found == queue_by_device.end() ? nullptr : found->second;
         if (q == nullptr)
             throw std::invalid_argument(fmt::format("job '{}' names unknown device '{}'", j.name, j.device));
         if (j.stonewall && k > 0)

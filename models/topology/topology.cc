@@ -1,5 +1,8 @@
 #include "models/topology/topology.h"
 
+#include <string>
+#include <unordered_map>
+
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/depth_first_search.hpp>
 #include <boost/graph/graphviz.hpp>
@@ -38,14 +41,15 @@ Topology::Topology(const MachineConfig& cfg) : hba_of_device_(cfg.devices.size()
     using dev::ControllerConfig;
     const V host = boost::add_vertex(Node{NodeKind::HOST, "host"}, g_);
 
+    // Names are looked up in maps: a machine of 100,000 devices is checked in linear time.
     std::vector<V> cv;
     std::vector<std::string> cnames;
+    std::unordered_map<std::string, std::size_t> controller_by_name;
     for (std::size_t i = 0; i < cfg.controllers.size(); ++i) {
         const auto& c = cfg.controllers[i];
-        for (std::size_t j = 0; j < i; ++j)
-            if (cnames[j] == c.name)
-                throw Error({Ref::Kind::CONTROLLER, i, "name"},
-                            fmt::format("duplicate controller name '{}'", c.name));
+        if (!controller_by_name.emplace(c.name, i).second)
+            throw Error({Ref::Kind::CONTROLLER, i, "name"},
+                        fmt::format("duplicate controller name '{}'", c.name));
         cnames.push_back(c.name);
         cv.push_back(boost::add_vertex(
             Node{NodeKind::CONTROLLER, fmt::format("{} ({})", c.name,
@@ -53,9 +57,8 @@ Topology::Topology(const MachineConfig& cfg) : hba_of_device_(cfg.devices.size()
             g_));
     }
     auto controller_index = [&](const std::string& name) -> std::optional<std::size_t> {
-        for (std::size_t j = 0; j < cnames.size(); ++j)
-            if (cnames[j] == name)
-                return j;
+        if (const auto it = controller_by_name.find(name); it != controller_by_name.end())
+            return it->second;
         return std::nullopt;
     };
     for (std::size_t i = 0; i < cfg.controllers.size(); ++i) {
@@ -99,9 +102,11 @@ Topology::Topology(const MachineConfig& cfg) : hba_of_device_(cfg.devices.size()
 
     std::vector<V> dv;
     std::vector<std::string> dnames;
+    std::unordered_map<std::string, std::size_t> device_by_name;
     for (std::size_t d = 0; d < cfg.devices.size(); ++d) {
         const auto& dc = cfg.devices[d];
         dnames.push_back(dc.name);
+        device_by_name.emplace(dc.name, d);
         dv.push_back(boost::add_vertex(Node{NodeKind::DEVICE, dc.name}, g_));
         // The disks of a hardware RAID volume hang off it: the controller's firmware drives
         // them; Linux never sees them.
@@ -151,9 +156,8 @@ Topology::Topology(const MachineConfig& cfg) : hba_of_device_(cfg.devices.size()
     V null_blk_shared = Graph::null_vertex();
     for (std::size_t q = 0; q < cfg.queues.size(); ++q) {
         const auto& qc = cfg.queues[q];
-        std::size_t d = 0;
-        while (d < dnames.size() && dnames[d] != qc.device)
-            ++d;
+        const auto found = device_by_name.find(qc.device);
+        const std::size_t d = found == device_by_name.end() ? dnames.size() : found->second;
         if (d == dnames.size())
             throw Error({Ref::Kind::QUEUE, q, "device"},
                         fmt::format("queue names unknown device '{}' (devices: {})", qc.device, join_names(dnames)));

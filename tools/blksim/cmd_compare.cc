@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 
 #include "tools/blksim/cmd_experiment.h"
+#include "tools/blksim/commands.h"
 #include "tools/experiment/compare.h"
+#include "tools/experiment/mem_limit.h"
 #include "tools/experiment/progress.h"
 #include "tools/experiment/simulate.h"
 #include "tools/experiment/thread_pool.h"
@@ -111,8 +113,17 @@ int cmd_compare(const CompareOptions& o) {
 
     // Task t: replication t / 2 of variant t % 2, so both variants progress together.
     const std::size_t n = 2 * std::size_t{o.runs};
-    std::vector<SimOutcome> out(n);
     const unsigned jobs = o.jobs ? o.jobs : default_jobs();
+    const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
+    if (!mem_limit)
+        return 2;
+    for (const scenario::Scenario* s : {&sa, &sb})
+        if (const std::string why = over_mem_limit(s->machine, std::min<std::size_t>(jobs, n), *mem_limit);
+            !why.empty()) {
+            fmt::print(stderr, "blksim: compare: variant {}: {}\n", s == &sa ? "A" : "B", why);
+            return 2;
+        }
+    std::vector<SimOutcome> out(n);
     Progress progress("compare", n, jobs, o.progress || stderr_is_tty());
     const auto wall0 = std::chrono::steady_clock::now();
     parallel_for(

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tools/experiment/mem_limit.h"
+
 namespace blksim::cli {
 
 void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
@@ -30,6 +32,7 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
                    "METRIC:PCT: exit 3 if METRIC (e.g. read.clat_p99_ns, or GROUP/read.iops) is significantly "
                    "worse in B by more than PCT percent (repeatable)");
     cc->add_flag("--progress", c.progress, "progress line on stderr even when it is not a terminal");
+    cc->add_option("--mem-limit", c.mem_limit, experiment::MEM_LIMIT_HELP);
 
     SweepOptions& s = x.sweep;
     x.sweep_cmd = app.add_subcommand(
@@ -47,6 +50,7 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     sc->add_option("--csv", s.csv, "write CSV to FILE ('-' = stdout)");
     sc->add_option("--json", s.json, "write JSON to FILE ('-' = stdout); sweep-merge reads it");
     sc->add_flag("--progress", s.progress, "progress line on stderr even when it is not a terminal");
+    sc->add_option("--mem-limit", s.mem_limit, experiment::MEM_LIMIT_HELP);
     sc->add_option("--order", s.order,
                    "cost: run the dearest points first, estimated by a pilot of 1/32 of each (default); index: in "
                    "point order, no pilot")
@@ -73,6 +77,7 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     rc->add_flag("--check", r.check, "exit 1 when a row that is expected to pass is outside its tolerance");
     rc->add_option("--format", r.format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
     rc->add_flag("--progress", r.progress, "progress line on stderr even when it is not a terminal");
+    rc->add_option("--mem-limit", r.mem_limit, experiment::MEM_LIMIT_HELP);
 }
 
 std::optional<int> run_experiment_commands(const ExperimentCommands& x) {

@@ -31,6 +31,7 @@ struct CompareOptions {
     std::string output_format = "normal";
     std::vector<std::string> fail_on;     // METRIC:PCT
     bool progress = false;                // progress line even when stderr is not a tty
+    std::string mem_limit;                // empty: experiment::default_mem_limit()
 };
 
 // blksim sweep SCENARIO --param P=V1,V2 ... [--shard i/N] [--csv F] [--json F]
@@ -43,6 +44,7 @@ struct SweepOptions {
     std::string csv, json;                // output files ("-" = stdout); neither: CSV on stdout
     bool progress = false;
     std::string order = "cost";           // cost: dearest point first (a pilot estimates); index
+    std::string mem_limit;
 };
 
 // blksim sweep-merge SHARD.json... [--csv F] [--json F]
@@ -62,6 +64,7 @@ struct ReproduceOptions {
     bool check = false;                   // exit 1 when a row expected to pass is outside tolerance
     std::string format = "normal";
     bool progress = false;
+    std::string mem_limit;
 };
 
 struct ExperimentCommands {

@@ -24,7 +24,7 @@
 #include "models/topology/machine.h"
 #include "tools/blksim/commands.h"
 #include "tools/blksim/html_page.h"
-#include "tools/experiment/read_file.h"
+#include "tools/input/input_file.h"
 #include "tools/experiment/simulate.h"
 #include "tools/experiment/sweep.h"
 #include "tools/scenario/scenario.h"
@@ -34,7 +34,6 @@ namespace blksim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using experiment::read_file;
 
 struct ReportOptions {
     std::string scenario;
@@ -196,9 +195,10 @@ struct WorkDir {
 bool add_figures(HtmlPage& page, const std::vector<Figure>& figs,
                  const std::vector<std::pair<std::string, std::string>>& notes) {
     for (const Figure& f : figs) {
-        const auto png = read_file(f.path);
+        std::string why;
+        const auto png = input::read_file(f.path, input::kMaxDataFile, why);
         if (!png) {
-            fmt::print(stderr, "blksim: report: cannot read the plot {}\n", f.path);
+            fmt::print(stderr, "blksim: report: cannot read the plot {}: {}\n", f.path, why);
             return false;
         }
         std::string caption = f.title;
@@ -359,7 +359,8 @@ int report_run(const ReportOptions& o, const PlotTool& tool) {
     page.pre(text);
     page.heading("Scenario");
     page.paragraph(o.scenario + (o.sets.empty() ? "" : " (the --set overrides above apply on top of it)"));
-    page.pre(read_file(o.scenario).value_or("(the file could not be read back)"));
+    std::string why;
+    page.pre(input::read_file(o.scenario, input::kMaxTextFile, why).value_or("(the file could not be read back: " + why + ")"));
     if (!write_page(page, o.out, figs.size(), tool))
         return 2;
     if (wd.keep)
@@ -372,9 +373,10 @@ int report_run(const ReportOptions& o, const PlotTool& tool) {
 int report_sweep(const ReportOptions& o, const PlotTool& tool) {
     experiment::SweepOutput sw;
     try {
-        const auto text = read_file(o.sweep);
+        std::string why;
+        const auto text = input::read_file(o.sweep, input::kMaxDataFile, why);
         if (!text)
-            throw experiment::SweepError(fmt::format("{}: cannot open the file", o.sweep));
+            throw experiment::SweepError(fmt::format("{}: cannot open the file: {}", o.sweep, why));
         sw = experiment::from_json(*text, o.sweep);
     } catch (const experiment::SweepError& e) {
         fmt::print(stderr, "blksim: report: --sweep {}\n", e.what());

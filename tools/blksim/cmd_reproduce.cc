@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "tools/blksim/cmd_experiment.h"
+#include "tools/blksim/commands.h"
+#include "tools/experiment/mem_limit.h"
 #include "tools/experiment/progress.h"
 #include "tools/experiment/reproduce.h"
 #include "tools/experiment/simulate.h"
@@ -116,6 +118,16 @@ int cmd_reproduce(const ReproduceOptions& o) {
         info.seeds.push_back(o.seed + i);
 
     const unsigned jobs = o.jobs ? o.jobs : default_jobs();
+    const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
+    if (!mem_limit)
+        return 2;
+    for (const Setup& s : setups)
+        if (const std::string why = over_mem_limit(s.machine, std::min<std::size_t>(jobs, setups.size() * nseeds),
+                                                   *mem_limit);
+            !why.empty()) {
+            fmt::print(stderr, "blksim: reproduce: {}: {}\n", s.where, why);
+            return 2;
+        }
     const auto wall0 = std::chrono::steady_clock::now();
     // Dearest first: a pilot of each setup (1/32 of its runtime) estimates its cost.
     std::vector<double> setup_cost(setups.size());

@@ -13,8 +13,10 @@
 #include <fmt/format.h>
 
 #include "tools/blksim/cmd_experiment.h"
+#include "tools/blksim/commands.h"
+#include "tools/experiment/mem_limit.h"
 #include "tools/experiment/progress.h"
-#include "tools/experiment/read_file.h"
+#include "tools/input/input_file.h"
 #include "tools/experiment/simulate.h"
 #include "tools/experiment/sweep.h"
 #include "tools/experiment/thread_pool.h"
@@ -57,13 +59,18 @@ std::string join(const std::vector<std::string>& v) {
     return s;
 }
 
-// Loads the scenario with `sets`; on error prints it after `what` and returns false.
+// Loads the scenario with `sets` and checks that `at_once` of its machines fit in mem_limit;
+// on error prints it after `what` and returns false.
 bool check_load(const std::string& path, const std::vector<std::string>& sets, const std::string& what,
-                std::vector<std::string>& warnings) {
+                std::vector<std::string>& warnings, std::size_t at_once, uint64_t mem_limit) {
     scenario::FioPolicy policy;
     policy.warnings = &warnings;
     try {
-        (void)scenario::load_scenario(path, sets, policy);
+        const scenario::Scenario s = scenario::load_scenario(path, sets, policy);
+        if (const std::string why = over_mem_limit(s.machine, at_once, mem_limit); !why.empty()) {
+            fmt::print(stderr, "blksim: sweep: {}{}: {}\n", what, path, why);
+            return false;
+        }
         return true;
     } catch (const scenario::ScenarioError& e) {
         fmt::print(stderr, "blksim: sweep: {}{}\n", what, e.what());
@@ -99,17 +106,31 @@ int cmd_sweep(const SweepOptions& o) {
         fmt::print(stderr, "blksim: sweep: {}\n", e.what());
         return 2;
     }
+    const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
+    if (!mem_limit)
+        return 2;
+    // The points' results are all kept: refused before the list of points is made.
+    const std::size_t my_points = n > out.shard.index ? (n - out.shard.index - 1) / out.shard.count + 1 : 0;
+    if (const std::string why =
+            over_mem_limit(my_points > UINT64_MAX / SWEEP_POINT_BYTES ? UINT64_MAX : my_points * SWEEP_POINT_BYTES,
+                           *mem_limit);
+        !why.empty()) {
+        fmt::print(stderr, "blksim: sweep: {} points: {}\n", my_points, why);
+        return 2;
+    }
+    const unsigned jobs = o.jobs ? o.jobs : default_jobs();
+    const std::size_t at_once = std::min<std::size_t>(jobs, my_points);
 
     // Bad input is found before anything runs, and blamed on the option that carries it:
     // the scenario with the common --set overrides, then each --param value on its own.
     std::vector<std::string> warnings;
-    if (!check_load(o.scenario, o.sets, "", warnings))
+    if (!check_load(o.scenario, o.sets, "", warnings, at_once, *mem_limit))
         return 2;
     for (const SweepParam& p : out.params)
         for (const std::string& v : p.values) {
             std::vector<std::string> sets = o.sets;
             sets.push_back(p.path + "=" + v);
-            if (!check_load(o.scenario, sets, fmt::format("--param {}={}: ", p.path, v), warnings))
+            if (!check_load(o.scenario, sets, fmt::format("--param {}={}: ", p.path, v), warnings, at_once, *mem_limit))
                 return 2;
         }
     for (const std::string& w : std::set<std::string>(warnings.begin(), warnings.end()))
@@ -120,7 +141,6 @@ int cmd_sweep(const SweepOptions& o) {
         if (out.shard.owns(i))
             mine.push_back(i);
     std::vector<SimOutcome> results(mine.size());
-    const unsigned jobs = o.jobs ? o.jobs : default_jobs();
     // Each point loads its own scenario: the loader keeps no shared state, and the points'
     // configs never exist all at once. nullopt: a combination of values the loader rejects.
     auto load_point = [&](std::size_t t, std::string& error) -> std::optional<topology::MachineConfig> {
@@ -131,7 +151,12 @@ int cmd_sweep(const SweepOptions& o) {
         scenario::FioPolicy policy;
         policy.warnings = &ignored;
         try {
-            return scenario::load_scenario(o.scenario, sets, policy).machine;
+            topology::MachineConfig cfg = scenario::load_scenario(o.scenario, sets, policy).machine;
+            if (std::string why = over_mem_limit(cfg, at_once, *mem_limit); !why.empty()) {
+                error = std::move(why);
+                return std::nullopt;
+            }
+            return cfg;
         } catch (const scenario::ScenarioError& e) {
             error = e.what();
             return std::nullopt;
@@ -191,9 +216,10 @@ int cmd_sweep_merge(const SweepMergeOptions& o) {
     std::vector<SweepOutput> shards;
     try {
         for (const std::string& f : o.inputs) {
-            const std::optional<std::string> text = read_file(f);
+            std::string why;
+            const std::optional<std::string> text = input::read_file(f, input::kMaxDataFile, why);
             if (!text)
-                throw SweepError(fmt::format("{}: cannot open the file", f));
+                throw SweepError(fmt::format("{}: cannot open the file: {}", f, why));
             shards.push_back(from_json(*text, f));
         }
         const SweepOutput merged = merge_shards(shards, o.inputs);

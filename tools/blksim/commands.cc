@@ -23,6 +23,7 @@
 #include "models/report/timeseries.h"
 #include "models/topology/machine.h"
 #include "models/topology/topology.h"
+#include "tools/experiment/mem_limit.h"
 #include "tools/scenario/scenario.h"
 #include "tools/scenario/units.h"
 
@@ -173,6 +174,13 @@ int cmd_run(const RunOptions& o) {
 static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
     // --output-format (main.cc checked it) overrides the scenario's / fio's.
     const report::OutputFormats formats = output_formats(s.output, o.output_format);
+    const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
+    if (!mem_limit)
+        return 2;
+    if (const std::string why = experiment::over_mem_limit(s.machine, 1, *mem_limit); !why.empty()) {
+        fmt::print(stderr, "blksim: {}: {}\n", o.scenario, why);
+        return 2;
+    }
 
     // The trace goes out as the run goes: nothing is kept in memory.
     std::ofstream trace_file;
@@ -345,6 +353,7 @@ int cmd_fio(const FioOptions& o) {
     ro.blktrace_dir = o.blktrace_dir;
     ro.timeseries_file = o.timeseries_file;
     ro.timeseries_interval = o.timeseries_interval;
+    ro.mem_limit = o.mem_limit;
     return run_loaded(run.scenario, ro);
 }
 
@@ -368,6 +377,13 @@ int cmd_validate(const std::string& path, const std::vector<std::string>& sets, 
         fmt::print(stderr, "blksim: {}\n", e.what());
         return 2;
     }
+}
+
+std::optional<uint64_t> mem_limit_bytes(const std::string& text) {
+    const std::optional<uint64_t> limit = experiment::parse_mem_limit(text);
+    if (!limit)
+        fmt::print(stderr, "blksim: --mem-limit {}: not a size (allowed: a number with K, M, G or T, e.g. 16G)\n", text);
+    return limit;
 }
 
 std::optional<int64_t> timeseries_interval_ns(const std::string& text, const char* option) {

@@ -34,6 +34,7 @@ struct RunOptions {
     std::string blktrace_dir;       // blktrace binary per-CPU files go here
     std::string timeseries_file;    // queue depth / tag occupancy CSV (models/report/timeseries.h)
     std::string timeseries_interval = "10ms";
+    std::string mem_limit;          // empty = experiment::default_mem_limit()
 };
 
 // `blksim fio --device PROFILE|SCENARIO [...] -- <fio arguments or job file>`
@@ -49,6 +50,7 @@ struct FioOptions {
     std::string blktrace_dir;
     std::string timeseries_file;
     std::string timeseries_interval = "10ms";
+    std::string mem_limit;
     std::vector<std::string> fio_args;  // what follows "--"
 };
 
@@ -66,6 +68,9 @@ int run_machine(const topology::MachineConfig& cfg, const std::string& name, con
 
 int cmd_run(const RunOptions& o);
 int cmd_fio(const FioOptions& o);
+// --mem-limit's bytes (the default when empty); nullopt after printing what is wrong.
+std::optional<uint64_t> mem_limit_bytes(const std::string& text);
+
 // `graph`: print the machine's topology as Graphviz DOT instead of the summary line.
 int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets, bool graph = false);
 int cmd_list(const std::string& what);

@@ -5,6 +5,7 @@
 #include "models/report/fio_output.h"
 #include "tools/blksim/commands.h"
 #include "tools/blksim/cmd_experiment.h"
+#include "tools/experiment/mem_limit.h"
 
 // --output-format: fio's formats or a comma-separated list of them; a bad value names them all.
 static CLI::Validator output_format_check() {
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
                         "write queue depth, tag occupancy and completions per interval as CSV to FILE (docs/plots.md)");
     run_cmd->add_option("--timeseries-interval", run.timeseries_interval,
                         "simulated time between two --timeseries samples, e.g. 1ms (default 10ms)");
+    run_cmd->add_option("--mem-limit", run.mem_limit, blksim::experiment::MEM_LIMIT_HELP);
 
     FioOptions fio;
     auto* fio_cmd = app.add_subcommand(
@@ -65,6 +67,7 @@ int main(int argc, char** argv) {
                         "write queue depth, tag occupancy and completions per interval as CSV to FILE (docs/plots.md)");
     fio_cmd->add_option("--timeseries-interval", fio.timeseries_interval,
                         "simulated time between two --timeseries samples, e.g. 1ms (default 10ms)");
+    fio_cmd->add_option("--mem-limit", fio.mem_limit, blksim::experiment::MEM_LIMIT_HELP);
     fio_cmd->add_option("fio_args", fio.fio_args, "after '--': fio's arguments as on fio's command line (job options, job files)");
 
     std::string vscenario;

@@ -1,10 +1,8 @@
 #include "tools/disksim/import.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -12,6 +10,7 @@
 #include "models/device/hdd_layout.h"
 #include "models/device/hdd_mechanics.h"
 #include "tools/disksim/param_file.h"
+#include "tools/input/input_file.h"
 
 namespace blksim::disksim {
 
@@ -32,9 +31,25 @@ std::string time_str(double milliseconds) {
 
 std::string stem(const std::string& path) { return fs::path(path).stem().string(); }
 
-// The file a "source FILE" / "FILE" value names, relative to the including file's folder.
-std::string sibling(const std::string& from, const std::string& name) {
-    return (fs::path(from).parent_path() / name).string();
+// The file a "source FILE" / "FILE" value names (at `where`, the value's file:line),
+// relative to the including file's folder. It must lie in the description's own folder (that
+// of `diskspecs`), where DiskSim keeps a drive's .model and .seek files: an absolute path, a
+// '..' or a symbolic link leaving the folder is refused, so that importing a description
+// cannot read (and echo in its errors) any other file.
+std::string sibling(const std::string& diskspecs, const std::string& from, const std::string& name,
+                    const std::string& where) {
+    std::error_code ec;
+    fs::path root = fs::path(diskspecs).parent_path();
+    if (root.empty())
+        root = ".";
+    root = fs::weakly_canonical(root, ec);
+    const fs::path path = fs::path(from).parent_path() / name;
+    const fs::path rel = fs::weakly_canonical(path, ec).lexically_relative(root);
+    if (fs::path(name).is_absolute() || ec || rel.empty() || *rel.begin() == "..")
+        throw DisksimError(fmt::format("{}: '{}': the file must lie in the description's folder {} (a path relative "
+                                       "to it, without '..' or links leading out of it)",
+                                       where, excerpt(name), root.string()));
+    return path.string();
 }
 
 const ParamBlock& single_block(const std::vector<ParamBlock>& blocks, const std::string& file, const char* type) {
@@ -47,15 +62,17 @@ const ParamBlock& single_block(const std::vector<ParamBlock>& blocks, const std:
 const ParamBlock& sub_block(const ParamBlock& b, const std::string& key, const char* type) {
     const ParamValue& v = b.get(key);
     if (v.kind != ParamValue::Kind::BLOCK || v.block->type != type)
-        throw DisksimError(fmt::format("{}:{}: '{}' must be a {} {{ ... }} block", b.file, v.line, key, type));
+        throw DisksimError(fmt::format("{}:{}: '{}' must be a {} {{ ... }} block", b.file, v.line, excerpt(key), type));
     return *v.block;
 }
 
 // NAME.seek: "Seek distances measured: N", then N lines "distance,<tab>ms".
 json read_seek_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        throw DisksimError(fmt::format("{}: cannot open the seek table: {}", path, std::strerror(errno)));
+    std::string why;
+    const std::optional<std::string> text = input::read_file(path, input::kMaxTextFile, why);
+    if (!text)
+        throw DisksimError(fmt::format("{}: cannot open the seek table: {}", path, why));
+    std::istringstream in(*text);
     std::string line;
     int ln = 0;
     json table = json::array();
@@ -76,7 +93,7 @@ json read_seek_file(const std::string& path) {
         if (std::sscanf(line.c_str(), " %llu , %lf %c", &d, &t, &extra) != 2 || d == 0 || !(t > 0) || d <= last)
             throw DisksimError(fmt::format(
                 "{}:{}: expected 'distance, milliseconds' with distances ascending from 1 and times > 0, found '{}'",
-                path, ln, line));
+                path, ln, excerpt(line)));
         last = d;
         table.push_back(json::array({d, ms(t)}));
     }
@@ -95,7 +112,7 @@ std::vector<uint64_t> slips_of(const ParamBlock& zone) {
     for (const ParamValue& s : v->list) {
         const double d = param_number(s, zone.file, "slip");
         if (d < 0 || d != std::floor(d))
-            throw DisksimError(fmt::format("{}:{}: slip '{}': a sector number (integer >= 0)", zone.file, s.line, s.text));
+            throw DisksimError(fmt::format("{}:{}: slip '{}': a sector number (integer >= 0)", zone.file, s.line, excerpt(s.text)));
         out.push_back(static_cast<uint64_t>(d));
     }
     return out;
@@ -169,7 +186,7 @@ json import_diskspecs(const std::string& diskspecs_path) {
     if (mv.kind == ParamValue::Kind::BLOCK && mv.block->type == "dm_disk") {
         disk = mv.block.get();
     } else if (mv.kind == ParamValue::Kind::WORD && mv.text.starts_with("source ")) {
-        model_path = sibling(diskspecs_path, mv.text.substr(7));
+        model_path = sibling(diskspecs_path, diskspecs_path, mv.text.substr(7), d.where(mv));
         model_blocks = parse_param_file(model_path);
         disk = &single_block(model_blocks, model_path, "dm_disk");
     } else {
@@ -180,11 +197,12 @@ json import_diskspecs(const std::string& diskspecs_path) {
     const ParamBlock& lay = sub_block(*disk, "Layout Model", "dm_layout_g1");
     if (const std::string at = mech.word("Access time type"); at != "trackSwitchPlusRotation")
         throw DisksimError(fmt::format("{}:{}: access time type '{}' is not supported: allowed trackSwitchPlusRotation",
-                                       mfile, mech.get("Access time type").line, at));
+                                       mfile, mech.get("Access time type").line, excerpt(at)));
     if (const std::string st = mech.word("Seek type"); st != "extracted")
         throw DisksimError(fmt::format("{}:{}: seek type '{}' is not supported: allowed extracted (a measured seek table)",
-                                       mfile, mech.get("Seek type").line, st));
-    const std::string seek_path = sibling(mfile, mech.word("Full seek curve"));
+                                       mfile, mech.get("Seek type").line, excerpt(st)));
+    const std::string seek_path =
+        sibling(diskspecs_path, mfile, mech.word("Full seek curve"), mech.where(mech.get("Full seek curve")));
 
     json p;
     json m;

@@ -1,13 +1,15 @@
 #include "tools/disksim/param_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
+
+#include "tools/input/input_file.h"
+#include "tools/input/nesting.h"
 
 namespace blksim::disksim {
 
@@ -26,7 +28,7 @@ public:
             const int line = line_;
             const std::string head = until("{");
             if (i_ >= s_.size() || s_[i_] != '{')
-                fail(line, "expected 'TYPE NAME {' to open a block, found '" + head + "'");
+                fail(line, "expected 'TYPE NAME {' to open a block, found '" + excerpt(head) + "'");
             ++i_;
             ParamBlock b;
             b.line = line;
@@ -92,7 +94,7 @@ private:
                 skip();
             }
             if (i_ >= s_.size())
-                fail(b.line, "block '" + b.type + "' is not closed with '}'");
+                fail(b.line, "block '" + excerpt(b.type) + "' is not closed with '}'");
             if (s_[i_] == '}') {
                 ++i_;
                 return;
@@ -100,13 +102,23 @@ private:
             const int line = line_;
             const std::string key = until("=,{}[]");
             if (i_ >= s_.size() || s_[i_] != '=')
-                fail(line, "expected 'Key = value' in block '" + b.type + "', found '" + key + "'");
+                fail(line, "expected 'Key = value' in block '" + excerpt(b.type) + "', found '" + excerpt(key) + "'");
             ++i_;
             if (key.empty())
                 fail(line, "an entry without a key (nothing before '=')");
             b.entries.emplace_back(key, value());
         }
     }
+    // A list or block value: one level deeper, within the limit (value() and body() recurse).
+    struct Nested {
+        Parser& p;
+        Nested(Parser& parser, int line) : p(parser) {
+            if (++p.depth_ > input::kMaxNesting)
+                p.fail(line, fmt::format("lists and blocks nested more than {} levels deep (at most {} are allowed)",
+                                         input::kMaxNesting, input::kMaxNesting));
+        }
+        ~Nested() { --p.depth_; }
+    };
     ParamValue value() {
         skip();
         ParamValue v;
@@ -114,6 +126,7 @@ private:
         if (i_ >= s_.size())
             fail(line_, "a value is missing at the end of the file");
         if (s_[i_] == '[') {
+            const Nested level(*this, line_);
             ++i_;
             v.kind = ParamValue::Kind::LIST;
             for (;;) {
@@ -139,6 +152,7 @@ private:
         const int save_line = line_;
         skip();
         if (i_ < s_.size() && s_[i_] == '{') {
+            const Nested level(*this, line_);
             ++i_;
             v.kind = ParamValue::Kind::BLOCK;
             v.block = std::make_shared<ParamBlock>();
@@ -160,6 +174,7 @@ private:
     std::string file_;
     size_t i_ = 0;
     int line_ = 1;
+    int depth_ = 0;  // lists and blocks open around the current value
 };
 
 const char* kind_name(ParamValue::Kind k) {
@@ -178,12 +193,24 @@ std::vector<ParamBlock> parse_param_text(const std::string& text, const std::str
 }
 
 std::vector<ParamBlock> parse_param_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        throw DisksimError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_param_text(ss.str(), path);
+    std::string why;
+    const std::optional<std::string> text = input::read_file(path, input::kMaxTextFile, why);
+    if (!text)
+        throw DisksimError(fmt::format("{}: cannot open: {}", path, why));
+    return parse_param_text(*text, path);
+}
+
+std::string excerpt(std::string_view text) {
+    constexpr size_t kMax = 80;
+    const size_t a = text.find_first_not_of(" \t\r\n");
+    if (a == std::string_view::npos)
+        return "";
+    text.remove_prefix(a);
+    const size_t nl = text.find_first_of("\r\n");
+    std::string out(text.substr(0, std::min(nl, kMax)));
+    if (out.size() < text.size())
+        out += "...";
+    return out;
 }
 
 double param_number(const ParamValue& v, const std::string& file, const std::string& what) {
@@ -193,7 +220,7 @@ double param_number(const ParamValue& v, const std::string& file, const std::str
     errno = 0;
     const double d = std::strtod(v.text.c_str(), &end);
     if (end == v.text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(d))
-        throw DisksimError(fmt::format("{}:{}: {}: expected a number, found '{}'", file, v.line, what, v.text));
+        throw DisksimError(fmt::format("{}:{}: {}: expected a number, found '{}'", file, v.line, what, excerpt(v.text)));
     return d;
 }
 
@@ -207,8 +234,8 @@ const ParamValue* ParamBlock::find(const std::string& key) const {
 const ParamValue& ParamBlock::get(const std::string& key) const {
     const ParamValue* v = find(key);
     if (!v)
-        throw DisksimError(fmt::format("{}:{}: block '{}{}{}' has no '{}' entry", file, line, type,
-                                       name.empty() ? "" : " ", name, key));
+        throw DisksimError(fmt::format("{}:{}: block '{}' has no '{}' entry", file, line,
+                                       excerpt(name.empty() ? type : type + " " + name), key));
     return *v;
 }
 
@@ -216,7 +243,7 @@ double ParamBlock::num(const std::string& key, double lo, double hi) const {
     const ParamValue& v = get(key);
     const double d = param_number(v, file, "'" + key + "'");
     if (d < lo || d > hi)
-        throw DisksimError(fmt::format("{}:{}: '{}' = {}: allowed {} .. {}", file, v.line, key, v.text, lo, hi));
+        throw DisksimError(fmt::format("{}:{}: '{}' = {}: allowed {} .. {}", file, v.line, excerpt(key), excerpt(v.text), lo, hi));
     return d;
 }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,6 +56,9 @@ struct ParamBlock {
 // The top-level blocks of `text` (read from `file`, which messages name).
 std::vector<ParamBlock> parse_param_text(const std::string& text, const std::string& file);
 std::vector<ParamBlock> parse_param_file(const std::string& path);
+// The start of `text` for a message: its first line, at most 80 characters, "..." if cut.
+// An error never echoes more of a file than that (a wrong file may be anything).
+std::string excerpt(std::string_view text);
 // A number as DiskSim writes it ("0.099000", "17938986"); DisksimError naming where.
 double param_number(const ParamValue& v, const std::string& file, const std::string& what);
 

@@ -1,10 +1,7 @@
 // An imported HDD profile (tools/disksim/import.cc writes it) -> dev::HddConfig.
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -12,6 +9,8 @@
 #include "models/device/hdd_mechanics.h"
 #include "tools/disksim/import.h"
 #include "tools/disksim/param_file.h"
+#include "tools/input/input_file.h"
+#include "tools/input/nesting.h"
 
 namespace blksim::disksim {
 
@@ -246,14 +245,15 @@ LoadedProfile load_hdd_profile(const std::string& name_or_path, const std::strin
     LoadedProfile lp;
     const bool is_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json");
     lp.path = is_path ? name_or_path : (fs::path(devices_dir) / (name_or_path + ".json")).string();
-    std::ifstream in(lp.path);
-    if (!in)
-        throw DisksimError(fmt::format("{}: cannot open the device profile: {}", lp.path, std::strerror(errno)));
-    std::stringstream ss;
-    ss << in.rdbuf();
+    std::string why;
+    const std::optional<std::string> text = input::read_file(lp.path, input::kMaxTextFile, why);
+    if (!text)
+        throw DisksimError(fmt::format("{}: cannot open the device profile: {}", lp.path, why));
+    if (const auto deep = input::json_nesting_exceeded(*text))
+        throw DisksimError(fmt::format("{}: {}", lp.path, input::nesting_message(*deep)));
     json j;
     try {
-        j = json::parse(ss.str());
+        j = json::parse(*text);
     } catch (const json::parse_error& e) {
         throw DisksimError(fmt::format("{}: not valid JSON: {}", lp.path, e.what()));
     }

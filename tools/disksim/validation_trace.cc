@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "tools/disksim/param_file.h"
+#include "tools/input/input_file.h"
 
 namespace blksim::disksim {
 
@@ -23,13 +24,30 @@ const char* outcome_name(Outcome o) {
     return "?";
 }
 
-std::vector<TraceRecord> parse_validation_trace(const std::string& text, const std::string& file, uint64_t limit) {
+namespace {
+
+// A line holds six short fields.
+constexpr size_t kMaxLineBytes = 4096;
+// The idle gaps of a trace add up to at most this (about 31.7 years): the replay's clock, in
+// int64 nanoseconds, reaches 292 years, and the rest is left to the simulated service times.
+constexpr double kMaxIdleTotalUs = 1e15;
+
+// Line by line: a trace is kept as records only, never as a whole text.
+std::vector<TraceRecord> parse(std::istream& in, const std::string& file, uint64_t limit) {
     std::vector<TraceRecord> out;
-    std::istringstream in(text);
     std::string line;
     int ln = 0;
-    while (std::getline(in, line) && (limit == 0 || out.size() < limit)) {
+    double idle_total_us = 0;
+    for (;;) {
+        if (limit != 0 && out.size() >= limit)
+            break;
+        const input::Line got = input::read_line(in, line, kMaxLineBytes);
+        if (got == input::Line::END)
+            break;
         ++ln;
+        if (got == input::Line::TOO_LONG)
+            throw DisksimError(fmt::format("{}:{}: longer than {} bytes: not a validation trace line", file, ln,
+                                           kMaxLineBytes));
         if (line.find_first_not_of(" \t\r") == std::string::npos)
             continue;  // blank lines carry nothing
         std::istringstream ls(line);
@@ -38,7 +56,7 @@ std::vector<TraceRecord> parse_validation_trace(const std::string& text, const s
             f.push_back(w);
         const auto bad = [&](size_t i, const char* name, const std::string& allowed) {
             throw DisksimError(fmt::format("{}:{}: field {} ({}) '{}': allowed {}", file, ln, i + 1, name,
-                                           i < f.size() ? f[i] : "", allowed));
+                                           i < f.size() ? excerpt(f[i]) : "", allowed));
         };
         if (f.size() != 6)
             throw DisksimError(fmt::format("{}:{}: {} fields, expected 6: R|W, Hit|Miss|Doub|Trip, first block, blocks, "
@@ -82,6 +100,11 @@ std::vector<TraceRecord> parse_validation_trace(const std::string& text, const s
         r.blocks = static_cast<uint32_t>(integer(3, "blocks", 1, 65535));
         r.service_us = real(4, "service time");
         r.idle_us = real(5, "idle time");
+        idle_total_us += r.idle_us;
+        if (idle_total_us > kMaxIdleTotalUs)
+            throw DisksimError(fmt::format("{}:{}: field 6 (idle time) '{}': the idle times up to this line add up to "
+                                           "{:g} us; a trace may span at most {:g} us (31 years)",
+                                           file, ln, excerpt(f[5]), idle_total_us, kMaxIdleTotalUs));
         out.push_back(r);
     }
     if (out.empty())
@@ -89,13 +112,20 @@ std::vector<TraceRecord> parse_validation_trace(const std::string& text, const s
     return out;
 }
 
+}  // namespace
+
+std::vector<TraceRecord> parse_validation_trace(const std::string& text, const std::string& file, uint64_t limit) {
+    std::istringstream in(text);
+    return parse(in, file, limit);
+}
+
 std::vector<TraceRecord> read_validation_trace(const std::string& path, uint64_t limit) {
-    std::ifstream in(path);
+    if (const std::string why = input::not_a_regular_file(path); !why.empty())
+        throw DisksimError(fmt::format("{}: cannot open the trace: {}", path, why));
+    std::ifstream in(path, std::ios::binary);
     if (!in)
         throw DisksimError(fmt::format("{}: cannot open the trace: {}", path, std::strerror(errno)));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_validation_trace(ss.str(), path, limit);
+    return parse(in, path, limit);
 }
 
 }  // namespace blksim::disksim

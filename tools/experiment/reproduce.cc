@@ -9,7 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "models/report/fio_format.h"
-#include "tools/experiment/read_file.h"
+#include "tools/input/input_file.h"
+#include "tools/input/nesting.h"
 #include "tools/experiment/stats.h"
 
 namespace blksim::experiment {
@@ -210,10 +211,13 @@ std::string seeds_text(const std::vector<uint64_t>& s) {
 }  // namespace
 
 PublishedData load_published(const std::string& path) {
-    const std::optional<std::string> file = read_file(path);
+    std::string why;
+    const std::optional<std::string> file = input::read_file(path, input::kMaxDataFile, why);
     if (!file)
-        throw ReproduceError(fmt::format("{}: cannot open the file", path));
+        throw ReproduceError(fmt::format("{}: cannot open the file: {}", path, why));
     const std::string& text = *file;
+    if (const auto deep = input::json_nesting_exceeded(text))
+        throw ReproduceError(fmt::format("{}: {}", path, input::nesting_message(*deep)));
     const ojson j = ojson::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object())
         throw ReproduceError(fmt::format("{}: not a JSON object", path));

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tools/input/nesting.h"
+
 namespace blksim::experiment {
 
 namespace {
@@ -68,6 +70,8 @@ SweepParam parse_param(const std::string& spec) {
     p.path = trim(spec.substr(0, eq));
     const std::string rest = trim(spec.substr(eq + 1));
     if (!rest.empty() && rest.front() == '[') {
+        if (const auto deep = input::json_nesting_exceeded(rest))
+            throw SweepError(fmt::format("--param '{}': {}", p.path, input::nesting_message(*deep)));
         const ojson arr = ojson::parse(rest, nullptr, false);
         if (arr.is_discarded() || !arr.is_array())
             throw SweepError(fmt::format("--param '{}': the values are not a JSON array ({})", spec, allowed));
@@ -186,10 +190,12 @@ std::string to_json(const SweepOutput& o) {
 }
 
 SweepOutput from_json(const std::string& text, const std::string& name) {
-    const ojson j = ojson::parse(text, nullptr, false);
     auto bad = [&](const std::string& what) {
         return SweepError(fmt::format("{}: not a blksim sweep JSON file ({})", name, what));
     };
+    if (const auto deep = input::json_nesting_exceeded(text))
+        throw bad(input::nesting_message(*deep));
+    const ojson j = ojson::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object())
         throw bad("not JSON");
     if (j.value("blksim_sweep", 0) != 1)

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "tools/input/input_file.h"
+
 namespace blksim::replay {
 
 namespace {
@@ -26,6 +28,8 @@ using workload::ReplayTiming;
 constexpr uint64_t kMaxBytes = 128ULL << 20;
 constexpr uint64_t kMaxSpanNs = 30ULL * 24 * 3600 * 1000000000ULL;  // 30 days
 constexpr uint64_t kMaxSpanUs = kMaxSpanNs / 1000;
+// An iolog line is a file name (at most PATH_MAX) and a few numbers.
+constexpr std::size_t kMaxLineBytes = 64 * 1024;
 
 std::string record_at(const std::string& path, uint64_t index, uint64_t offset) {
     return fmt::format("{}: record {} at byte offset {}", path, index, offset);
@@ -142,15 +146,22 @@ ReplayLog load_iolog(const std::string& path, int version) {
     // every file of the log onto the job's one device).
     std::set<std::string, std::less<>> added;
     std::string line;
-    std::getline(in, line);  // the version line, checked by the caller
-    uint64_t lineno = 1;
+    uint64_t lineno = 0;
+    const auto next_line = [&] {
+        const input::Line got = input::read_line(in, line, kMaxLineBytes);
+        if (got == input::Line::TOO_LONG)
+            throw TraceError(fmt::format("{}: line {}: longer than {} bytes (not a fio iolog)", path, lineno + 1,
+                                         kMaxLineBytes));
+        lineno += got == input::Line::READ;
+        return got == input::Line::READ;
+    };
+    next_line();  // the version line, checked by the caller
     uint64_t wait_ms = 0;                 // v2: the latest instant a wait asked for
     bool have_first = false;
     uint64_t first_ts = 0;                // v3: the first I/O's time stamp
     const std::size_t io_tokens = version == 3 ? 5 : 4;
     const std::size_t file_tokens = version == 3 ? 3 : 2;
-    while (std::getline(in, line)) {
-        ++lineno;
+    while (next_line()) {
         const std::vector<std::string_view> tok = split_ws(line);
         if (tok.empty())
             continue;
@@ -242,6 +253,8 @@ ReplayLog load_iolog(const std::string& path, int version) {
 }  // namespace
 
 void read_blktrace_records(const std::string& path, const RecordFn& fn) {
+    if (const std::string why = input::not_a_regular_file(path); !why.empty())
+        throw TraceError(fmt::format("{}: {}", path, why));
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw TraceError(fmt::format("{}: cannot open", path));
@@ -311,7 +324,7 @@ void read_blktrace_records(const std::string& path, const RecordFn& fn) {
 
 std::vector<std::string> replay_files(const std::string& path) {
     std::error_code ec;
-    if (fs::exists(path, ec))
+    if (fs::exists(fs::symlink_status(path, ec)))  // a symbolic link loop too: load_replay_log says so
         return {path};
     std::vector<std::string> files;
     // blkparse's setup_file(): <name>.blktrace.<cpu> for cpu = 0, 1, ... until one is missing.
@@ -334,6 +347,8 @@ workload::ReplayLog load_replay_log(const std::string& path) {
     if (fs::is_directory(path, ec))
         throw TraceError(fmt::format("{}: is a directory (give a file, or the base name of per-CPU blktrace files "
                                      "such as {}/<disk>)", path, path));
+    if (const std::string why = input::not_a_regular_file(path); !why.empty())
+        throw TraceError(fmt::format("{}: {}", path, why));
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw TraceError(fmt::format("{}: cannot open", path));

@@ -4,9 +4,9 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
+
+#include "tools/input/input_file.h"
 
 namespace blksim::fio {
 
@@ -279,7 +279,7 @@ public:
             const auto& [path, at] = job_files[k];
             if (path == "-") fail(at, "reading a job file from standard input is not supported; name the file");
             std::error_code ec;
-            if (!fs::exists(path, ec))
+            if (!fs::exists(fs::symlink_status(path, ec)))
                 fail(at, squote(path) + ": no such job file (arguments that are not options are job files, as in fio)");
             const std::string text = read(path, &at);
             stonewall_next_ = k > 0;  // fio: "Separate multiple job files by a stonewall"
@@ -347,15 +347,10 @@ private:
             if (at) fail(*at, msg);
             throw ParseError(msg);
         };
-        std::error_code ec;
-        if (fs::is_directory(path, ec)) error(squote(path) + " is a directory, not a job file");
-        const uintmax_t size = fs::file_size(path, ec);
-        if (!ec) check_size(size, path, at);
-        std::ifstream in(path, std::ios::binary);
-        if (!in) error("cannot read job file " + squote(path) + ": " + (fs::exists(path, ec) ? "permission denied" : "no such file"));
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        return ss.str();
+        std::string why;
+        std::optional<std::string> text = input::read_file(path, kMaxFileBytes, why);
+        if (!text) error("cannot read job file " + squote(path) + ": " + why);
+        return std::move(*text);
     }
 
     // The lines of a job file (nested: an included file, which may hold options only).
@@ -414,8 +409,9 @@ private:
         // fio: the name as given if it exists, else relative to the including file.
         fs::path path(file);
         std::error_code ec;
-        if (path.is_relative() && !fs::exists(path, ec) && !dir.empty()) path = dir / path;
-        if (!fs::exists(path, ec))
+        // (symlink_status: a link that loops is there, and read() says what it is.)
+        if (path.is_relative() && !fs::exists(fs::symlink_status(path, ec)) && !dir.empty()) path = dir / path;
+        if (!fs::exists(fs::symlink_status(path, ec)))
             fail(at, "include " + squote(file) + ": no such file (looked in the working directory" +
                          (dir.empty() ? std::string() : " and in " + dir.string()) + ")");
         const fs::path canon = fs::weakly_canonical(path, ec);

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +30,8 @@
 #include "models/device/hdd_mechanics.h"
 #include "tools/disksim/import.h"
 #include "tools/disksim/param_file.h"
+#include "tools/input/input_file.h"
+#include "tools/input/nesting.h"
 #include "models/device/raid_controller.h"
 #include "models/report/fio_output.h"
 #include "models/sched/bfq_config.h"
@@ -335,34 +337,52 @@ private:
 // duplicate keys are refused, because JSON parsers silently keep the last one and a
 // repeated "iodepth" is a classic way to run a different test than the one intended.
 
+// The DOM parser's events, with a check of each object's keys. (A callback passed to
+// json::parse would do the same, but nlohmann's callback parser searches the parent's
+// elements at the end of each object: quadratic in an array of 100,000 devices.)
 class DuplicateKeyFinder {
 public:
     struct Duplicate {
         std::string ptr;
     };
+    using Dom = nlohmann::detail::json_sax_dom_parser<json>;
 
-    bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-        switch (event) {
-            case json::parse_event_t::object_start:
-            case json::parse_event_t::array_start:
-                element_started();
-                stack_.push_back({event == json::parse_event_t::array_start, 0, {}, {}});
-                break;
-            case json::parse_event_t::object_end:
-            case json::parse_event_t::array_end:
-                stack_.pop_back();
-                break;
-            case json::parse_event_t::key: {
-                Frame& top = stack_.back();
-                top.key = parsed.get<std::string>();
-                if (!top.keys.insert(top.key).second) throw Duplicate{path()};
-                break;
-            }
-            case json::parse_event_t::value:
-                element_started();
-                break;
-        }
-        return true;
+    explicit DuplicateKeyFinder(json& result) : dom_(result, /*allow_exceptions=*/true) {}
+
+    bool null() { return value(), dom_.null(); }
+    bool boolean(bool v) { return value(), dom_.boolean(v); }
+    bool number_integer(json::number_integer_t v) { return value(), dom_.number_integer(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return value(), dom_.number_unsigned(v); }
+    bool number_float(json::number_float_t v, const json::string_t& s) { return value(), dom_.number_float(v, s); }
+    bool string(json::string_t& v) { return value(), dom_.string(v); }
+    bool binary(json::binary_t& v) { return value(), dom_.binary(v); }
+    bool start_object(size_t n) {
+        value();
+        stack_.push_back({false, 0, {}, {}});
+        return dom_.start_object(n);
+    }
+    bool key(json::string_t& k) {
+        Frame& top = stack_.back();
+        top.key = k;
+        if (!top.keys.insert(top.key).second) throw Duplicate{path()};
+        return dom_.key(k);
+    }
+    bool end_object() {
+        stack_.pop_back();
+        return dom_.end_object();
+    }
+    bool start_array(size_t n) {
+        value();
+        stack_.push_back({true, 0, {}, {}});
+        return dom_.start_array(n);
+    }
+    bool end_array() {
+        stack_.pop_back();
+        return dom_.end_array();
+    }
+    template <class Exception>
+    bool parse_error(size_t pos, const std::string& token, const Exception& ex) {
+        return dom_.parse_error(pos, token, ex);  // throws ex
     }
 
 private:
@@ -373,7 +393,8 @@ private:
         std::set<std::string> keys;
     };
 
-    void element_started() {
+    // A value starts: in an array, the next element.
+    void value() {
         if (!stack_.empty() && stack_.back().is_array) ++stack_.back().next_index;
     }
     std::string path() const {
@@ -383,14 +404,18 @@ private:
         return ptr;
     }
 
+    Dom dom_;
     std::vector<Frame> stack_;
 };
 
 json parse_json(std::string_view text, const Reporter& rep) {
-    DuplicateKeyFinder finder;
+    if (const auto deep = input::json_nesting_exceeded(text)) rep.fail_file(input::nesting_message(*deep));
+    json result;
+    DuplicateKeyFinder finder(result);
     try {
-        return json::parse(text.begin(), text.end(), std::ref(finder), /*allow_exceptions=*/true,
-                           /*ignore_comments=*/true);
+        json::sax_parse(text.begin(), text.end(), &finder, json::input_format_t::json, /*strict=*/true,
+                        /*ignore_comments=*/true);
+        return result;
     } catch (const DuplicateKeyFinder::Duplicate& d) {
         rep.fail(d.ptr, "duplicate key (each key may appear only once in an object)");
     } catch (const json::parse_error& e) {
@@ -402,16 +427,10 @@ json parse_json(std::string_view text, const Reporter& rep) {
 }
 
 std::string read_text_file(const fs::path& path, const Reporter& rep, std::string_view what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::error_code ec;
-        const bool exists = fs::exists(path, ec);
-        rep.fail_file("cannot read " + std::string(what) + ": " +
-                      (exists ? "permission denied or not a file" : "no such file"));
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    std::string why;
+    std::optional<std::string> text = input::read_file(path.string(), input::kMaxTextFile, why);
+    if (!text) rep.fail_file("cannot read " + std::string(what) + ": " + why);
+    return std::move(*text);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -424,16 +443,24 @@ bool is_index(const std::string& tok) {
 
 void apply_set(json& doc, const std::string& set, Reporter& rep) {
     const auto set_error = [&](const std::string& msg) {
-        throw ScenarioError(rep.file() + ": --set " + squote(set) + ": " + msg);
+        // A --set made by a script may be any length: its start is enough to find it.
+        const std::string shown = set.size() > 100 ? set.substr(0, 80) + "..." : set;
+        throw ScenarioError(rep.file() + ": --set " + squote(shown) + ": " + msg);
     };
     const size_t eq = set.find('=');
     if (eq == std::string::npos || eq == 0) set_error("expected path=value, e.g. jobs.0.iodepth=16");
 
     const std::string path = set.substr(0, eq);
     const std::string text = set.substr(eq + 1);
+    if (const auto deep = input::json_nesting_exceeded(text)) set_error("the value: " + input::nesting_message(*deep));
     json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (value.is_discarded()) value = text;  // not JSON: a string such as 4k or 1s
 
+    // No scenario value lies deeper than a file may nest.
+    const size_t components = static_cast<size_t>(std::count(path.begin(), path.end(), '.')) + 1;
+    if (components > static_cast<size_t>(input::kMaxNesting))
+        set_error("the path has " + std::to_string(components) + " components; at most " +
+                  std::to_string(input::kMaxNesting) + " are allowed");
     std::vector<std::string> tokens;
     for (size_t start = 0;;) {
         const size_t dot = path.find('.', start);
@@ -466,8 +493,9 @@ void apply_set(json& doc, const std::string& set, Reporter& rep) {
         } else if (node->is_array()) {
             if (!is_index(tok))
                 set_error(squote(tok) + " is not an index, and " + here + " is an array");
-            const size_t index = std::stoul(tok);
-            if (index >= node->size())
+            size_t index = 0;
+            const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), index);
+            if (ec != std::errc() || end != tok.data() + tok.size() || index >= node->size())
                 set_error("index " + tok + " is out of range: " + here + " has " +
                           plural(node->size(), "element"));
             node = &(*node)[index];
@@ -1244,15 +1272,15 @@ private:
 
     std::vector<dev::DeviceConfig> decode_devices(const json& list, const std::string& ptr) {
         std::vector<dev::DeviceConfig> devices;
+        device_by_name_.clear();
         for (size_t i = 0; i < list.size(); ++i) {
             const json& d = list[i];
             const std::string at = child(ptr, i);
             dev::DeviceConfig cfg;
             cfg.name = d.at("name").get<std::string>();
             cfg.controller = d.value("controller", std::string());
-            for (size_t j = 0; j < devices.size(); ++j)
-                if (devices[j].name == cfg.name)
-                    rep_.fail(child(at, "name"), "duplicate device name " + squote(cfg.name) + " (also " + child(ptr, j) + ")");
+            if (const auto [it, fresh] = device_by_name_.emplace(cfg.name, i); !fresh)
+                rep_.fail(child(at, "name"), "duplicate device name " + squote(cfg.name) + " (also " + child(ptr, it->second) + ")");
             const std::string model = d.at("model").get<std::string>();
             json params = d.value("params", json::object());
             // A named profile (scenarios/devices/<name>.json) gives the model's parameters;
@@ -1643,8 +1671,7 @@ private:
     }
 
     size_t device_index(const std::string& name, const std::string& ptr) const {
-        for (size_t i = 0; i < devices_.size(); ++i)
-            if (devices_[i].name == name) return i;
+        if (const auto it = device_by_name_.find(name); it != device_by_name_.end()) return it->second;
         std::vector<std::string> names;
         for (const auto& d : devices_) names.push_back(d.name);
         rep_.fail(ptr, "unknown device " + squote(name) + " (devices: " + join(names) + ")");
@@ -1903,8 +1930,7 @@ private:
         if (const Opt* v = get(o, "filename")) {
             std::string f = text(*v);
             if (f.starts_with("/dev/")) f.erase(0, 5);
-            for (size_t i = 0; i < devices_.size(); ++i)
-                if (devices_[i].name == f) return i;
+            if (const auto it = device_by_name_.find(f); it != device_by_name_.end()) return it->second;
         }
         std::vector<std::string> names;
         for (const auto& d : devices_) names.push_back(d.name);
@@ -2210,6 +2236,7 @@ private:
     const LoadContext& ctx_;
     const json& schema_;
     std::vector<dev::DeviceConfig> devices_;
+    std::unordered_map<std::string, size_t> device_by_name_;  // name -> index in devices_
     std::vector<QueueState> queues_;
     uint32_t nr_cpus_ = 1;
 };
@@ -2232,7 +2259,10 @@ uint64_t host_cpus_for_fio(const json& doc, const LoadContext& ctx) {
     const std::string name = host["cost_profile"].get<std::string>();
     const fs::path path = name.ends_with(".json") ? (fs::path(name).is_absolute() ? fs::path(name) : ctx.scenario_dir / name)
                                                   : fs::path(ctx.base_dir) / "cpu" / (name + ".json");
-    const json profile = json::parse(std::ifstream(path), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+    std::string why;
+    const std::optional<std::string> text = input::read_file(path.string(), input::kMaxTextFile, why);
+    if (!text || input::json_nesting_exceeded(*text)) return 1;
+    const json profile = json::parse(*text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
     if (profile.is_object() && profile.contains("cpus") && profile["cpus"].is_number_unsigned())
         return profile["cpus"].get<uint64_t>();
     return 1;
@@ -2267,6 +2297,8 @@ void expand_fio(json& doc, Reporter& rep, const LoadContext& ctx, FioInput& fio)
             fs::path p(doc["fio"].get<std::string>());
             if (p.is_relative()) p = ctx.scenario_dir / p;
             what = p.lexically_normal().string();
+            if (const std::string why = input::not_a_regular_file(what); !why.empty())
+                rep.fail("/fio", "cannot read the fio job file " + squote(what) + ": " + why);
             doc.erase("fio");
             in = fio::parse_job_file(what, env);
         }
