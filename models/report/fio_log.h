@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,11 +33,19 @@ struct FioLog {
     std::vector<LogSample> samples;
 };
 
+// A log file a run will write, known once the machine is built: the job asking for it (its
+// index in the scenario's jobs), the fio option that does and the path.
+struct FioLogFile {
+    std::size_t job = 0;
+    std::string option;   // write_lat_log, write_bw_log or write_iops_log
+    std::string path;
+};
+
 // One line as fio prints it, with its '\n'.
 std::string format_log_line(const FioLog& log, const LogSample& s);
 
-// Writes every log to its file (a relative path under `dir` when given). Returns an error
-// message naming the file that could not be written, or "".
-std::string write_fio_logs(const std::vector<FioLog>& logs, const std::string& dir = {});
+// Writes the log's lines to `out` (its file: the caller opens it, before the run, and checks
+// that every byte reached it).
+void write_fio_log(const FioLog& log, std::ostream& out);
 
 }  // namespace blksim::report

@@ -177,6 +177,8 @@ report::RunResult Machine::run() {
                     "invariant violated: the run stalled at {} ns with {} job thread(s) still "
                     "waiting and nothing left to happen", eq_.now().ns(), live_threads_));
             if (eq_.now() >= next_audit) {
+                if (cfg_.stop && cfg_.stop->load(std::memory_order_relaxed))
+                    throw Interrupted(fmt::format("interrupted at {:.3f} s simulated", eq_.now().seconds()));
                 audit();
                 next_audit = eq_.now() + period;
             }
@@ -265,6 +267,16 @@ sim::Time Machine::run_end() const {
     for (const auto& c : cpus_)
         end = sim::max(end, c->free_at());
     return end;
+}
+
+std::vector<report::FioLogFile> Machine::log_files() const {
+    // The threads are the jobs' clones in job order, as the constructor made them.
+    std::vector<report::FioLogFile> out;
+    std::size_t k = 0;
+    for (std::size_t j = 0; j < cfg_.jobs.size(); ++j)
+        for (uint32_t clone = 0; clone < cfg_.jobs[j].numjobs; ++clone, ++k)
+            threads_[k]->log_files(j, out);
+    return out;
 }
 
 // The audit also watches for progress, so it runs even with the counter audit off (then

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "models/blkmq/request_queue.h"
@@ -17,6 +18,12 @@
 
 namespace blksim::topology {
 
+// run() stopped because MachineConfig::stop was set: the run is incomplete, not wrong.
+class Interrupted : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 class Machine {
 public:
     // The config must outlive the machine (threads keep references to their JobConfig).
@@ -26,8 +33,13 @@ public:
     ~Machine();
 
     // Run every job to its end. Throws std::logic_error naming the rule when an invariant
-    // is violated (an I/O completed twice or never, a tag leaked, the run stalled).
+    // is violated (an I/O completed twice or never, a tag leaked, the run stalled), and
+    // Interrupted when MachineConfig::stop was set.
     report::RunResult run();
+
+    // The fio log files the run will write, in the order of the result's logs: known once
+    // the machine is built, so that they can be opened before it runs.
+    std::vector<report::FioLogFile> log_files() const;
 
     // blktrace: every request queue emits into `sink`, queue i as device i.
     void set_trace(blkmq::TraceSink* sink) {

@@ -1,6 +1,7 @@
 // Everything needed to build one simulated machine and its workload, as plain typed data.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct MachineConfig {
     sim::Duration bw_avg_time = sim::Duration::ns(500'000'000);  // fio bwavgtime / iopsavgtime
     // The invariant audit's period in simulated time (0 = only the end-of-run checks).
     sim::Duration audit_interval = sim::Duration::ns(100'000'000);
+    // When given and it becomes true (a signal handler sets it), run() stops at its next
+    // audit instant (or simulated second) by throwing Interrupted. Not part of the scenario.
+    const std::atomic<bool>* stop = nullptr;
 };
 
 }  // namespace blksim::topology

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -115,6 +116,17 @@ void IoLog::finish(sim::Duration at) {
         flush_lat(slat_, slat_w_, ms);
     }
     close_rate_windows(at);
+}
+
+void IoLog::files(std::size_t job, std::vector<report::FioLogFile>& out) const {
+    const std::pair<const report::FioLog*, const char*> logs[] = {{&lat_, "write_lat_log"},
+                                                                 {&clat_, "write_lat_log"},
+                                                                 {&slat_, "write_lat_log"},
+                                                                 {&bw_, "write_bw_log"},
+                                                                 {&iops_, "write_iops_log"}};
+    for (const auto& [log, option] : logs)
+        if (!log->path.empty())
+            out.push_back({job, option, log->path});
 }
 
 void IoLog::take(std::vector<report::FioLog>& out) {

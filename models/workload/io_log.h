@@ -46,6 +46,8 @@ public:
     void finish(sim::Duration at);
     // Move the logs out, in fio's file order (lat, clat, slat, bw, iops).
     void take(std::vector<report::FioLog>& out);
+    // The files of the logs take() hands over, in its order; `job` is the job's index.
+    void files(std::size_t job, std::vector<report::FioLogFile>& out) const;
 
 private:
     struct Window {

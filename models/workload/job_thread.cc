@@ -733,6 +733,11 @@ void JobThread::enable_logs(uint32_t thread_number) {
         log_ = std::make_unique<IoLog>(cfg_.logs, thread_number, !is_sync());
 }
 
+void JobThread::log_files(std::size_t job, std::vector<report::FioLogFile>& out) const {
+    if (log_)
+        log_->files(job, out);
+}
+
 void JobThread::take_logs(std::vector<report::FioLog>& out) {
     if (log_)
         log_->take(out);

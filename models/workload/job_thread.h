@@ -69,6 +69,8 @@ public:
     // take_logs() hands them over once the thread has exited.
     void enable_logs(uint32_t thread_number);
     void take_logs(std::vector<report::FioLog>& out);
+    // The files of the logs take_logs() will hand over, in its order; `job`: the job's index.
+    void log_files(std::size_t job, std::vector<report::FioLogFile>& out) const;
 
     void run_step(sim::Time now) override;            // cpu::Task
     void tag_wakeup(sim::Time now) override;          // blkmq::TagWaiter

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,6 +36,14 @@ inline CliResult shell(const std::string& cmd) {
 // blksim with `args`; stdout then stderr, or stdout alone.
 inline CliResult run_blksim(const std::string& args, bool with_stderr = true) {
     return shell(std::string(BLKSIM_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null"));
+}
+
+// A file's bytes ("" if it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
 }
 
 inline std::string source_path(const std::string& rel) { return std::string(BLKSIM_SOURCE_DIR) + "/" + rel; }

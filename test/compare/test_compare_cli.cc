@@ -15,6 +15,7 @@
 
 using clitest::run_blksim;
 using clitest::shell;
+using clitest::slurp;
 using clitest::source_path;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -22,13 +23,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string HDD = source_path("scenarios/bench/hdd-randread-qd32.json");
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 struct TempDir {
     fs::path path;

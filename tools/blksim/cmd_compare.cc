@@ -13,6 +13,7 @@
 
 #include "tools/blksim/cmd_experiment.h"
 #include "tools/blksim/commands.h"
+#include "tools/blksim/output_file.h"
 #include "tools/experiment/compare.h"
 #include "tools/experiment/mem_limit.h"
 #include "tools/experiment/progress.h"
@@ -175,8 +176,7 @@ int cmd_compare(const CompareOptions& o) {
     }
     const std::string text = o.output_format == "json" ? format_compare_json(info, rows, results)
                                                        : format_compare_normal(info, rows, results);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    write_output("-", "", text);  // an OutputError reaches main()
     fmt::print(stderr, "blksim: compare: {} simulations in {:.2f} s wall on {} thread{}\n", n, wall,
                std::min<std::size_t>(jobs, n), jobs == 1 ? "" : "s");
     return regression ? EXIT_REGRESSION : 0;

@@ -3,7 +3,6 @@
 // (tools/disksim/, docs/disksim.md).
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -12,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/blksim/commands.h"
+#include "tools/blksim/output_file.h"
 #include "tools/disksim/demerit.h"
 #include "tools/disksim/import.h"
 #include "tools/disksim/param_file.h"
@@ -56,14 +56,10 @@ std::string devices_dir() { return std::string(BLKSIM_SCENARIO_DIR) + "/devices"
 int run_import(const ImportOptions& o) {
     const json prof = disksim::import_diskspecs(o.diskspecs);
     const std::string text = prof.dump(2) + "\n";
-    if (o.out == "-") {
-        std::cout << text;
-        return 0;
-    }
     const std::string path = o.out.empty() ? devices_dir() + "/" + prof["name"].get<std::string>() + ".json" : o.out;
-    std::ofstream out(path);
-    if (!out || !(out << text))
-        throw disksim::DisksimError(fmt::format("{}: cannot write the profile: {}", path, std::strerror(errno)));
+    write_output(path, o.out.empty() ? "" : "--out", text);
+    if (o.out == "-")
+        return 0;
     fmt::print(stderr, "blksim: wrote {} ({} zones, {} blocks)\n", path,
                prof["params"]["measured"]["layout"]["zones"].size(), prof["params"]["sectors"].get<uint64_t>());
     return 0;
@@ -88,6 +84,12 @@ int run_validate(const ValidateDiskOptions& o) {
         const std::string drive = fs::path(trace_path).stem().string();
         const auto prof = disksim::load_hdd_profile(o.device.empty() ? drive : o.device, devices_dir());
         const auto trace = disksim::read_validation_trace(trace_path, o.limit);
+        // Opened before the replay, put in place after it.
+        OutputFile cdf_out, requests_out;
+        if (!o.cdf.empty())
+            cdf_out.open(cdf_path(o.cdf, drive, o.traces.size() > 1), "--cdf");
+        if (!o.requests.empty())
+            requests_out.open(cdf_path(o.requests, drive, o.traces.size() > 1), "--requests");
         const auto res = disksim::replay_trace(prof.cfg, trace, trace_path);
         std::vector<double> measured;
         measured.reserve(trace.size());
@@ -108,14 +110,11 @@ int run_validate(const ValidateDiskOptions& o) {
         const double dm = disksim::demerit(measured, res.simulated_ms);
         const double pct = m.mean > 0 ? 100.0 * dm / m.mean : 0.0;
         const auto ref = kDisksimDemerit.find(drive);
-        if (!o.cdf.empty()) {
-            const std::string path = cdf_path(o.cdf, drive, o.traces.size() > 1);
-            std::ofstream out(path);
-            if (!out || !(out << disksim::cdf_csv(measured, res.simulated_ms)))
-                throw disksim::DisksimError(fmt::format("{}: cannot write the CDF: {}", path, std::strerror(errno)));
+        if (cdf_out.is_open()) {
+            cdf_out.write(disksim::cdf_csv(measured, res.simulated_ms));
+            cdf_out.finish();
         }
-        if (!o.requests.empty()) {
-            const std::string path = cdf_path(o.requests, drive, o.traces.size() > 1);
+        if (requests_out.is_open()) {
             std::string csv = "line,op,block,blocks,trace_outcome,measured_ms,simulated_ms,simulated_outcome\n";
             for (size_t i = 0; i < trace.size(); ++i) {
                 const auto& r = trace[i];
@@ -123,9 +122,8 @@ int run_validate(const ValidateDiskOptions& o) {
                                    disksim::outcome_name(r.outcome), r.service_us / 1000.0, res.simulated_ms[i],
                                    res.simulated_hit[i] ? "Hit" : "Miss");
             }
-            std::ofstream out(path);
-            if (!out || !(out << csv))
-                throw disksim::DisksimError(fmt::format("{}: cannot write the request list: {}", path, std::strerror(errno)));
+            requests_out.write(csv);
+            requests_out.finish();
         }
         const double agreement = trace.empty() ? 0.0 : 100.0 * static_cast<double>(agree) / static_cast<double>(trace.size());
         json j{{"drive", drive},
@@ -210,6 +208,9 @@ int run_disksim_command() {
         if (g_validate && *g_validate)
             return run_validate(g_vopt);
     } catch (const disksim::DisksimError& e) {
+        fmt::print(stderr, "blksim: {}\n", e.what());
+        return 2;
+    } catch (const OutputError& e) {
         fmt::print(stderr, "blksim: {}\n", e.what());
         return 2;
     }

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tools/blksim/seed_option.h"
 #include "tools/experiment/mem_limit.h"
 
 namespace blksim::cli {
@@ -23,7 +24,8 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     cc->add_option("--a-name", c.a_name, "variant A's name in the report (default A)");
     cc->add_option("--b-name", c.b_name, "variant B's name in the report (default B)");
     cc->add_option("--runs,-n", c.runs, "replications per variant, at least 2 (default 10)");
-    cc->add_option("--seed", c.seed, "seed of replication 0; replication i uses seed+i (default: the scenario's seed)");
+    cc->add_option("--seed", c.seed, "seed of replication 0; replication i uses seed+i (default: the scenario's seed)")
+        ->check(seed_check());
     cc->add_flag("--no-crn", c.no_crn,
                  "independent seeds for B (seed+runs+i) instead of common random numbers, to see what CRN gains");
     cc->add_option("--jobs,-j", c.jobs, "simulations run at once (default: the number of CPUs)");
@@ -70,7 +72,8 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     CLI::App* rc = x.reproduce_cmd;
     rc->add_option("--data", r.data, "published figures (default: scenarios/seeds/published.json)");
     rc->add_option("--seeds", r.seeds, "seeds per run, at least 2 (default 5; with --reduced the data file's, 2)");
-    rc->add_option("--seed", r.seed, "the first seed; run i of every scenario uses seed + i (default 1)");
+    rc->add_option("--seed", r.seed, "the first seed; run i of every scenario uses seed + i (default 1)")
+        ->check(seed_check());
     rc->add_option("--jobs,-j", r.jobs, "simulations run at once (default: the number of CPUs)");
     rc->add_flag("--reduced", r.reduced, "short runtimes and few seeds, from the data file (for CI: seconds)");
     rc->add_option("--only", r.only, "experiments to run, e.g. --only E2,E3 (default all)")->delimiter(',');

@@ -56,7 +56,7 @@ struct SweepMergeOptions {
 // blksim reproduce [--data FILE] [--seeds N] [--reduced] [--only E2,E3] [--check] [--format F]
 struct ReproduceOptions {
     std::string data;                     // published figures; default scenarios/seeds/published.json
-    unsigned seeds = 0;                   // 0: 5, or the data file's reduced count with --reduced
+    std::optional<unsigned> seeds;        // default 5, or the data file's reduced count with --reduced
     uint64_t seed = 1;                    // first seed; seed i is seed + i for every run
     unsigned jobs = 0;
     bool reduced = false;                 // the data file's short runtimes and seed count (CI)

@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -24,6 +23,9 @@
 #include "models/topology/machine.h"
 #include "tools/blksim/commands.h"
 #include "tools/blksim/html_page.h"
+#include "tools/blksim/interrupt.h"
+#include "tools/blksim/output_file.h"
+#include "tools/blksim/seed_option.h"
 #include "tools/input/input_file.h"
 #include "tools/experiment/simulate.h"
 #include "tools/experiment/sweep.h"
@@ -151,15 +153,6 @@ int run_plot_tool(const PlotTool& t, const std::vector<std::string>& args, std::
 
 // --- files ----------------------------------------------------------------------------------
 
-bool write_file(const fs::path& p, const std::string& text, const char* what) {
-    std::ofstream f(p, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f)
-        fmt::print(stderr, "blksim: report: {} {}: cannot write the file\n", what, p.string());
-    return static_cast<bool>(f);
-}
-
 // The work directory: --workdir (kept), else a fresh temporary one removed at the end.
 struct WorkDir {
     fs::path path;
@@ -210,12 +203,21 @@ bool add_figures(HtmlPage& page, const std::vector<Figure>& figs,
     return true;
 }
 
-bool write_page(const HtmlPage& page, const std::string& out, std::size_t figures, const PlotTool& tool) {
+// Throws OutputError.
+void write_page(const HtmlPage& page, OutputFile& out, std::size_t figures, const PlotTool& tool) {
     const std::string html = page.str();
-    if (!write_file(out, html, "-o"))
-        return false;
-    fmt::print(stderr, "blksim: report: wrote {} ({} KiB, {} plots by {})\n", out, (html.size() + 1023) / 1024,
+    out.write(html);
+    out.finish();
+    fmt::print(stderr, "blksim: report: wrote {} ({} KiB, {} plots by {})\n", g_ropt.out, (html.size() + 1023) / 1024,
                figures, tool.script);
+}
+
+// The plot tool ran while a signal came (it got it too, from the terminal): stop here.
+bool stop_if_interrupted(int& rc) {
+    if (!interrupted().load())
+        return false;
+    fmt::print(stderr, "blksim: report: interrupted by {}; no page written\n", interrupt_signal_name());
+    rc = interrupted_exit_status();
     return true;
 }
 
@@ -284,7 +286,7 @@ const std::vector<std::pair<std::string, std::string>> RUN_NOTES = {
                   "and the device's own queue"},
 };
 
-int report_run(const ReportOptions& o, const PlotTool& tool) {
+int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     scenario::Scenario s;
     if (!load_or_say_why(o.scenario, o.sets, o.seed, s))
         return 2;
@@ -307,27 +309,25 @@ int report_run(const ReportOptions& o, const PlotTool& tool) {
         j.logs.avg_msec = avg_msec;
     }
     const fs::path series_path = wd.path / "timeseries.csv";
-    std::ofstream series(series_path, std::ios::binary | std::ios::trunc);
-    if (!series) {
-        fmt::print(stderr, "blksim: report: cannot write {}\n", series_path.string());
-        return 2;
-    }
+    OutputFile series(series_path.string(), "");
     report::RunResult result;
+    FioLogFiles logs;
+    s.machine.stop = &interrupted();
     const int rc = run_machine(
-        s.machine, o.scenario, [&](topology::Machine& m) { m.set_timeseries(series, interval); },
+        s.machine, o.scenario,
+        [&](topology::Machine& m) {
+            logs.open(m.log_files(), wd.path.string());
+            m.set_timeseries(series.stream(), interval);
+        },
         [](topology::Machine&) {}, result);
     if (rc != 0)
         return rc;
-    series.close();
+    series.finish();
     const std::string text = report::format_report(result, {.normal = true}, s.output.group_reporting);
     const fs::path json_path = wd.path / "run.json";
-    if (!series || !write_file(json_path, report::format_json(result, s.output.group_reporting, true), "json+") ||
-        !write_file(wd.path / "report.txt", text, "text report"))
-        return 2;
-    if (const std::string err = report::write_fio_logs(result.logs, wd.path.string()); !err.empty()) {
-        fmt::print(stderr, "blksim: report: fio log file {}\n", err);
-        return 2;
-    }
+    write_output(json_path.string(), "", report::format_json(result, s.output.group_reporting, true));
+    write_output((wd.path / "report.txt").string(), "", text);
+    logs.write(result.logs);
 
     std::vector<std::string> args = {"all", "--json", json_path.string(), "--timeseries", series_path.string(),
                                      "-o", wd.path.string(), "--logs"};
@@ -335,8 +335,9 @@ int report_run(const ReportOptions& o, const PlotTool& tool) {
         if (l.path.find("_iops.") != std::string::npos || l.path.find("_clat.") != std::string::npos)
             args.push_back((wd.path / l.path).string());
     std::vector<Figure> figs;
-    if (const int rc = run_plot_tool(tool, args, figs); rc != 0)
-        return rc;
+    int plot_rc = run_plot_tool(tool, args, figs);
+    if (stop_if_interrupted(plot_rc) || plot_rc != 0)
+        return plot_rc;
 
     HtmlPage page("blksim report: " + fs::path(o.scenario).filename().string());
     if (!s.description.empty())
@@ -361,8 +362,7 @@ int report_run(const ReportOptions& o, const PlotTool& tool) {
     page.paragraph(o.scenario + (o.sets.empty() ? "" : " (the --set overrides above apply on top of it)"));
     std::string why;
     page.pre(input::read_file(o.scenario, input::kMaxTextFile, why).value_or("(the file could not be read back: " + why + ")"));
-    if (!write_page(page, o.out, figs.size(), tool))
-        return 2;
+    write_page(page, out, figs.size(), tool);
     if (wd.keep)
         fmt::print(stderr, "blksim: report: run files and plots kept in {}\n", wd.path.string());
     return 0;
@@ -370,7 +370,7 @@ int report_run(const ReportOptions& o, const PlotTool& tool) {
 
 // --- a sweep ------------------------------------------------------------------------------
 
-int report_sweep(const ReportOptions& o, const PlotTool& tool) {
+int report_sweep(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     experiment::SweepOutput sw;
     try {
         std::string why;
@@ -386,8 +386,9 @@ int report_sweep(const ReportOptions& o, const PlotTool& tool) {
     if (!wd.open(o.workdir))
         return 2;
     std::vector<Figure> figs;
-    if (const int rc = run_plot_tool(tool, {"sweep", o.sweep, "-o", wd.path.string()}, figs); rc != 0)
-        return rc;
+    int plot_rc = run_plot_tool(tool, {"sweep", o.sweep, "-o", wd.path.string()}, figs);
+    if (stop_if_interrupted(plot_rc) || plot_rc != 0)
+        return plot_rc;
 
     HtmlPage page("blksim sweep report: " + fs::path(sw.scenario).filename().string());
     std::string what = fmt::format("{} points of {}", sw.results.size(), sw.scenario);
@@ -431,7 +432,8 @@ int report_sweep(const ReportOptions& o, const PlotTool& tool) {
         rows.push_back(std::move(row));
     }
     page.table(header, rows);
-    return write_page(page, o.out, figs.size(), tool) ? 0 : 2;
+    write_page(page, out, figs.size(), tool);
+    return 0;
 }
 
 }  // namespace
@@ -444,7 +446,7 @@ void add_report_command(CLI::App& app) {
                   "section; or, with --sweep, a sweep's charts (docs/plots.md)");
     g_report->add_option("scenario", o.scenario, "scenario JSON file");
     g_report->add_option("--set", o.sets, "override a scenario value: path=value");
-    g_report->add_option("--seed", o.seed, "scenario seed (overrides the file's)");
+    g_report->add_option("--seed", o.seed, "scenario seed (overrides the file's)")->check(seed_check());
     g_report->add_option("--output,-o", o.out, "the HTML file to write (default report.html)");
     g_report->add_option("--sweep", o.sweep, "report a finished sweep (blksim sweep --json FILE) instead of a run");
     g_report->add_option("--interval", o.interval,
@@ -479,7 +481,16 @@ int run_report_command() {
     const auto tool = find_plot_tool();
     if (!tool)
         return 2;
-    return o.sweep.empty() ? report_run(o, *tool) : report_sweep(o, *tool);
+    // A signal stops the run; the work directory and the page's temporary file go with the
+    // stack as on any other error.
+    catch_interrupts();
+    try {
+        OutputFile out(o.out, "-o");
+        return o.sweep.empty() ? report_run(o, *tool, out) : report_sweep(o, *tool, out);
+    } catch (const OutputError& e) {
+        fmt::print(stderr, "blksim: report: {}\n", e.what());
+        return 2;
+    }
 }
 
 }  // namespace blksim::cli

@@ -14,6 +14,7 @@
 
 #include "tools/blksim/cmd_experiment.h"
 #include "tools/blksim/commands.h"
+#include "tools/blksim/output_file.h"
 #include "tools/experiment/mem_limit.h"
 #include "tools/experiment/progress.h"
 #include "tools/experiment/reproduce.h"
@@ -56,7 +57,7 @@ int cmd_reproduce(const ReproduceOptions& o) {
         fmt::print(stderr, "blksim: reproduce: {}\n", e.what());
         return 2;
     }
-    const unsigned nseeds = o.seeds ? o.seeds : (o.reduced ? data.reduced_seeds : DEFAULT_SEEDS);
+    const unsigned nseeds = o.seeds.value_or(o.reduced ? data.reduced_seeds : DEFAULT_SEEDS);
     if (nseeds < 2) {
         fmt::print(stderr, "blksim: reproduce: --seeds {}: a confidence interval needs at least 2 seeds (allowed: an "
                            "integer >= 2)\n", nseeds);
@@ -189,8 +190,7 @@ int cmd_reproduce(const ReproduceOptions& o) {
 
     const std::string text =
         o.format == "json" ? format_reproduce_json(info, results) : format_reproduce_normal(info, results);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    write_output("-", "", text);  // an OutputError reaches main()
     fmt::print(stderr, "blksim: reproduce: {} rows, {} simulations ({} setups x {} seeds) in {:.2f} s wall on {} thread{}\n",
                results.size(), n, setups.size(), nseeds, wall, jobs, jobs == 1 ? "" : "s");
     if (o.check)

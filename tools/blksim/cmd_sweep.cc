@@ -3,7 +3,6 @@
 // files written do not depend on --jobs, on the order or on which point finished first.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -14,6 +13,8 @@
 
 #include "tools/blksim/cmd_experiment.h"
 #include "tools/blksim/commands.h"
+#include "tools/blksim/interrupt.h"
+#include "tools/blksim/output_file.h"
 #include "tools/experiment/mem_limit.h"
 #include "tools/experiment/progress.h"
 #include "tools/input/input_file.h"
@@ -28,29 +29,29 @@ namespace {
 
 using namespace blksim::experiment;
 
-// FILE or "-" (stdout); false after printing why.
-bool write_output(const char* cmd, const char* option, const std::string& file, const std::string& text) {
-    if (file == "-") {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        std::fflush(stdout);
-        return true;
+// The --csv / --json outputs ("-" = stdout; neither: CSV on stdout), opened before any
+// point runs. Throws OutputError.
+struct SweepFiles {
+    OutputFile csv, json;
+    SweepFiles(const std::string& csv_path, const std::string& json_path) {
+        if (csv_path.empty() && json_path.empty())
+            csv.open("-", "--csv");
+        if (!csv_path.empty())
+            csv.open(csv_path, "--csv");
+        if (!json_path.empty())
+            json.open(json_path, "--json");
     }
-    std::ofstream f(file, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f) {
-        fmt::print(stderr, "blksim: {}: {} {}: cannot write the file\n", cmd, option, file);
-        return false;
+    void write(const SweepOutput& o) {
+        if (csv.is_open()) {
+            csv.write(to_csv(o));
+            csv.finish();
+        }
+        if (json.is_open()) {
+            json.write(to_json(o));
+            json.finish();
+        }
     }
-    return true;
-}
-
-bool write_outputs(const char* cmd, const std::string& csv, const std::string& json, const SweepOutput& o) {
-    if (csv.empty() && json.empty())
-        return write_output(cmd, "--csv", "-", to_csv(o));
-    return (csv.empty() || write_output(cmd, "--csv", csv, to_csv(o))) &&
-           (json.empty() || write_output(cmd, "--json", json, to_json(o)));
-}
+};
 
 std::string join(const std::vector<std::string>& v) {
     std::string s;
@@ -80,7 +81,19 @@ bool check_load(const std::string& path, const std::vector<std::string>& sets, c
 
 }  // namespace
 
+static int sweep(const SweepOptions& o);
+
 int cmd_sweep(const SweepOptions& o) {
+    try {
+        return sweep(o);
+    } catch (const OutputError& e) {
+        fmt::print(stderr, "blksim: sweep: {}\n", e.what());
+        return 2;
+    }
+}
+
+// Throws OutputError.
+static int sweep(const SweepOptions& o) {
     SweepOutput out;
     out.scenario = o.scenario;
     out.sets = o.sets;
@@ -135,12 +148,18 @@ int cmd_sweep(const SweepOptions& o) {
         }
     for (const std::string& w : std::set<std::string>(warnings.begin(), warnings.end()))
         fmt::print(stderr, "blksim: warning: {}\n", w);
+    SweepFiles files(o.csv, o.json);
+    // A signal stops the points running (at their next audit instant) and the ones not yet
+    // started; what finished is written, marked incomplete.
+    catch_interrupts();
 
     std::vector<std::size_t> mine;
     for (std::size_t i = 0; i < n; ++i)
         if (out.shard.owns(i))
             mine.push_back(i);
     std::vector<SimOutcome> results(mine.size());
+    for (SimOutcome& r : results)
+        r.status = SimOutcome::INTERRUPTED;  // until it has run
     // Each point loads its own scenario: the loader keeps no shared state, and the points'
     // configs never exist all at once. nullopt: a combination of values the loader rejects.
     auto load_point = [&](std::size_t t, std::string& error) -> std::optional<topology::MachineConfig> {
@@ -156,6 +175,7 @@ int cmd_sweep(const SweepOptions& o) {
                 error = std::move(why);
                 return std::nullopt;
             }
+            cfg.stop = &interrupted();
             return cfg;
         } catch (const scenario::ScenarioError& e) {
             error = e.what();
@@ -183,6 +203,8 @@ int cmd_sweep(const SweepOptions& o) {
         mine.size(), jobs,
         [&](std::size_t k) {
             const std::size_t t = order[k];
+            if (interrupted().load())
+                return;
             std::string error;
             if (const auto cfg = load_point(t, error)) {
                 results[t] = simulate(*cfg);
@@ -195,16 +217,32 @@ int cmd_sweep(const SweepOptions& o) {
     progress.finish();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
+    // Every point that finished is kept: a failed one is listed with its error, one that a
+    // signal stopped as missing.
+    int status = 0;
     for (std::size_t t = 0; t < mine.size(); ++t) {
-        if (results[t].status != 0) {
+        SimOutcome& r = results[t];
+        if (r.status == SimOutcome::INTERRUPTED) {
+            out.missing.push_back(mine[t]);
+        } else if (r.status != 0) {
             fmt::print(stderr, "blksim: sweep: point {} ({}): {}\n", mine[t], join(point_sets(out.params, mine[t])),
-                       results[t].error);
-            return results[t].status;
+                       r.error);
+            out.failed.push_back({mine[t], r.status, std::move(r.error)});
+            if (status == 0)
+                status = r.status;
+        } else {
+            out.results.push_back({mine[t], std::move(r.metrics)});
         }
-        out.results.push_back({mine[t], std::move(results[t].metrics)});
     }
-    if (!write_outputs("sweep", o.csv, o.json, out))
-        return 2;
+    if (interrupted().load())
+        out.interrupted = interrupt_signal_name();
+    files.write(out);
+    if (!out.complete()) {
+        fmt::print(stderr, "blksim: sweep: incomplete: {} of {} points have results ({} failed, {} not run{})\n",
+                   out.results.size(), mine.size(), out.failed.size(), out.missing.size(),
+                   out.interrupted.empty() ? "" : ": interrupted by " + out.interrupted);
+        return out.interrupted.empty() ? status : interrupted_exit_status();
+    }
     fmt::print(stderr, "blksim: sweep: {} point{}{} in {:.2f} s wall on {} thread{}\n", mine.size(),
                mine.size() == 1 ? "" : "s",
                out.shard.active() ? fmt::format(" (shard {}/{} of {})", out.shard.index, out.shard.count, n) : "",
@@ -223,8 +261,12 @@ int cmd_sweep_merge(const SweepMergeOptions& o) {
             shards.push_back(from_json(*text, f));
         }
         const SweepOutput merged = merge_shards(shards, o.inputs);
-        return write_outputs("sweep-merge", o.csv, o.json, merged) ? 0 : 2;
+        SweepFiles(o.csv, o.json).write(merged);
+        return 0;
     } catch (const SweepError& e) {
+        fmt::print(stderr, "blksim: sweep-merge: {}\n", e.what());
+        return 2;
+    } catch (const OutputError& e) {
         fmt::print(stderr, "blksim: sweep-merge: {}\n", e.what());
         return 2;
     }

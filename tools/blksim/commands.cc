@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -23,6 +22,8 @@
 #include "models/report/timeseries.h"
 #include "models/topology/machine.h"
 #include "models/topology/topology.h"
+#include "tools/blksim/interrupt.h"
+#include "tools/blksim/output_file.h"
 #include "tools/experiment/mem_limit.h"
 #include "tools/scenario/scenario.h"
 #include "tools/scenario/units.h"
@@ -56,40 +57,57 @@ private:
 // for every disk and every CPU of the host (blktrace opens one per online CPU; CPUs without
 // events leave theirs empty, and blkparse stops looking at the first missing number).
 struct BlktraceFiles {
-    std::vector<std::string> names;                           // per disk, '/' → '_' as the kernel does
-    std::vector<std::vector<std::unique_ptr<std::ofstream>>> files;  // [disk][cpu]
-};
+    std::string dir;
+    std::vector<std::string> names;                             // per disk, '/' → '_' as the kernel does
+    std::vector<std::vector<std::unique_ptr<OutputFile>>> files;  // [disk][cpu]
+    uint32_t nr_cpus = 0;
+    bool created_dir = false;  // removed again, if still empty, when the run does not finish
 
-std::string open_blktrace_files(const std::string& dir, const std::vector<std::string>& disks,
-                                uint32_t nr_cpus, BlktraceFiles& out) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec || !fs::is_directory(dir))
-        return fmt::format("--blktrace {}: cannot create the directory ({})", dir,
-                           ec ? ec.message() : "not a directory");
-    for (const std::string& disk : disks) {
-        std::string name = disk;
-        std::replace(name.begin(), name.end(), '/', '_');
-        out.names.push_back(name);
-        auto& per_cpu = out.files.emplace_back();
-        for (uint32_t c = 0; c < nr_cpus; ++c) {
-            const std::string path = (fs::path(dir) / fmt::format("{}.blktrace.{}", name, c)).string();
-            auto f = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
-            if (!*f)
-                return fmt::format("--blktrace {}: cannot open {} for writing", dir, path);
-            per_cpu.push_back(std::move(f));
-        }
-        // Files of CPUs this host does not have, left by an earlier run, would be read by
-        // blkparse (it takes <disk>.blktrace.N for N = 0, 1, ... until one is missing).
-        for (uint32_t c = nr_cpus;; ++c) {
-            const fs::path stale = fs::path(dir) / fmt::format("{}.blktrace.{}", name, c);
-            if (!fs::exists(stale, ec) || !fs::remove(stale, ec))
-                break;
+    ~BlktraceFiles() {
+        files.clear();  // their temporary files first
+        std::error_code ec;
+        if (created_dir && std::filesystem::is_empty(dir, ec))
+            std::filesystem::remove(dir, ec);
+    }
+
+    // Throws OutputError.
+    void open(const std::string& d, const std::vector<std::string>& disks, uint32_t cpus) {
+        namespace fs = std::filesystem;
+        dir = d;
+        nr_cpus = cpus;
+        std::error_code ec;
+        created_dir = fs::create_directories(dir, ec);
+        if (ec || !fs::is_directory(dir))
+            throw OutputError(fmt::format("--blktrace {}: cannot create the directory ({})", dir,
+                                          ec ? ec.message() : "not a directory"));
+        for (const std::string& disk : disks) {
+            std::string name = disk;
+            std::replace(name.begin(), name.end(), '/', '_');
+            names.push_back(name);
+            auto& per_cpu = files.emplace_back();
+            for (uint32_t c = 0; c < nr_cpus; ++c)
+                per_cpu.push_back(std::make_unique<OutputFile>(
+                    (fs::path(dir) / fmt::format("{}.blktrace.{}", name, c)).string(), "--blktrace"));
         }
     }
-    return {};
-}
+
+    void finish() {
+        namespace fs = std::filesystem;
+        for (auto& per_cpu : files)
+            for (auto& f : per_cpu)
+                f->finish();
+        created_dir = false;
+        // Files of CPUs this host does not have, left by an earlier run, would be read by
+        // blkparse (it takes <disk>.blktrace.N for N = 0, 1, ... until one is missing).
+        std::error_code ec;
+        for (const std::string& name : names)
+            for (uint32_t c = nr_cpus;; ++c) {
+                const fs::path stale = fs::path(dir) / fmt::format("{}.blktrace.{}", name, c);
+                if (!fs::exists(stale, ec) || !fs::remove(stale, ec))
+                    break;
+            }
+    }
+};
 
 }  // namespace
 
@@ -123,6 +141,10 @@ int run_machine(const topology::MachineConfig& cfg, const std::string& name, con
         before(machine);
         result = machine.run();
         after(machine);
+    } catch (const topology::Interrupted& e) {
+        // Nothing is put in place: the outputs' destructors remove their temporary files.
+        fmt::print(stderr, "blksim: {}: {} by {}; no output written\n", name, e.what(), interrupt_signal_name());
+        return interrupted_exit_status();
     } catch (const std::invalid_argument& e) {
         // A machine that cannot be built from a scenario that decoded: still bad input.
         fmt::print(stderr, "blksim: {}: {}\n", name, e.what());
@@ -170,8 +192,28 @@ int cmd_run(const RunOptions& o) {
     return run_loaded(s, o);
 }
 
-// Runs a loaded scenario and prints fio's report; o.scenario names it in messages.
-static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
+FioLogFiles::FioLogFiles() = default;
+FioLogFiles::~FioLogFiles() = default;
+
+// fio's log files, relative to the current directory as fio writes them; opened once the
+// machine is built (it names them), before it runs. Throws OutputError.
+void FioLogFiles::open(const std::vector<report::FioLogFile>& logs, const std::string& dir) {
+    namespace fs = std::filesystem;
+    for (const report::FioLogFile& l : logs)
+        files.push_back(std::make_unique<OutputFile>(dir.empty() ? l.path : (fs::path(dir) / l.path).string(),
+                                                     fmt::format("jobs.{}.{}", l.job, l.option)));
+}
+
+void FioLogFiles::write(const std::vector<report::FioLog>& logs) {
+    for (std::size_t i = 0; i < logs.size() && i < files.size(); ++i) {
+        report::write_fio_log(logs[i], files[i]->stream());
+        files[i]->finish();
+    }
+}
+
+// Runs a loaded scenario and prints fio's report; o.scenario names it in messages. Every
+// output is opened before the run and put in place only when the run succeeded.
+static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     // --output-format (main.cc checked it) overrides the scenario's / fio's.
     const report::OutputFormats formats = output_formats(s.output, o.output_format);
     const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
@@ -183,22 +225,14 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
     }
 
     // The trace goes out as the run goes: nothing is kept in memory.
-    std::ofstream trace_file;
+    OutputFile trace_file;
     std::unique_ptr<report::BlkparseWriter> trace;
     if (!o.trace_file.empty()) {
-        std::ostream* out = &std::cout;
-        if (o.trace_file != "-") {
-            trace_file.open(o.trace_file);
-            if (!trace_file) {
-                fmt::print(stderr, "blksim: --trace {}: cannot open for writing\n", o.trace_file);
-                return 2;
-            }
-            out = &trace_file;
-        }
+        trace_file.open(o.trace_file, "--trace");
         std::vector<std::string> names;
         for (const auto& q : s.machine.queues)
             names.push_back(q.device);
-        trace = std::make_unique<report::BlkparseWriter>(*out, report::sim_trace_devices(names));
+        trace = std::make_unique<report::BlkparseWriter>(trace_file.stream(), report::sim_trace_devices(names));
     }
     BlktraceFiles bt_files;
     std::unique_ptr<report::BlktraceWriter> blktrace;
@@ -206,16 +240,12 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
         std::vector<std::string> disks;
         for (const auto& q : s.machine.queues)
             disks.push_back(q.device);
-        if (const std::string err = open_blktrace_files(o.blktrace_dir, disks, s.machine.host.nr_cpus, bt_files);
-            !err.empty()) {
-            fmt::print(stderr, "blksim: {}\n", err);
-            return 2;
-        }
+        bt_files.open(o.blktrace_dir, disks, s.machine.host.nr_cpus);
         std::vector<std::vector<std::ostream*>> outs;
         for (const auto& per_cpu : bt_files.files) {
             auto& v = outs.emplace_back();
             for (const auto& f : per_cpu)
-                v.push_back(f.get());
+                v.push_back(&f->stream());
         }
         std::vector<report::TraceDevice> devs = report::sim_trace_devices(disks);
         for (std::size_t i = 0; i < devs.size(); ++i)
@@ -225,25 +255,25 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
     TeeSink sinks;
     sinks.add(trace.get());
     sinks.add(blktrace.get());
-    std::ofstream series_file;
+    OutputFile series_file;
     std::optional<int64_t> series_ns;
     if (!o.timeseries_file.empty()) {
         if (!(series_ns = timeseries_interval_ns(o.timeseries_interval)))
             return 2;
-        series_file.open(o.timeseries_file, std::ios::binary | std::ios::trunc);
-        if (!series_file) {
-            fmt::print(stderr, "blksim: --timeseries {}: cannot open for writing\n", o.timeseries_file);
-            return 2;
-        }
+        series_file.open(o.timeseries_file, "--timeseries");
     }
 
+    topology::MachineConfig cfg = s.machine;
+    cfg.stop = &interrupted();
     const auto wall0 = std::chrono::steady_clock::now();
     report::RunResult result;
     uint64_t events = 0, ios = 0;
+    FioLogFiles logs;
     const auto before = [&](topology::Machine& machine) {
+        logs.open(machine.log_files());
         machine.set_trace(sinks.sink());
         if (series_ns)
-            machine.set_timeseries(series_file, sim::Duration::ns(*series_ns));
+            machine.set_timeseries(series_file.stream(), sim::Duration::ns(*series_ns));
     };
     const auto after = [&](topology::Machine& machine) {
         if (trace)
@@ -253,23 +283,17 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
         events = machine.events_processed();
         ios = machine.ios_completed();
     };
-    if (const int rc = run_machine(s.machine, o.scenario, before, after, result); rc != 0)
+    if (const int rc = run_machine(cfg, o.scenario, before, after, result); rc != 0)
         return rc;
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     const std::string out = report::format_report(result, formats, s.output.group_reporting);
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
-    // fio's log files, relative to the current directory as fio writes them.
-    if (const std::string err = report::write_fio_logs(result.logs); !err.empty()) {
-        fmt::print(stderr, "blksim: fio log file {}\n", err);
-        return 2;
-    }
-    if (series_ns && !series_file.flush()) {
-        fmt::print(stderr, "blksim: --timeseries {}: writing failed\n", o.timeseries_file);
-        return 2;
-    }
+    write_output("-", "", out);
+    logs.write(result.logs);
+    if (series_ns)
+        series_file.finish();
+    trace_file.finish();
     if (!o.quiet)
         fmt::print(stderr,
                    "blksim: simulated {:.3f} s in {:.3f} s wall: {} events, {} I/Os, "
@@ -277,13 +301,7 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
                    result.sim_time.seconds(), wall, events, ios,
                    wall > 0 ? static_cast<double>(ios) / wall / 1e6 : 0.0);
     if (blktrace) {
-        for (std::size_t d = 0; d < bt_files.files.size(); ++d)
-            for (std::size_t c = 0; c < bt_files.files[d].size(); ++c)
-                if (!*bt_files.files[d][c]) {
-                    fmt::print(stderr, "blksim: --blktrace {}: writing {}.blktrace.{} failed\n", o.blktrace_dir,
-                               bt_files.names[d], c);
-                    return 2;
-                }
+        bt_files.finish();
         if (!o.quiet)
             fmt::print(stderr, "blksim: blktrace: {} events in {}/<disk>.blktrace.<0..{}> (blkparse -i <disk> -D {})\n",
                        blktrace->events(), o.blktrace_dir, s.machine.host.nr_cpus - 1, o.blktrace_dir);
@@ -301,6 +319,16 @@ static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
         status = 1;
     }
     return status;
+}
+
+static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
+    catch_interrupts();
+    try {
+        return run_outputs(s, o);
+    } catch (const OutputError& e) {
+        fmt::print(stderr, "blksim: {}\n", e.what());
+        return 2;
+    }
 }
 
 int cmd_fio(const FioOptions& o) {
@@ -341,7 +369,7 @@ int cmd_fio(const FioOptions& o) {
                    threads, o.device, run.scenario.machine.host.nr_cpus, run.scenario.machine.devices.size());
         return 0;
     }
-    if (!run.output_file.empty() && !std::freopen(run.output_file.c_str(), "w", stdout)) {
+    if (!run.output_file.empty() && !redirect_stdout(run.output_file, "fio --output=" + run.output_file)) {
         fmt::print(stderr, "blksim: fio --output={}: cannot open for writing\n", run.output_file);
         return 2;
     }

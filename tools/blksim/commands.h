@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ struct MachineConfig;
 }
 namespace blksim::report {
 struct RunResult;
+struct FioLog;
+struct FioLogFile;
 }
 
 namespace blksim::cli {
@@ -65,6 +68,19 @@ bool load_or_say_why(const std::string& path, const std::vector<std::string>& se
 using MachineHook = std::function<void(topology::Machine&)>;
 int run_machine(const topology::MachineConfig& cfg, const std::string& name, const MachineHook& before,
                 const MachineHook& after, report::RunResult& result);
+
+// fio's log files of a run (write_lat_log, ...): opened before it runs, filled after.
+class OutputFile;
+struct FioLogFiles {
+    std::vector<std::unique_ptr<OutputFile>> files;
+    FioLogFiles();
+    ~FioLogFiles();
+    // Relative paths under `dir` when given. Throws OutputError naming the job's option
+    // (jobs.N.write_lat_log) and the path.
+    void open(const std::vector<report::FioLogFile>& logs, const std::string& dir = {});
+    // The run's logs, in the order of open()'s; throws OutputError.
+    void write(const std::vector<report::FioLog>& logs);
+};
 
 int cmd_run(const RunOptions& o);
 int cmd_fio(const FioOptions& o);

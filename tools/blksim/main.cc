@@ -1,10 +1,19 @@
 // blksim: a discrete-event simulator of the Linux block layer.
+#include <algorithm>
+#include <cstdio>
+#include <system_error>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "models/report/fio_output.h"
 #include "tools/blksim/commands.h"
 #include "tools/blksim/cmd_experiment.h"
+#include "tools/blksim/output_file.h"
+#include "tools/blksim/seed_option.h"
 #include "tools/experiment/mem_limit.h"
 
 // --output-format: fio's formats or a comma-separated list of them; a bad value names them all.
@@ -19,7 +28,67 @@ static CLI::Validator output_format_check() {
         "FORMAT");
 }
 
+// Edit distance, for suggesting the command a typo meant.
+static std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+// The first word is not a subcommand (CLI11 would only say that one is required): name the
+// commands, and the nearest one when it looks like a typo. False when it is one.
+static bool unknown_command(const CLI::App& app, const std::string& word) {
+    std::vector<std::string> names;
+    for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; }))
+        names.push_back(c->get_name());
+    if (std::find(names.begin(), names.end(), word) != names.end())
+        return false;
+    std::string nearest;
+    std::size_t best = std::max<std::size_t>(2, word.size() / 3) + 1;
+    for (const std::string& n : names)
+        if (const std::size_t d = edit_distance(word, n); d < best) {
+            best = d;
+            nearest = n;
+        }
+    fmt::print(stderr, "blksim: '{}' is not a blksim command{} (allowed: {})\nRun 'blksim --help' for usage.\n", word,
+               nearest.empty() ? "" : fmt::format("; did you mean '{}'?", nearest), fmt::join(names, ", "));
+    return true;
+}
+
+static int run_command(int argc, char** argv);
+
 int main(int argc, char** argv) {
+    int rc = 2;
+    int err = 0;
+    try {
+        rc = run_command(argc, argv);
+    } catch (const blksim::cli::OutputError& e) {
+        fmt::print(stderr, "blksim: {}\n", e.what());
+    } catch (const std::system_error& e) {
+        // fmt::print(...) on stdout throws when the write fails.
+        if (!std::ferror(stdout))
+            throw;
+        err = e.code().value();
+    }
+    // Whatever a command printed on stdout must have got there.
+    if (const std::string msg = blksim::cli::close_stdout(err); !msg.empty()) {
+        fmt::print(stderr, "blksim: {}\n", msg);
+        return rc != 0 ? rc : 2;
+    }
+    return rc;
+}
+
+static int run_command(int argc, char** argv) {
     using namespace blksim::cli;
     CLI::App app{"blksim: simulate the Linux block layer (blk-mq, schedulers, devices) and "
                  "report what fio would have reported"};
@@ -32,7 +101,7 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--output-format", run.output_format,
                         "normal, json, json+, terse or a list such as normal,terse (default: the scenario's)")
         ->check(output_format_check());
-    run_cmd->add_option("--seed", run.seed, "scenario seed (overrides the file's)");
+    run_cmd->add_option("--seed", run.seed, "scenario seed (overrides the file's)")->check(seed_check());
     run_cmd->add_flag("--quiet,-q", run.quiet, "no run summary on stderr");
     run_cmd->add_option("--trace", run.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
     run_cmd->add_option("--blktrace", run.blktrace_dir,
@@ -58,7 +127,7 @@ int main(int argc, char** argv) {
                         "normal, json, json+, terse or a list such as normal,terse (default: fio's --output-format, else normal)")
         ->check(output_format_check());
     fio_cmd->add_flag("--strict", fio.strict, "refuse fio options blksim does not support (default: warn and run without them)");
-    fio_cmd->add_option("--seed", fio.seed, "scenario seed");
+    fio_cmd->add_option("--seed", fio.seed, "scenario seed")->check(seed_check());
     fio_cmd->add_flag("--quiet,-q", fio.quiet, "no run summary on stderr");
     fio_cmd->add_option("--trace", fio.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
     fio_cmd->add_option("--blktrace", fio.blktrace_dir,
@@ -88,6 +157,8 @@ int main(int argc, char** argv) {
     ExperimentCommands experiments;  // compare, sweep, sweep-merge
     add_experiment_commands(app, experiments);
 
+    if (argc > 1 && argv[1][0] != '-' && unknown_command(app, argv[1]))
+        return 2;
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

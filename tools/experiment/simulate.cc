@@ -106,6 +106,9 @@ SimOutcome simulate(const topology::MachineConfig& cfg, MetricsFn metrics) {
     try {
         topology::Machine machine(cfg);
         o.metrics = metrics(machine.run());
+    } catch (const topology::Interrupted& e) {
+        o.status = SimOutcome::INTERRUPTED;
+        o.error = e.what();
     } catch (const std::invalid_argument& e) {
         o.status = 2;  // a machine that cannot be built from a scenario that decoded
         o.error = e.what();

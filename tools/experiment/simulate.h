@@ -44,8 +44,10 @@ std::vector<Metric> run_metrics(const report::RunResult& r);
 std::vector<std::string> group_names(const std::vector<report::JobResult>& groups);
 
 // Outcome of one simulation: status 0 ok, 2 the machine could not be built (bad input),
-// 1 the run failed an invariant; error says why.
+// 1 the run failed an invariant, INTERRUPTED it was stopped (MachineConfig::stop) or never
+// started; error says why.
 struct SimOutcome {
+    static constexpr int INTERRUPTED = -1;
     int status = 0;
     std::string error;
     std::vector<Metric> metrics;

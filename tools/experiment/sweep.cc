@@ -7,6 +7,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "tools/input/nesting.h"
@@ -55,6 +56,15 @@ std::vector<std::string> metric_columns(const SweepOutput& o) {
             if (std::find(cols.begin(), cols.end(), m.key) == cols.end())
                 cols.push_back(m.key);
     return cols;
+}
+
+// A point's JSON object up to its values: `{"point": I, "values": [...]` (one per line).
+std::string json_point(const SweepOutput& o, std::size_t index, bool comma) {
+    std::string out = fmt::format("{}\n    {{\"point\": {}, \"values\": [", comma ? "," : "", index);
+    const std::vector<std::size_t> c = point_coords(o.params, index);
+    for (std::size_t k = 0; k < o.params.size(); ++k)
+        out += (k ? ", " : "") + json_string(o.params[k].values[c[k]]);
+    return out + "]";
 }
 
 }  // namespace
@@ -154,6 +164,20 @@ std::string to_csv(const SweepOutput& o) {
         }
         out += '\n';
     }
+    if (o.complete())
+        return out;
+    const std::size_t ran = o.results.size() + o.failed.size();
+    out += fmt::format("# incomplete: {} of {} points have no results ({} failed, {} not run{})\n",
+                       o.failed.size() + o.missing.size(), ran + o.missing.size(), o.failed.size(),
+                       o.missing.size(), o.interrupted.empty() ? "" : ": interrupted by " + o.interrupted);
+    if (!o.missing.empty())
+        out += fmt::format("# missing points: {}\n", fmt::join(o.missing, ","));
+    for (const FailedPoint& f : o.failed) {
+        std::string error = f.error;
+        std::replace(error.begin(), error.end(), '\n', ' ');
+        out += fmt::format("# failed point {} ({}): {}\n", f.index, fmt::join(point_sets(o.params, f.index), " "),
+                           error);
+    }
     return out;
 }
 
@@ -173,14 +197,23 @@ std::string to_json(const SweepOutput& o) {
     out += fmt::format("{}],\n  \"points\": {},\n", o.params.empty() ? "" : "\n  ", point_count(o.params));
     if (o.shard.active())
         out += fmt::format("  \"shard\": \"{}/{}\",\n", o.shard.index, o.shard.count);
+    if (!o.complete()) {
+        out += "  \"incomplete\": true,\n";
+        if (!o.interrupted.empty())
+            out += fmt::format("  \"interrupted\": {},\n", json_string(o.interrupted));
+        out += fmt::format("  \"missing\": [{}],\n  \"failed\": [", fmt::join(o.missing, ", "));
+        for (std::size_t f = 0; f < o.failed.size(); ++f) {
+            const FailedPoint& p = o.failed[f];
+            out += json_point(o, p.index, f > 0);
+            out += fmt::format(", \"status\": {}, \"error\": {}}}", p.status, json_string(p.error));
+        }
+        out += fmt::format("{}],\n", o.failed.empty() ? "" : "\n  ");
+    }
     out += "  \"results\": [";
     for (std::size_t r = 0; r < o.results.size(); ++r) {
         const PointResult& p = o.results[r];
-        out += fmt::format("{}\n    {{\"point\": {}, \"values\": [", r ? "," : "", p.index);
-        const std::vector<std::size_t> c = point_coords(o.params, p.index);
-        for (std::size_t k = 0; k < o.params.size(); ++k)
-            out += (k ? ", " : "") + json_string(o.params[k].values[c[k]]);
-        out += "], \"metrics\": {";
+        out += json_point(o, p.index, r > 0);
+        out += ", \"metrics\": {";
         for (std::size_t m = 0; m < p.metrics.size(); ++m)
             out += fmt::format("{}{}: {}", m ? ", " : "", json_string(p.metrics[m].key), num(p.metrics[m].value));
         out += "}}";
@@ -200,6 +233,10 @@ SweepOutput from_json(const std::string& text, const std::string& name) {
         throw bad("not JSON");
     if (j.value("blksim_sweep", 0) != 1)
         throw bad("no \"blksim_sweep\": 1");
+    if (j.contains("incomplete"))
+        throw SweepError(fmt::format("{}: an incomplete sweep (its \"missing\" and \"failed\" points have no "
+                                     "results): run it again to the end",
+                                     name));
     SweepOutput o;
     try {
         o.scenario = j.at("scenario").get<std::string>();

@@ -54,6 +54,13 @@ struct PointResult {
     std::vector<Metric> metrics;
 };
 
+// A point whose simulation failed: SimOutcome's status and error.
+struct FailedPoint {
+    std::size_t index = 0;
+    int status = 0;
+    std::string error;
+};
+
 // What a sweep run (or a shard of it) produced, and what identifies the sweep.
 struct SweepOutput {
     std::string scenario;               // as given on the command line
@@ -61,16 +68,27 @@ struct SweepOutput {
     std::vector<SweepParam> params;
     Shard shard;                        // {0, 1} for an unsharded (or merged) sweep
     std::vector<PointResult> results;   // this shard's points, by index
+    // An incomplete sweep: its failed points, the points it did not run (it was stopped by
+    // a signal, named in `interrupted`), by index.
+    std::vector<FailedPoint> failed;
+    std::vector<std::size_t> missing;
+    std::string interrupted;            // "SIGINT", "SIGTERM" or ""
+    bool complete() const { return failed.empty() && missing.empty(); }
 };
 
 // One row per point: "point", one column per parameter (the path), then every metric key
 // seen in any point (in order of first appearance, by point index); a missing figure is an
-// empty cell. Fields with ',', '"' or a newline are quoted as RFC 4180 says.
+// empty cell. Fields with ',', '"' or a newline are quoted as RFC 4180 says. An incomplete
+// sweep ends with comment lines after the rows ("# incomplete: ...", "# missing points: ...",
+// "# failed point N (...): error"), which pandas (comment='#') and R (comment.char='#')
+// skip and any other reader sees as a malformed last row, never as a complete file.
 std::string to_csv(const SweepOutput& o);
 // Self-describing, and what sweep-merge reads: scenario, sets, params, the total number of
-// points, "shard" when sharded, and per point its index, values and metrics.
+// points, "shard" when sharded, and per point its index, values and metrics. An incomplete
+// sweep has "incomplete": true, "interrupted" (the signal, if one stopped it), "missing"
+// (the points not run) and "failed" (point, values, status, error) before its results.
 std::string to_json(const SweepOutput& o);
-// Reads to_json's output; `name` names the input in errors.
+// Reads to_json's output; `name` names the input in errors. An incomplete sweep is an error.
 SweepOutput from_json(const std::string& text, const std::string& name);
 // The shards of one sweep (same scenario, sets, params and shard count; each shard once)
 // as the unsharded sweep: every point present exactly once.
