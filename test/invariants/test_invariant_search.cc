@@ -2,7 +2,7 @@
 // in a child process so that a crash or a hang is one failed case, not a dead test binary,
 // and checked by run_checks.h. The normal suite runs a fixed list of seeds; the environment
 // runs more, or one alone (docs/invariant-search.md):
-//   BLKSIM_INVSEARCH_COUNT=N       cases to run (default 100)
+//   BLKSIM_INVSEARCH_COUNT=N       cases to run (default 150)
 //   BLKSIM_INVSEARCH_SECONDS=S     stop after S seconds of wall time (without COUNT: no count limit)
 //   BLKSIM_INVSEARCH_FIRST_SEED=K  the first seed (default 1); seeds K, K+1, ...
 //   BLKSIM_INVSEARCH_SEED=K        run seed K alone and print its scenario
@@ -111,19 +111,30 @@ struct Summary {
     uint64_t cases = 0, failed = 0;
     std::map<std::string, std::vector<std::string>> by_kind;  // kind -> the cases that broke it
 
-    void add(const std::string& label, const std::string& text, const std::vector<Violation>& v) {
+    // A failing case is printed in full (violations and scenario) while it is among the
+    // first few of one of its classes; after that as one line, so that a long run's log
+    // stays readable (BLKSIM_INVSEARCH_SAVE keeps every scenario).
+    void add(const std::string& label, const std::string& scenario, const std::vector<Violation>& v) {
+        constexpr std::size_t kPrintedPerKind = 3;
         ++cases;
         if (v.empty())
             return;
         ++failed;
         std::set<std::string> kinds;
+        bool full = false;
         std::string msg = fmt::format("invariant search: {} failed:\n", label);
         for (const auto& x : v) {
             msg += fmt::format("  {}: {}\n", x.kind, x.detail);
-            if (kinds.insert(x.kind).second)
-                by_kind[x.kind].push_back(label);
+            if (kinds.insert(x.kind).second) {
+                auto& labels = by_kind[x.kind];
+                labels.push_back(label);
+                full |= labels.size() <= kPrintedPerKind;
+            }
         }
-        std::cout << msg << "  scenario: " << text << "\n";
+        if (full)
+            std::cout << msg << "  scenario: " << scenario << "\n";
+        else
+            std::cout << fmt::format("invariant search: {} failed: {}\n", label, fmt::join(kinds, ", "));
     }
     std::string table() const {
         std::string s = fmt::format("{} of {} cases failed\n", failed, cases);
@@ -164,19 +175,20 @@ TEST_CASE("invariant search: random scenarios keep every invariant", "[invariant
         const bool single = one && *one;
         const uint64_t first = single ? env_u64("BLKSIM_INVSEARCH_SEED", 1) : env_u64("BLKSIM_INVSEARCH_FIRST_SEED", 1);
         const uint64_t seconds = env_u64("BLKSIM_INVSEARCH_SECONDS", 0);
-        const uint64_t count = single ? 1 : env_u64("BLKSIM_INVSEARCH_COUNT", seconds ? UINT64_MAX : 100);
+        const uint64_t count = single ? 1 : env_u64("BLKSIM_INVSEARCH_COUNT", seconds ? UINT64_MAX : 150);
         const char* save = std::getenv("BLKSIM_INVSEARCH_SAVE");
         const auto start = std::chrono::steady_clock::now();
         for (uint64_t i = 0; i < count; ++i) {
             if (seconds && std::chrono::steady_clock::now() - start >= std::chrono::seconds(seconds))
                 break;
             const uint64_t seed = first + i;
-            const std::string text = invsearch::random_scenario(seed).dump(1);
+            const nlohmann::json scenario = invsearch::random_scenario(seed);
+            const std::string text = scenario.dump(1);
             if (single)
                 std::cout << "invariant search: seed " << seed << ": " << text << "\n";
             // Every eighth case runs twice: the same scenario must print the same report.
             const auto v = run_isolated(text, fmt::format("seed-{}.json", seed), seed % 8 == 0, timeout_s);
-            sum.add(fmt::format("seed {}", seed), text, v);
+            sum.add(fmt::format("seed {}", seed), scenario.dump(), v);
             if (!v.empty() && save && *save)
                 std::ofstream(fmt::format("{}/seed-{}.json", save, seed)) << text << "\n";
         }
