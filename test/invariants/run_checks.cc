@@ -101,32 +101,33 @@ uint64_t link_rate(const dev::DeviceConfig& d) {
     return 0;
 }
 
-// Bytes moved against the link: each job over its own runtime, and each device's jobs
-// together over the whole run. The slack is what a job can have had in flight when its
-// measured window opened (after ramp_time), whose data may have crossed before it.
+// Bytes moved against the link: each job's over its own runtime, and each device's jobs
+// together over the whole run. A model times each transfer in whole nanoseconds, so one
+// nanosecond per I/O is allowed for rounding. A job with ramp_time may also count what it had
+// in flight when its measured window opened, whose data may have crossed before it.
 void check_bandwidth(Checker& c, const topology::MachineConfig& m, const report::RunResult& r) {
     std::map<std::string, uint64_t> rate;
     for (const auto& d : m.devices)
         rate[d.name] = link_rate(d);
-    std::map<std::string, double> bytes, slack;
-    const double run_s = r.sim_time.seconds();
+    std::map<std::string, double> bytes, ios;
     for (const auto& j : r.jobs) {
         const auto it = rate.find(j.config.device);
         if (it == rate.end() || it->second == 0)
             continue;
         const double b = static_cast<double>(j.dir[0].io_bytes + j.dir[1].io_bytes);
-        const double inflight = static_cast<double>(j.config.iodepth) *
-                                static_cast<double>(std::max(j.config.max_bs(0), j.config.max_bs(1)));
+        const double n = static_cast<double>(j.dir[0].total_ios + j.dir[1].total_ios);
         bytes[j.config.device] += b;
-        slack[j.config.device] += inflight;
-        const double allowed = static_cast<double>(it->second) * j.runtime.seconds() + inflight;
+        ios[j.config.device] += n;
+        const double inflight = j.config.ramp_time.count() == 0 ? 0.0
+            : static_cast<double>(j.config.iodepth) * static_cast<double>(std::max(j.config.max_bs(0), j.config.max_bs(1)));
+        const double allowed = static_cast<double>(it->second) * (j.runtime.seconds() + n * 1e-9) + inflight;
         if (b > allowed)
             c.fail("bandwidth>link", fmt::format("job {} on {}: {:.0f} bytes in {} ns = {:.0f} MB/s, link {} MB/s",
                    j.name, j.config.device, b, j.runtime.count(), b / std::max(j.runtime.seconds(), 1e-12) / 1e6,
                    it->second / 1'000'000));
     }
     for (const auto& [dev, b] : bytes) {
-        const double allowed = static_cast<double>(rate[dev]) * run_s + slack[dev];
+        const double allowed = static_cast<double>(rate[dev]) * (r.sim_time.seconds() + ios[dev] * 1e-9);
         if (b > allowed)
             c.fail("bandwidth>link", fmt::format("device {}: {:.0f} bytes in a run of {} ns, link {} MB/s",
                    dev, b, r.sim_time.count(), rate[dev] / 1'000'000));
