@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -21,8 +22,13 @@ using sim::LatencyHistogram;
 class Checker {
 public:
     std::vector<Violation> out;
+    std::function<void(const Violation&)> each;
 
-    void fail(std::string kind, std::string detail) { out.push_back({std::move(kind), std::move(detail)}); }
+    void fail(std::string kind, std::string detail) {
+        out.push_back({std::move(kind), std::move(detail)});
+        if (each)
+            each(out.back());
+    }
 
     // min <= mean <= max, min >= 0 (a latency or a stage is a duration).
     template <typename Stat>
@@ -209,8 +215,10 @@ std::string report_text(const report::RunResult& r, bool group) {
 
 }  // namespace
 
-std::vector<Violation> check_scenario(const std::string& text, const std::string& name, bool run_twice) {
+std::vector<Violation> check_scenario(const std::string& text, const std::string& name, bool run_twice,
+                                      const std::function<void(const Violation&)>& each) {
     Checker c;
+    c.each = each;
     scenario::Scenario s;
     try {
         s = scenario::load_scenario_text(text, name);
@@ -222,9 +230,11 @@ std::vector<Violation> check_scenario(const std::string& text, const std::string
     std::string first;
     for (int pass = 0; pass < (run_twice ? 2 : 1); ++pass) {
         report::RunResult r;
+        // Outside the try: a failed run is reported before the machine is torn down.
+        std::optional<topology::Machine> m;
         try {
-            topology::Machine m(s.machine);
-            r = m.run();
+            m.emplace(s.machine);
+            r = m->run();
         } catch (const std::invalid_argument& e) {
             c.fail("machine-refused", e.what());  // the loader passed what the machine cannot build
             return c.out;

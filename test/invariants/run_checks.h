@@ -12,6 +12,7 @@
 //   - optionally, a second run of the same scenario prints the same report.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct Violation {
 
 // `text` is scenario JSON; `name` names it in the loader's messages. A scenario the loader
 // refuses gives one violation of kind "refused": the generator only writes valid ones.
-std::vector<Violation> check_scenario(const std::string& text, const std::string& name, bool run_twice);
+// `each`, if given, hears of every violation as it is found: a machine whose teardown
+// crashes after a failed run must not take the message of that failure with it.
+std::vector<Violation> check_scenario(const std::string& text, const std::string& name, bool run_twice,
+                                      const std::function<void(const Violation&)>& each = {});
 
 }  // namespace blksim::invsearch

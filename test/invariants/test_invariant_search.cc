@@ -55,18 +55,18 @@ std::vector<Violation> run_isolated(const std::string& text, const std::string& 
     REQUIRE(pid >= 0);
     if (pid == 0) {
         close(fds[0]);
-        std::string out;
-        for (const auto& v : invsearch::check_scenario(text, name, twice)) {
-            std::string detail = v.detail;
-            std::replace(detail.begin(), detail.end(), '\n', ' ');
-            out += v.kind + "\t" + detail + "\n";
-        }
-        for (std::size_t done = 0; done < out.size();) {
-            const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
-            if (n <= 0)
-                _exit(3);
-            done += static_cast<std::size_t>(n);
-        }
+        // Each violation goes out as soon as it is found, so that a crash after it keeps it.
+        invsearch::check_scenario(text, name, twice, [&](const Violation& v) {
+            std::string line = v.kind + "\t" + v.detail;
+            std::replace(line.begin(), line.end(), '\n', ' ');
+            line += "\n";
+            for (std::size_t done = 0; done < line.size();) {
+                const ssize_t n = write(fds[1], line.data() + done, line.size() - done);
+                if (n <= 0)
+                    _exit(3);
+                done += static_cast<std::size_t>(n);
+            }
+        });
         _exit(0);  // not exit(): the child must not run the test framework's teardown
     }
     close(fds[1]);
