@@ -6,6 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ctest --test-dir build --output-on-failure -j2
 
+# In CI, the randomized invariant search runs on for longer than the suite's 150 seeds
+# (docs/invariant-search.md): the seeds after them, for BLKSIM_INVSEARCH_SECONDS seconds.
+if [ "${CI:-}" = "true" ]; then
+  echo "== invariant search for ${BLKSIM_INVSEARCH_SECONDS:-300} s (build)"
+  BLKSIM_INVSEARCH_SECONDS="${BLKSIM_INVSEARCH_SECONDS:-300}" BLKSIM_INVSEARCH_FIRST_SEED=151 \
+    build/blksim_tests "[search]"
+fi
+
 if [ ! -f build-san/CMakeCache.txt ]; then
   # -O1: a sanitizer build at -O1 compiles much faster than at -O3 and catches the same.
   # Never -Werror here: the warning gate is the normal build (setup.sh, -Werror under CI).
