@@ -438,8 +438,11 @@ void RequestQueue::start_request(Request* rq, Time now) {
         const int64_t when = (now + dev_.request_timeout()).ns();
         timeout_timer_.arm(Time::from_ns((when + 999'999'999) / 1'000'000'000 * 1'000'000'000));
     }
+    // The busy periods of /proc/diskstats' io_ticks. Steps stamp their issues ahead of the
+    // clock, so a period may be opened with a stamp earlier than the end of the last one:
+    // it starts where that one ended, and periods never overlap (util <= 100 %).
     if (in_flight_++ == 0)
-        busy_since_ = now;
+        busy_since_ = sim::max(now, busy_until_);
 }
 
 bool RequestQueue::issue_directly(HwQueue& h, Request* rq, bool last, Time now, uint32_t cpu) {
@@ -491,6 +494,13 @@ bool RequestQueue::get_driver_tag(HwQueue& h, Request* rq, Time now) {
 // A section under the elevator's lock on `cpu` from `t`: spin until it is ours, hold it for
 // `hold`; the core is busy for both. Returns the instant the lock is released.
 Time RequestQueue::elv_lock(cpu::Spinlock& lock, uint32_t cpu, Time t, Duration hold) {
+    // Inside a step (a plug flushed in the middle of a batch or of a split bio), the core
+    // reaches the lock once it is done with the sections the step already charged: asked for
+    // earlier, a piece would spin on its own core's previous sections and be charged that
+    // spin again after them, doubling with every piece. (Outside a step the lock is taken at
+    // `t` whatever the core's backlog: the lock timeline's known simplification.)
+    if (cpus_[cpu]->in_step())
+        t = sim::max(t, cpus_[cpu]->free_at());
     const cpu::Spinlock::Section s = lock.acquire(cpu, t, hold);
     cpus_[cpu]->charge(t, s.end - t);
     cpus_[cpu]->account_spin(s.spin);
@@ -805,7 +815,7 @@ void RequestQueue::requeue_request(Request* rq, Time now, uint32_t cpu) {
     if (rq->state == RqState::IN_FLIGHT) {
         --h.in_driver;
         if (--in_flight_ == 0)
-            stats_.busy += now - busy_since_;
+            end_busy(now);
     } else if (rq->state != RqState::IDLE) {
         rq_violation(*rq, "was requeued after it completed", "only a request the driver holds can be requeued");
     }
@@ -924,7 +934,7 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
     HwQueue& h = *rq->mq_hctx;
     --h.in_driver;
     if (--in_flight_ == 0)
-        stats_.busy += tc - busy_since_;
+        end_busy(tc);
     if (rq->rq_flags & RQF_FLUSH_SEQ) [[unlikely]] {
         // The flush machinery's own flush (flush_end_io) or the data step of a flush
         // sequence (mq_flush_data_end_io): the request is not ended yet.
@@ -1044,8 +1054,14 @@ std::string RequestQueue::audit() const {
     return {};
 }
 
+void RequestQueue::end_busy(Time t) {
+    if (t > busy_since_)
+        stats_.busy += t - busy_since_;
+    busy_until_ = sim::max(busy_until_, t);
+}
+
 Duration RequestQueue::busy_time(Time now) const {
-    return in_flight_ > 0 ? stats_.busy + (now - busy_since_) : stats_.busy;
+    return in_flight_ > 0 && now > busy_since_ ? stats_.busy + (now - busy_since_) : stats_.busy;
 }
 
 }  // namespace blksim::blkmq

@@ -311,6 +311,8 @@ private:
     uint32_t budget_depth_;
     bool budget_restart_ = false;  // sdev->restarts: rerun every hctx at the next completion
     sim::Time busy_since_;
+    sim::Time busy_until_;         // the end of the last busy period
+    void end_busy(sim::Time t);
     uint64_t allocated_ = 0, freed_ = 0;
     RequestList requeue_list_;     // q->requeue_list
     RequestList flush_list_;       // q->flush_list: flush_rqs the requeue work puts at the dispatch head

@@ -41,6 +41,8 @@ public:
     Cpu& operator=(const Cpu&) = delete;
 
     uint32_t id() const { return id_; }
+    // A task's step is being played out (run_step() on the stack, not booked yet).
+    bool in_step() const { return in_step_; }
     // Inside an open step: where the work charged so far in it has got to.
     sim::Time free_at() const { return in_step_ ? inline_at_ : free_at_; }
     sim::Duration busy() const { return busy_; }
