@@ -702,8 +702,12 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
         }
         if (!get_driver_tag(*rq->mq_hctx, rq, t)) {
             // blk_mq_mark_tag_wait: wait for a completion (SCHED_RESTART), no delayed rerun;
-            // with a tag set shared between queues, for a tag freed by any of them.
-            if (tag_set_.shared())
+            // with a tag set shared between queues, for a tag freed by any of them. With
+            // host-wide tags (one space for every hctx) another hctx's completion frees the
+            // tag: blk_mq_dispatch_rq_list reruns a no-tag hctx that is not on dispatch_wait
+            // until it gets one, which comes to the same as waiting for a freed tag.
+            // *Simplification:* those reruns cost kblockd no CPU time.
+            if (tag_set_.shared() || tag_set_.hctx_shared())
                 rq->mq_hctx->tags.prepare_to_wait(&rq->mq_hctx->dispatch_wait);
             list.push_front(rq);
             wait_completion = true;

@@ -194,3 +194,20 @@ TEST_CASE("a split bio's pieces flushed inside one step take the elevator lock o
     CHECK(q.i2d.stat.count() > 0);
     CHECK(q.i2d.stat.max() < 100'000.0);
 }
+
+TEST_CASE("host-wide tags: a hctx that found no driver tag is run again by another hctx's freed tag",
+          "[models][tags][progress]") {
+    // A RAID card with one command slot and a hctx per CPU over host-wide tags: the second
+    // job's request, pulled by its own hctx while the first job's command holds the tag,
+    // waited on that hctx for a completion of its own that could never come.
+    for (const char* sched : {"mq-deadline", "bfq", "kyber"}) {
+        INFO(sched);
+        const auto r = run(std::string(R"({"host": {"cpus": 2, "cost_profile": "desktop-8t"},
+          "devices": [{"name": "d0", "model": "raid", "members": [{"model": "hdd"}], "params": {"queue_depth": 1}}],
+          "queues": [{"device": "d0", "scheduler": ")") + sched + R"("}],
+          "jobs": [{"name": "j0", "numjobs": 2, "runtime": "15ms", "time_based": 1}]})");
+        REQUIRE(r.jobs.size() == 2);
+        CHECK(r.jobs[0].dir[0].total_ios > 0);
+        CHECK(r.jobs[1].dir[0].total_ios > 0);
+    }
+}

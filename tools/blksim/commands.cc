@@ -283,8 +283,17 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
         events = machine.events_processed();
         ios = machine.ios_completed();
     };
-    if (const int rc = run_machine(cfg, o.scenario, before, after, result); rc != 0)
+    if (const int rc = run_machine(cfg, o.scenario, before, after, result); rc != 0) {
+        // A broken invariant (status 1) is a model bug: the text trace up to it is what one
+        // debugs it with, so it is kept, its last line saying that it stops short. Every
+        // other output of the run is dropped.
+        if (rc == 1 && trace) {
+            trace->flush();
+            trace_file.write("# blksim: the run stopped at a broken invariant (see stderr): this trace is incomplete\n");
+            trace_file.finish();
+        }
         return rc;
+    }
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
