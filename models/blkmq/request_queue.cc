@@ -563,7 +563,6 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         const uint32_t max_dispatch = h.busy() ? 1 : elevator_->max_dispatch_per_round(nr_requests_);
         RequestList list;
         uint32_t n = 0;
-        bool no_tag = false;
         while (n < max_dispatch && elevator_->hctx_has_work(h.queue_num())) {
             // __blk_mq_do_dispatch_sched takes the budget before it dequeues: without
             // budget the requests stay in the elevator, sorted and mergeable.
@@ -585,11 +584,9 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
             // A queue-wide policy (mq-deadline, bfq) may hand out a request of another hctx:
             // its driver tag is that hctx's, where it is freed. *Simplification:* the round
             // still dispatches it through this hctx (the kernel sorts such a list into one
-            // batch per hctx, blk_mq_dispatch_hctx_list), so leftovers wait on this one.
-            if (!get_driver_tag(*rq->mq_hctx, rq, t)) {
-                no_tag = true;
+            // batch per hctx, blk_mq_dispatch_hctx_list); a leftover waits on its own hctx.
+            if (!get_driver_tag(*rq->mq_hctx, rq, t))
                 break;
-            }
         }
         if (n == 0) {
             // has_work but nothing to hand out (mq-deadline's strict priority, kyber out of
@@ -599,9 +596,14 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
                 delay_run_hw_queue(h, t + BLK_MQ_RESOURCE_DELAY);
             return t;
         }
-        dispatch_rq_list(h, list, t, cpu);
+        // A round that pulled a request with no driver tag stops pulling, but if the tags
+        // came back while its list went out (a device completing inline frees them) and all
+        // of it reached the driver, the loop goes on (blk_mq_do_dispatch_sched: while
+        // blk_mq_dispatch_rq_list queued everything): nothing else would run the hctx for
+        // what the elevator still holds.
+        const bool all = dispatch_rq_list(h, list, t, cpu);
         t = sim::max(t, cpus_[cpu]->free_at());
-        if (no_tag || !h.dispatch.empty())
+        if (!all || !h.dispatch.empty())
             return t;
         // blk_mq_do_dispatch_sched()'s loop: the next round starts once this one's
         // ->queue_rq calls are done. While they run, other CPUs insert, merge bios into the
@@ -683,7 +685,7 @@ void RequestQueue::run_hw_queue(HwQueue& h, Time now, uint32_t cpu) {
 
 // blk_mq_dispatch_rq_list(): ->queue_rq each request until the driver refuses; leftovers go
 // to the tail of hctx->dispatch and a restart is arranged.
-void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uint32_t cpu) {
+bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uint32_t cpu) {
     Time t = now;
     dev::BlkStatus st = dev::BlkStatus::OK;
     bool wait_completion = false;  // no tag or no budget: a completion restarts the hctx
@@ -726,7 +728,7 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
     const bool busy = !list.empty();
     h.update_dispatch_busy(busy);
     if (!busy)
-        return;
+        return true;
     // Leftovers wait on their own hctx's dispatch list, which its completions restart: a
     // queue-wide policy's round may have handed out requests of another hctx, and the kernel
     // dispatches those through their own hctx (blk_mq_dispatch_hctx_list).
@@ -741,6 +743,7 @@ void RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
     if (!wait_completion && st == dev::BlkStatus::RESOURCE)
         delay_run_hw_queue(h, now + BLK_MQ_RESOURCE_DELAY);
     // DEV_RESOURCE: the next completion of this device restarts the hctx.
+    return false;
 }
 
 void RequestQueue::delay_run_hw_queue(HwQueue& h, Time when) {

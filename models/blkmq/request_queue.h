@@ -241,7 +241,8 @@ private:
     }
     void requeue_work(uint64_t cpu);
     void dispatch_continue(uint64_t arg);
-    void dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
+    // True when every request of `list` reached the driver (the kernel's return value).
+    bool dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     void free_request(Request* rq, sim::Time now);
     // blk_mq_end_request() once the driver is done: diskstats, btt's stages, the bios'
     // end_io, the elevator's finish hook, the request freed, the restarts a completion owes.
