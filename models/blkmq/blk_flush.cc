@@ -115,6 +115,11 @@ void RequestQueue::kick_flush(HwQueue& h, Time now, uint32_t cpu) {
     if (fq.data_in_flight && now < fq.pending_since + FLUSH_PENDING_TIMEOUT)
         return;
     fq.pending_idx ^= 1;
+    // The waiters' steps are played out ahead of the clock: the flush is issued no earlier
+    // than the last of them reached the list, so none of them ends before it began.
+    Time ready = now;
+    for (const Request* rq = pending.front(); rq; rq = rq->next)
+        ready = sim::max(ready, rq->t_insert);
 
     // blk_rq_init(flush_rq): it borrows the first waiter's tag (its driver tag without an
     // elevator; with one, its scheduler tag, and takes a driver tag at dispatch).
@@ -137,7 +142,7 @@ void RequestQueue::kick_flush(HwQueue& h, Time now, uint32_t cpu) {
     f.pid = first.pid;
     f.ioprio_class = first.ioprio_class;
     f.ioprio_level = first.ioprio_level;
-    f.t_queue = f.t_get = f.t_insert = now;
+    f.t_queue = f.t_get = f.t_insert = ready;
     flush_list_.push_back(&f);
     kick_requeue_list(now, cpu);
 }

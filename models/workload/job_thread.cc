@@ -337,8 +337,10 @@ void JobThread::step_done(uint64_t) {
         cpu_.step_end(this, now, false);
         return;
     }
-    if (sync_wait_) {
-        state_ = State::SLEEP_IO;   // in fsync() until end_io()
+    // In fsync() until end_io() once its flush is submitted; a tag that came back before
+    // this step ended (tag_wakeup() in between) leaves it still submitting: it goes on.
+    if (sync_wait_ && batch_pos_ >= batch_.size()) {
+        state_ = State::SLEEP_IO;
         cpu_.step_end(this, now, false);
         return;
     }

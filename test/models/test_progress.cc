@@ -227,3 +227,22 @@ TEST_CASE("a dispatch round whose missing driver tag came back while its list we
         CHECK(r.jobs.at(0).dir[0].total_ios > 10);
     }
 }
+
+TEST_CASE("fdatasync with few tags: a flush whose tag came back before its step ended is still submitted",
+          "[models][progress][flush]") {
+    // Six io_uring jobs at QD1 with fdatasync=1 on a 2-tag null_blk with a write cache. A
+    // job whose empty flush found no tag can be woken by a freed tag before its step has
+    // ended; it was then put to sleep as if its fsync were in flight, which it never was.
+    // The flush is also issued no earlier than the last of its waiters reached the list
+    // (their steps are played out ahead of the clock), so none of them ends before D.
+    const auto r = run(R"({"host": {"cpus": 5, "cost_profile": "e3-host"},
+      "devices": [{"name": "d1", "model": "null_blk",
+                   "params": {"cache_size": 16, "fua": 0, "hw_queue_depth": 2, "irqmode": 0}}],
+      "queues": [{"device": "d1", "scheduler": "none", "nomerges": 2}],
+      "jobs": [{"name": "j0", "ioengine": "io_uring", "rw": "write", "bs": "16k", "iodepth": 1, "fdatasync": 1,
+                "numjobs": 6, "runtime": "9ms", "time_based": 1}]})");
+    REQUIRE(r.jobs.size() == 6);
+    for (const auto& j : r.jobs)
+        CHECK(j.sync.lat.count() > 0);
+    check_stages_non_negative(r.queues.at(0));
+}
