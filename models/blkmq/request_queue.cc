@@ -471,6 +471,8 @@ bool RequestQueue::issue_directly(HwQueue& h, Request* rq, bool last, Time now, 
     h.sched_restart = true;
     if (st == dev::BlkStatus::RESOURCE)
         delay_run_hw_queue(h, now + BLK_MQ_RESOURCE_DELAY);
+    else
+        device_busy_restart();
     return false;
 }
 
@@ -743,6 +745,8 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
     if (!wait_completion && st == dev::BlkStatus::RESOURCE)
         delay_run_hw_queue(h, now + BLK_MQ_RESOURCE_DELAY);
     // DEV_RESOURCE: the next completion of this device restarts the hctx.
+    if (!wait_completion && st == dev::BlkStatus::DEV_RESOURCE)
+        device_busy_restart();
     return false;
 }
 

@@ -201,6 +201,13 @@ private:
         budget_restart_ = true;
         ++stats_.budget_exhausted;
     }
+    // BLK_STS_DEV_RESOURCE: the device (not the hctx) is busy, and the driver reruns the
+    // queue when one of its commands completes (SCSI: scsi_run_queue_async runs every hw
+    // queue of the device), whichever hctx that command came from.
+    void device_busy_restart() {
+        if (hctxs_.size() > 1)
+            budget_restart_ = true;
+    }
     void run_hw_queue(HwQueue& h, sim::Time now, uint32_t cpu);
     sim::Time sched_dispatch(HwQueue& h, sim::Time now, uint32_t cpu);
     void insert_requests(RequestList& list, sim::Time now, uint32_t cpu, bool async_run);

@@ -246,3 +246,20 @@ TEST_CASE("fdatasync with few tags: a flush whose tag came back before its step 
         CHECK(j.sync.lat.count() > 0);
     check_stages_non_negative(r.queues.at(0));
 }
+
+TEST_CASE("a device that defers a command for another hctx's reruns every hctx when it completes one",
+          "[models][progress][flush]") {
+    // A SATA SSD behind an HBA with two hardware queues: the drive defers a flush while
+    // another command runs (BLK_STS_DEV_RESOURCE, ATA's non-queued command rule). The
+    // deferred flush sat on its own hctx, and only the hctx of the completing command was
+    // run again; the driver's promise is a rerun of the device's queues (SCSI's
+    // scsi_run_queue_async runs every hw queue).
+    const auto r = run(R"({"host": {"cpus": 2, "cost_profile": "e3-host"},
+      "controllers": [{"name": "hba0", "kind": "hba", "can_queue": 256, "nr_hw_queues": 2}],
+      "devices": [{"name": "d0", "model": "sata_ssd", "controller": "hba0", "params": {"write_cache": 1}}],
+      "queues": [{"device": "d0", "scheduler": "none"}],
+      "jobs": [{"name": "j0", "ioengine": "psync", "rw": "write", "bs": "4k", "end_fsync": 1, "numjobs": 2,
+                "runtime": "1ms", "time_based": 1}]})");
+    REQUIRE(r.jobs.size() == 2);
+    CHECK(r.queues.at(0).flushes >= 2);
+}
