@@ -857,8 +857,10 @@ void RequestQueue::requeue_work(uint64_t arg) {
     if (elevator_ && !list.empty())
         t = elv_lock(insert_lock(cpu), cpu, t, hold_.insert * list.size());
     while (Request* rq = list.pop_front()) {
-        rq->t_insert = t;
-        trace(TraceAction::INSERT, *rq, t, cpu);
+        // A request requeued in a step stamped ahead of the clock comes back no earlier
+        // than it was allocated, whenever the work item runs.
+        rq->t_insert = sim::max(t, rq->t_get);
+        trace(TraceAction::INSERT, *rq, rq->t_insert, cpu);
         if (elevator_) {
             rq->elv_queued = true;
             ++elv_held_;

@@ -263,3 +263,19 @@ TEST_CASE("a device that defers a command for another hctx's reruns every hctx w
     REQUIRE(r.jobs.size() == 2);
     CHECK(r.queues.at(0).flushes >= 2);
 }
+
+TEST_CASE("a requeued request is inserted again no earlier than it was allocated (G2I >= 0)",
+          "[models][progress][invariants]") {
+    // null_blk refusing every 9th command: the refused request goes to the requeue list from
+    // a step stamped ahead of the clock, and the requeue work queued earlier by another CPU
+    // inserted it before its own G.
+    const auto r = run(R"({"host": {"cpus": 3, "cost_profile": "desktop-8t"},
+      "devices": [{"name": "d0", "model": "null_blk",
+                   "params": {"blocksize": 1024, "hw_queue_depth": 4, "irqmode": 1, "requeue_every": 9}}],
+      "jobs": [{"name": "r", "ioengine": "io_uring", "rw": "read", "bs": "16k", "iodepth": 5, "numjobs": 11,
+                "runtime": "6ms", "time_based": 1},
+               {"name": "w", "ioengine": "libaio", "rw": "rw", "bs": "4m", "iodepth": 5, "iodepth_batch_submit": 5,
+                "fsync": 1, "numjobs": 5, "runtime": "16ms", "time_based": 1}]})");
+    CHECK(r.queues.at(0).requeues > 0);
+    check_stages_non_negative(r.queues.at(0));
+}
