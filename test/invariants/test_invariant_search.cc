@@ -107,8 +107,28 @@ std::vector<Violation> run_isolated(const std::string& text, const std::string& 
     return v;
 }
 
+// test/invariants/known_failures.txt: seeds whose failure is understood but not fixed yet,
+// one per line as "SEED CLASS  reason" ('#' starts a comment). Such a seed failing with its
+// class is reported and not counted; any other failure is. A listed seed that passes, or
+// fails otherwise, is reported too, so the list cannot go stale unnoticed.
+std::map<uint64_t, std::string> known_failures() {
+    std::map<uint64_t, std::string> out;
+    std::ifstream in(std::string(BLKSIM_SOURCE_DIR) + "/test/invariants/known_failures.txt");
+    for (std::string line; std::getline(in, line);) {
+        if (const auto hash = line.find('#'); hash != std::string::npos)
+            line.erase(hash);
+        std::istringstream fields(line);
+        uint64_t seed = 0;
+        std::string kind;
+        if (fields >> seed >> kind)
+            out[seed] = kind;
+    }
+    return out;
+}
+
 struct Summary {
-    uint64_t cases = 0, failed = 0;
+    uint64_t cases = 0, failed = 0, known = 0;
+    std::vector<std::string> stale;  // listed as known, but passed or failed otherwise
     std::map<std::string, std::vector<std::string>> by_kind;  // kind -> the cases that broke it
 
     // A failing case is printed in full (violations and scenario) while it is among the
@@ -136,8 +156,26 @@ struct Summary {
         else
             std::cout << fmt::format("invariant search: {} failed: {}\n", label, fmt::join(kinds, ", "));
     }
+    // A seed listed in known_failures.txt: its failure of that class is expected.
+    void add_known(uint64_t seed, const std::string& kind, const std::string& scenario,
+                   const std::vector<Violation>& v) {
+        const bool as_listed = !v.empty() && std::all_of(v.begin(), v.end(), [&](const Violation& x) {
+            return x.kind.rfind(kind, 0) == 0;
+        });
+        if (as_listed) {
+            ++cases;
+            ++known;
+            std::cout << fmt::format("invariant search: seed {} failed as known ({})\n", seed, kind);
+            return;
+        }
+        stale.push_back(fmt::format("seed {} is listed as failing with {} but {}", seed, kind,
+                                    v.empty() ? "passes" : "fails otherwise"));
+        add(fmt::format("seed {}", seed), scenario, v);
+    }
     std::string table() const {
-        std::string s = fmt::format("{} of {} cases failed\n", failed, cases);
+        std::string s = fmt::format("{} of {} cases failed ({} more as known)\n", failed, cases, known);
+        for (const auto& x : stale)
+            s += "  stale known_failures.txt entry: " + x + "\n";
         for (const auto& [kind, labels] : by_kind) {
             s += fmt::format("  {:5} {}  (first: {}", labels.size(), kind, labels.front());
             for (std::size_t i = 1; i < std::min<std::size_t>(labels.size(), 4); ++i)
@@ -178,6 +216,7 @@ TEST_CASE("invariant search: random scenarios keep every invariant", "[invariant
         const uint64_t count = single ? 1 : env_u64("BLKSIM_INVSEARCH_COUNT", seconds ? UINT64_MAX : 150);
         const char* save = std::getenv("BLKSIM_INVSEARCH_SAVE");
         const auto start = std::chrono::steady_clock::now();
+        const std::map<uint64_t, std::string> known = known_failures();
         for (uint64_t i = 0; i < count; ++i) {
             if (seconds && std::chrono::steady_clock::now() - start >= std::chrono::seconds(seconds))
                 break;
@@ -188,7 +227,10 @@ TEST_CASE("invariant search: random scenarios keep every invariant", "[invariant
                 std::cout << "invariant search: seed " << seed << ": " << text << "\n";
             // Every eighth case runs twice: the same scenario must print the same report.
             const auto v = run_isolated(text, fmt::format("seed-{}.json", seed), seed % 8 == 0, timeout_s);
-            sum.add(fmt::format("seed {}", seed), scenario.dump(), v);
+            if (const auto k = known.find(seed); k != known.end())
+                sum.add_known(seed, k->second, scenario.dump(), v);
+            else
+                sum.add(fmt::format("seed {}", seed), scenario.dump(), v);
             if (!v.empty() && save && *save)
                 std::ofstream(fmt::format("{}/seed-{}.json", save, seed)) << text << "\n";
         }
@@ -200,6 +242,7 @@ TEST_CASE("invariant search: random scenarios keep every invariant", "[invariant
     INFO(sum.table());
     CHECK(sum.cases > 0);
     CHECK(sum.failed == 0);
+    CHECK(sum.stale.empty());
 }
 
 // The generator itself: a seed names one scenario, and a modest run of seeds reaches every
