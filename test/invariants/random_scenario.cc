@@ -133,6 +133,17 @@ void disk_cache_params(Draw& d, json& p, uint32_t max_qd) {
         p["queue_depth"] = depth(d, {1, 2, max_qd}, 1, max_qd);
 }
 
+
+// A disk's sector size (4Kn draws 4 KiB logical blocks) and the CPU its interrupts go to.
+void disk_sector_and_irq_params(Draw& d, json& p, uint32_t cpus, DeviceInfo& info) {
+    if (d.chance(0.1)) {
+        info.lbs = 4096;
+        p["blocksize"] = 4096;
+    }
+    if (d.chance(0.2))
+        p["irq_cpu"] = d.range(0, cpus - 1);
+}
+
 json hdd_params(Draw& d, uint32_t cpus, DeviceInfo& info) {
     json p = json::object();
     disk_cache_params(d, p, 32);
@@ -148,12 +159,7 @@ json hdd_params(Draw& d, uint32_t cpus, DeviceInfo& info) {
         p["ncq_prio_supported"] = 1;
         p["ncq_prio_enable"] = 1;
     }
-    if (d.chance(0.1)) {
-        info.lbs = 4096;
-        p["blocksize"] = 4096;
-    }
-    if (d.chance(0.2))
-        p["irq_cpu"] = d.range(0, cpus - 1);
+    disk_sector_and_irq_params(d, p, cpus, info);
     return p;
 }
 
@@ -168,12 +174,7 @@ json sata_ssd_params(Draw& d, uint32_t cpus, DeviceInfo& info) {
         p["gc_waf"] = d.pick({1, 3});
     if (d.chance(0.2))
         p["read_ahead_kb"] = d.pick({0, 256});
-    if (d.chance(0.1)) {
-        info.lbs = 4096;
-        p["blocksize"] = 4096;
-    }
-    if (d.chance(0.2))
-        p["irq_cpu"] = d.range(0, cpus - 1);
+    disk_sector_and_irq_params(d, p, cpus, info);
     return p;
 }
 
