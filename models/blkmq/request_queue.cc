@@ -723,6 +723,11 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
         if (st != dev::BlkStatus::OK) {
             ++stats_.resource_requeues;
             trace(TraceAction::REQUEUE, *rq, start, cpu);  // blk_mq_handle_dev_resource
+            // __blk_mq_requeue_request(): with an elevator the driver tag goes back (the
+            // scheduler tag is the request's own), so that a request ahead of it on the
+            // dispatch list, such as the flush, is not kept from the tag it holds.
+            if (elevator_)
+                put_driver_tag(*rq->mq_hctx, rq, start);
             list.push_front(rq);
             break;
         }
@@ -857,6 +862,13 @@ void RequestQueue::requeue_work(uint64_t arg) {
     if (elevator_ && !list.empty())
         t = elv_lock(insert_lock(cpu), cpu, t, hold_.insert * list.size());
     while (Request* rq = list.pop_front()) {
+        // blk_mq_insert_request(): a REQ_OP_FLUSH (the flush machinery's flush_rq, refused
+        // by the driver and requeued) goes back to the head of hctx->dispatch, past the
+        // scheduler, as it came; it never enters the elevator.
+        if (rq->op == ReqOp::FLUSH) {
+            rq->mq_hctx->dispatch.push_front(rq);
+            continue;
+        }
         // A request requeued in a step stamped ahead of the clock comes back no earlier
         // than it was allocated, whenever the work item runs.
         rq->t_insert = sim::max(t, rq->t_get);

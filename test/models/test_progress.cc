@@ -279,3 +279,22 @@ TEST_CASE("a requeued request is inserted again no earlier than it was allocated
     CHECK(r.queues.at(0).requeues > 0);
     check_stages_non_negative(r.queues.at(0));
 }
+
+TEST_CASE("a refused request gives its driver tag back, and a requeued flush bypasses the scheduler",
+          "[models][progress][flush][kyber]") {
+    // One driver tag, kyber, fdatasync writers, null_blk refusing every 18th command. A
+    // request refused with BLK_STS_RESOURCE kept its driver tag on hctx->dispatch behind the
+    // flush, which then waited for that tag for ever (__blk_mq_requeue_request puts it back
+    // when the request has a scheduler tag). A refused flush requeued by the driver went
+    // into kyber's lists (blk_mq_insert_request puts a REQ_OP_FLUSH at the dispatch head).
+    const auto r = run(R"({"host": {"cpus": 3, "cost_profile": "desktop-8t"},
+      "devices": [{"name": "d0", "model": "null_blk",
+                   "params": {"cache_size": 1024, "fua": 0, "hw_queue_depth": 1, "irqmode": 0, "requeue_every": 18}}],
+      "queues": [{"device": "d0", "scheduler": "kyber"}],
+      "jobs": [{"name": "j0", "ioengine": "psync", "rw": "write", "bs": "16k", "fdatasync": 2, "numjobs": 6,
+                "runtime": "15ms", "time_based": 1}]})");
+    REQUIRE(r.jobs.size() == 6);
+    for (const auto& j : r.jobs)
+        CHECK(j.sync.lat.count() > 0);
+    CHECK(r.queues.at(0).resource_requeues > 0);
+}
