@@ -310,7 +310,7 @@ void RaidController::start_write(uint32_t slot, Time now) {
     // forever: it goes through to the disks instead, like a write-through one.
     if (cfg_.write_back && l1 - l0 <= dirty_max_) {
         if (!write_fits(l1 - l0)) {
-            // Too much dirty data: the write waits for the destage to make room.
+            // No room yet: the write waits for a destage or a fill to end (resume_stalled).
             ++stats_.write_stalls;
             c.next_stalled = kNone;
             if (stalled_tail_ == kNone)
