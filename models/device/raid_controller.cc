@@ -224,10 +224,8 @@ void RaidController::fw_done(uint64_t slot) {
 
 void RaidController::start_read(uint32_t slot, Time now) {
     HostCmd& c = cmds_[slot];
-    const uint64_t sector = std::min(c.rq->sector, capacity_ - 1);
-    const auto nsect = static_cast<uint32_t>(std::min<uint64_t>(c.rq->nr_sectors, capacity_ - sector));
+    const auto [sector, nsect, l0, l1] = extent_of(*c.rq);
     ++stats_.reads;
-    const uint64_t l0 = sector / line_sectors_, l1 = (sector + nsect - 1) / line_sectors_ + 1;
 
     // Count what is missing first: without room for it, the read goes around the cache.
     uint64_t missing = 0;
@@ -290,14 +288,29 @@ void RaidController::start_read(uint32_t slot, Time now) {
         host_finish(slot, now);
 }
 
+// The part of the VD a host command covers (clipped at its end) and its cache lines.
+RaidController::Extent RaidController::extent_of(const blkmq::Request& rq) const {
+    Extent e;
+    e.sector = std::min(rq.sector, capacity_ - 1);
+    e.nsect = static_cast<uint32_t>(std::min<uint64_t>(rq.nr_sectors, capacity_ - e.sector));
+    e.l0 = e.sector / line_sectors_;
+    e.l1 = (e.sector + e.nsect - 1) / line_sectors_ + 1;
+    return e;
+}
+
+// Room for `lines` more dirty lines now: within dirty_pct, and that many lines free or clean.
+bool RaidController::write_fits(uint64_t lines) const {
+    return nr_dirty_ + lines <= dirty_max_ && lines <= lines_available();
+}
+
 void RaidController::start_write(uint32_t slot, Time now) {
     HostCmd& c = cmds_[slot];
-    const uint64_t sector = std::min(c.rq->sector, capacity_ - 1);
-    const auto nsect = static_cast<uint32_t>(std::min<uint64_t>(c.rq->nr_sectors, capacity_ - sector));
-    const uint64_t l0 = sector / line_sectors_, l1 = (sector + nsect - 1) / line_sectors_ + 1;
-    if (cfg_.write_back) {
-        if (nr_dirty_ + (l1 - l0) > dirty_max_ || (l1 - l0) > lines_available()) {
-            // Too much dirty data: the write waits for the destage to make room.
+    const auto [sector, nsect, l0, l1] = extent_of(*c.rq);
+    // A write needing more lines than may ever be dirty at once could wait for room
+    // forever: it goes through to the disks instead, like a write-through one.
+    if (cfg_.write_back && l1 - l0 <= dirty_max_) {
+        if (!write_fits(l1 - l0)) {
+            // No room yet: the write waits for a destage or a fill to end (resume_stalled).
             ++stats_.write_stalls;
             c.next_stalled = kNone;
             if (stalled_tail_ == kNone)
@@ -320,7 +333,8 @@ void RaidController::start_write(uint32_t slot, Time now) {
         maybe_destage(now);
         return;
     }
-    // Write through: the data goes to the disks now; cached copies stay valid (updated).
+    // Write through (or too large for the cache): the data goes to the disks now; cached
+    // copies stay valid (updated; a dirty one is destaged with the new data later).
     ++stats_.writes;
     pieces_.resize(2 * (nsect / strip_sectors_ + 2));
     const uint32_t k = map(sector, nsect, pieces_.data(), true);
@@ -666,9 +680,8 @@ void RaidController::resume_stalled(Time now) {
     while (stalled_head_ != kNone) {
         const uint32_t slot = stalled_head_;
         const HostCmd& c = cmds_[slot];
-        const uint64_t sector = std::min(c.rq->sector, capacity_ - 1);
-        const uint64_t lines = (sector + c.rq->nr_sectors - 1) / line_sectors_ - sector / line_sectors_ + 1;
-        if (nr_dirty_ + lines > dirty_max_ || lines > lines_available())
+        const Extent e = extent_of(*c.rq);
+        if (!write_fits(e.l1 - e.l0))
             return;
         stalled_head_ = c.next_stalled;
         if (stalled_head_ == kNone)
@@ -795,6 +808,8 @@ void RaidController::group_done(uint32_t g, Time now) {
                 host_finish(c, now);
             w = next;
         }
+        // The filled lines are evictable now: a write waiting for lines may fit.
+        resume_stalled(now);
         break;
     }
     case Group::Kind::HOST_READ:

@@ -13,8 +13,9 @@
 //             dirty lines are destaged in ascending order (a C-SCAN over the dirty set,
 //             contiguous dirty data in one strip going as one disk command) while more
 //             than destage_pct of the cache is dirty or dirty data is older than
-//             flush_interval; writes wait while dirty_pct is dirty. Write through: the
-//             command completes when its disk writes have;
+//             flush_interval; writes wait while dirty_pct is dirty (one larger than
+//             that goes through to the disks). Write through: the command completes
+//             when its disk writes have;
 //   RAID      0 (strips round-robin), 1 (mirror: reads go to the least busy disk), 10
 //             (stripes of mirror pairs), 5 (left-symmetric rotating parity; a destage is
 //             a read-modify-write, old data and old parity read, then both written, unless
@@ -176,6 +177,13 @@ private:
     uint32_t data_members() const;
     Piece parity_of(const Piece& data_piece) const;
 
+    struct Extent {
+        uint64_t sector;
+        uint32_t nsect;
+        uint64_t l0, l1;               // cache lines [l0, l1)
+    };
+    Extent extent_of(const blkmq::Request& rq) const;
+
     // Firmware.
     sim::Time fw_run(sim::Time now, sim::Duration cost);
     void fw_done(uint64_t slot);
@@ -199,6 +207,7 @@ private:
     void maybe_destage(sim::Time now);
     bool destage_one(sim::Time now);
     void flush_timer(uint64_t);
+    bool write_fits(uint64_t lines) const;
     void resume_stalled(sim::Time now);
 
     // Disk commands.

@@ -143,6 +143,51 @@ TEST_CASE("writes wait while dirty_pct of the cache is dirty", "[raid]") {
     CHECK(r.raid.dirty_lines() == 0);
 }
 
+TEST_CASE("a write waiting for lines held by fills starts when the fills are in", "[raid]") {
+    dev::RaidConfig c = raid_of(dev::RaidConfig::Level::RAID0, 2);
+    c.cache_mb = 4;  // 64 lines of 64 KiB, 32 may be dirty
+    Rig r(c);
+    // A 60-line read misses and takes 60 lines for its fills; the 8-line write behind it
+    // finds 4 free and nothing dirty to destage, so only the fills' end can let it in.
+    auto n = std::make_shared<int>(0);
+    r.next = [n](blkmq::Request& rq) {
+        const bool read = (*n)++ == 0;
+        rq.op = read ? blkmq::ReqOp::READ : blkmq::ReqOp::WRITE;
+        rq.sector = read ? 0 : 1 << 20;
+        rq.nr_sectors = read ? 60 * 128 : 8 * 128;
+    };
+    r.run(2, 2);
+    CHECK(r.raid.stats().write_stalls == 1);
+    CHECK(r.raid.stats().lines_filled == 60);
+    CHECK(r.completed == 2);
+    CHECK(r.raid.check_idle().empty());
+    CHECK(r.raid.dirty_lines() == 0);
+}
+
+TEST_CASE("a write larger than the dirty limit goes through to the disks instead of waiting", "[raid]") {
+    dev::RaidConfig c = raid_of(dev::RaidConfig::Level::RAID0, 2);
+    c.cache_mb = 4;  // at most 32 dirty lines of 64 KiB
+    for (const uint32_t lines : {32u, 40u}) {
+        Rig r(c);
+        r.sequential(0, lines * 128, blkmq::ReqOp::WRITE);
+        r.run(2, 4);
+        CHECK(r.completed == 4);
+        CHECK(r.raid.check_idle().empty());
+        const auto& s = r.raid.stats();
+        if (lines == 32) {
+            // Fits: cached, destaged later.
+            CHECK(s.dirty_lines_max == 32);
+            CHECK(s.lines_destaged == 4 * 32);
+        } else {
+            // Never can: written through, one disk write per 256 KiB strip, the cache untouched.
+            CHECK(s.write_stalls == 0);
+            CHECK(s.dirty_lines_max == 0);
+            CHECK(s.lines_destaged == 0);
+            CHECK(s.member_writes == 4 * 10);
+        }
+    }
+}
+
 TEST_CASE("raid5: a small write is a read-modify-write, a full row one full-stripe write", "[raid]") {
     dev::RaidConfig c = raid_of(dev::RaidConfig::Level::RAID5, 3);
     c.write_back = false;
