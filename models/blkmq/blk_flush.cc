@@ -165,12 +165,21 @@ void RequestQueue::flush_end_io(Request* flush_rq, Time tc, uint32_t cpu, Time n
     completion_restart(h, now);
 }
 
-// mq_flush_data_end_io(): the data step is done. With an elevator the driver tag goes back
-// now (the scheduler tag stays until the request ends).
+// __blk_mq_end_request() of the data step, then mq_flush_data_end_io(). The elevator's finish
+// hook runs first (blk_mq_finish_request), and only this once: the request leaves the
+// scheduler's accounting now, not when it ends after its post-flush — else a scheduler that
+// holds back dispatch while requests are in the driver (bfq's strict_guarantees) would keep
+// the next flush-sequence write, and the post-flush waits for that write's data (C2). With an
+// elevator the driver tag goes back now (the scheduler tag stays until the request ends).
 void RequestQueue::flush_data_end_io(Request* rq, Time tc, uint32_t cpu, Time now) {
     HwQueue& h = *rq->mq_hctx;
-    if (elevator_)
+    if (elevator_) {
+        if (hold_.finish.count() > 0)
+            cpus_[cpu]->irq(tc, hold_.finish);
+        elevator_->completed_request(rq, now);
+        rq->rq_flags |= RQF_SCHED_FINISHED;
         put_driver_tag(h, rq, now);
+    }
     --h.fq.data_in_flight;
     flush_complete_seq(rq, h, REQ_FSEQ_DATA, tc, cpu);
     completion_restart(h, now);

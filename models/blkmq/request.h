@@ -25,6 +25,11 @@ inline constexpr uint8_t REQ_NOMERGE_FLAGS = REQ_PREFLUSH | REQ_FUA;
 // rq->rq_flags: RQF_FLUSH_SEQ, the request is inside the flush state machine (blk-flush.c):
 // its completion goes to the machine instead of ending it.
 inline constexpr uint8_t RQF_FLUSH_SEQ = 1u << 0;
+// RQF_SCHED_FINISHED: the elevator's finish hook has run (the kernel clears RQF_USE_SCHED
+// then). A write in a flush sequence is finished when its data step completes, so that it
+// stops counting as in the scheduler's device while it waits for its post-flush, and is not
+// finished a second time when it ends.
+inline constexpr uint8_t RQF_SCHED_FINISHED = 1u << 1;
 
 // rq->flush.seq: the steps of a flush sequence (REQ_FSEQ_*), done in this order.
 inline constexpr uint8_t REQ_FSEQ_PREFLUSH = 1u << 0;
@@ -85,7 +90,7 @@ struct Request {
     uint32_t nr_phys_segments = 0;  // summed over its bios (no coalescing across bios)
     ReqOp op = ReqOp::READ;
     uint8_t cmd_flags = 0;    // REQ_PREFLUSH / REQ_FUA as the driver is to see them
-    uint8_t rq_flags = 0;     // RQF_FLUSH_SEQ
+    uint8_t rq_flags = 0;     // RQF_FLUSH_SEQ, RQF_SCHED_FINISHED
     uint8_t flush_seq = 0;    // rq->flush.seq: REQ_FSEQ_* steps done
 
     // Where it lives. With an elevator `tag` is the scheduler tag (rq->internal_tag) and

@@ -859,6 +859,17 @@ void RequestQueue::requeue_work(uint64_t arg) {
     Time t = eq_.now();
     RequestList list;
     list.splice_tail(requeue_list_);
+    // blk_mq_insert_request(): a REQ_OP_FLUSH (the hctx's flush_rq, requeued by the driver)
+    // goes back to the head of hctx->dispatch, past the scheduler and not traced, as when
+    // blk_kick_flush() first queued it.
+    RequestList to_insert;
+    while (Request* rq = list.pop_front()) {
+        if (rq->op == ReqOp::FLUSH)
+            flush_list_.push_back(rq);
+        else
+            to_insert.push_back(rq);
+    }
+    list.splice_tail(to_insert);
     if (elevator_ && !list.empty())
         t = elv_lock(insert_lock(cpu), cpu, t, hold_.insert * list.size());
     while (Request* rq = list.pop_front()) {
@@ -919,7 +930,7 @@ void RequestQueue::requeue_work(uint64_t arg) {
     // completion work runs at the present instant, while submitters reserve the lock at the
     // end of their steps, slightly ahead; on the FIFO timeline a completion would queue
     // behind such reservations, spin, delay its CPU's next reservation, and so on.
-    if (hold_.finish.count() > 0)
+    if (hold_.finish.count() > 0 && !(rq->rq_flags & RQF_SCHED_FINISHED))
         cpus_[ccpu]->irq(tc, hold_.finish);
     free_request(rq, now);
     completion_restart(h, now);
@@ -1006,7 +1017,7 @@ void RequestQueue::free_request(Request* rq, Time now) {
                      "a request is freed once it completed or was merged into another");
     rq->state = RqState::IDLE;
     ++freed_;
-    if (elevator_)
+    if (elevator_ && !(rq->rq_flags & RQF_SCHED_FINISHED))
         elevator_->completed_request(rq, now);
     put_driver_tag(h, rq, now);
     if (elevator_)

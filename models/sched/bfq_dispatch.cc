@@ -491,7 +491,8 @@ std::string Bfq::audit() const {
 
 std::string Bfq::check_idle() const {
     if (tot_rq_in_driver_ != 0 || stats_.dispatched != stats_.completed + stats_.requeued)
-        return fmt::format("bfq: {} requests in the driver, {} dispatched, {} completed, {} requeued",
+        return fmt::format("bfq: {} requests in the driver, {} dispatched, {} completed, {} requeued (rule: "
+                           "every request bfq dispatches comes back to it completed or requeued)",
                            tot_rq_in_driver_, stats_.dispatched, stats_.completed, stats_.requeued);
     uint64_t wsum[BFQ_IOPRIO_CLASSES] = {0, 0, 0};
     uint32_t busy[BFQ_IOPRIO_CLASSES] = {0, 0, 0};
@@ -499,8 +500,9 @@ std::string Bfq::check_idle() const {
     for (const auto& q : queues_) {
         if (q->dispatched != 0 || q->queued[0] + q->queued[1] != 0 || !q->sort_list.empty() || !q->fifo.empty() ||
             q->entity.allocated != 0)
-            return fmt::format("bfq queue of pid {}: {} dispatched, {} queued, {} allocated", q->pid, q->dispatched,
-                               q->queued[1], q->entity.allocated);
+            return fmt::format("bfq queue of pid {}: {} dispatched, {} queued, {} allocated (rule: an idle "
+                               "scheduler's queues hold no request)",
+                               q->pid, q->dispatched, q->queued[1], q->entity.allocated);
         if (q->entity.on_st_or_in_serv)
             wsum[q->ioprio_class - 1] += static_cast<uint64_t>(q->entity.weight);
         if (q->busy)
@@ -513,12 +515,15 @@ std::string Bfq::check_idle() const {
         in_tree += c.num_active;
     for (uint32_t c = 0; c < BFQ_IOPRIO_CLASSES; ++c)
         if (wsum[c] != st_[c].wsum || busy[c] != busy_queues_[c])
-            return fmt::format("bfq class {}: weight sum {} (queues say {}), {} busy queues (queues say {})", c,
-                               st_[c].wsum, wsum[c], busy_queues_[c], busy[c]);
+            return fmt::format("bfq class {}: weight sum {} (queues say {}), {} busy queues (queues say {}) "
+                               "(rule: a class's sums are its queues')",
+                               c, st_[c].wsum, wsum[c], busy_queues_[c], busy[c]);
     if (in_tree != counted)
-        return fmt::format("bfq: the weights tree counts {} queues, {} queues say they are in it", in_tree, counted);
+        return fmt::format("bfq: the weights tree counts {} queues, {} queues say they are in it (rule: a "
+                           "weight counter counts the queues that hold it)", in_tree, counted);
     if (idle_slice_timer_.armed() && (!in_service_queue_ || !in_service_queue_->wait_request))
-        return "bfq: the idle slice timer is armed with no queue waiting for a request";
+        return "bfq: the idle slice timer is armed with no queue waiting for a request (rule: the idle timer "
+               "runs only while the in-service queue idles)";
     return {};
 }
 

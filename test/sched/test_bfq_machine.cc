@@ -92,6 +92,33 @@ TEST_CASE("bfq on an HDD: priorities are weights, (8 - level) x 10; RT before BE
     CHECK(bytes_of(c, 1) * 1000 < bytes_of(c, 0));
 }
 
+TEST_CASE("bfq in a machine: an IDLE-class job gets the device every BFQ_CL_IDLE_TIMEOUT while another "
+          "is busy, and all of it once the other is done", "[bfq][machine]") {
+    // A libaio reader (BE, 20 in flight) and a psync reader of class IDLE on an NVMe drive with
+    // one tag. While the BE queue is backlogged the IDLE one is served only when it has had
+    // nothing for 200 ms (bfq_lookup_next_entity); once the BE job ends the IDLE queue is the
+    // only busy one and is served at once, after the BE queue's last idle slice.
+    auto scenario = [](const std::string& be_runtime, const std::string& idle_runtime) {
+        return R"({
+  "host": { "cost_profile": "e3-host" },
+  "devices": [ { "name": "d0", "model": "nvme", "params": { "queue_depth": 1 } } ],
+  "queues": [ { "device": "d0", "scheduler": "bfq" } ],
+  "jobs": [ { "name": "be", "ioengine": "libaio", "iodepth": 20, "runtime": ")" + be_runtime + R"(", "time_based": 1 },
+            { "name": "idle", "prioclass": 3, "runtime": ")" + idle_runtime + R"(", "time_based": 1 } ]
+})";
+    };
+    const auto busy = run(scenario("700ms", "650ms"));
+    const uint64_t idle_ios = busy.jobs[1].dir[0].total_ios;
+    INFO("IDLE job next to a busy BE job for 650 ms: " << idle_ios << " I/Os; BE " << busy.jobs[0].dir[0].total_ios);
+    CHECK(idle_ios >= 2);   // about one per 200 ms
+    CHECK(idle_ios <= 6);
+    CHECK(busy.jobs[0].dir[0].total_ios > 1000 * idle_ios);
+
+    const auto after = run(scenario("3ms", "100ms"));
+    INFO("IDLE job after a 3 ms BE job: " << after.jobs[1].dir[0].total_ios << " I/Os");
+    CHECK(after.jobs[1].dir[0].total_ios > 100);
+}
+
 TEST_CASE("bfq's lock: dearer per request than mq-deadline's, so ten jobs on null_blk do fewer IOPS", "[bfq][machine]") {
     auto iops = [](const std::string& sched) {
         const std::string text = R"({
