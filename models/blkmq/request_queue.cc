@@ -873,13 +873,6 @@ void RequestQueue::requeue_work(uint64_t arg) {
     if (elevator_ && !list.empty())
         t = elv_lock(insert_lock(cpu), cpu, t, hold_.insert * list.size());
     while (Request* rq = list.pop_front()) {
-        // blk_mq_insert_request(): a REQ_OP_FLUSH (the flush machinery's flush_rq, refused
-        // by the driver and requeued) goes back to the head of hctx->dispatch, past the
-        // scheduler, as it came; it never enters the elevator.
-        if (rq->op == ReqOp::FLUSH) {
-            rq->mq_hctx->dispatch.push_front(rq);
-            continue;
-        }
         // A request requeued in a step stamped ahead of the clock comes back no earlier
         // than it was allocated, whenever the work item runs.
         rq->t_insert = sim::max(t, rq->t_get);
