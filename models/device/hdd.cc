@@ -337,8 +337,13 @@ void Hdd::start_op(const Cmd& cmd, Time t_free) {
     if (c.write && s > 0)
         s += settle_ns_;
     int64_t before = s;
-    if (c.write && c.rq)
-        before = std::max(s, xfer_ns(c.nsect));  // the data must be in the buffer first
+    if (c.write && c.rq) {
+        // The data must be in the buffer first, over the host link, which cache-hit
+        // transfers and acknowledgements share.
+        const Time xfer_end = sim::max(t_free, link_free_) + Duration::ns(xfer_ns(c.nsect));
+        link_free_ = xfer_end;
+        before = std::max(s, (xfer_end - t_free).count());
+    }
     const Time ready = t_free + Duration::ns(before);
     const int64_t w = mech_.rotational_wait_ns(ready, c.pos.angle_ns);
     const Time start = ready + Duration::ns(w);
@@ -403,7 +408,19 @@ void Hdd::op_end(uint64_t) {
     } else {
         dispatch(now);
     }
-    if (fin.rq)
+    if (fin.rq == nullptr)
+        return;
+    if (fin.write) {
+        complete(fin.rq, now);
+        return;
+    }
+    // A read's data leaves over the host link as it is read; the link is shared with
+    // cache-hit transfers, so its last bytes go no earlier than the link has room for them.
+    const Time sent = sim::max(now, link_free_ + Duration::ns(xfer_ns(fin.nsect)));
+    link_free_ = sent;
+    if (sent > now)
+        eq_.at<&Hdd::host_done>(sent, this, reinterpret_cast<uint64_t>(fin.rq));
+    else
         complete(fin.rq, now);
 }
 
