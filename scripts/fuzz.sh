@@ -66,13 +66,14 @@ for t in "${targets[@]}"; do
     -print_final_stats=1 "$corpus" $(seeds "$t") >"$log" 2>&1
   rc=$?
   set -e
-  runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
-  [ -z "$runs" ] && runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
-  size=$(grep -oE 'corp: [0-9]+/[0-9]+[a-zA-Z]*' "$log" | tail -1 | sed 's/corp: //')
+  # A log without these lines (a fuzzer that died early) must not end the script here.
+  runs=$(grep -aoE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1 || true)
+  [ -z "$runs" ] && runs=$(grep -aoE '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
+  size=$(grep -aoE 'corp: [0-9]+/[0-9]+[a-zA-Z]*' "$log" | tail -1 | sed 's/corp: //' || true)
   new=$(( $(find "$findings" -type f | wc -l) - existing ))
   if [ "$rc" -ne 0 ] || [ "$new" -gt 0 ]; then
     status=1
-    grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|.*terminate called|.*uncaught)' "$log" | head -5 >&2 || true
+    grep -aE '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|.*terminate called|.*uncaught)' "$log" | head -5 >&2 || true
   fi
   results+=("$(printf '%-16s %12s %18s %9s' "$t" "${runs:-?}" "${size:-?}" "$new")")
 done
