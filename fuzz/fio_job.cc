@@ -24,20 +24,6 @@ std::optional<std::string> fake_getenv(const std::string& name) {
     return std::nullopt;
 }
 
-std::vector<std::string> split_args(std::string_view text) {
-    std::vector<std::string> args;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t nl = text.find('\n', start);
-        const size_t end = nl == std::string_view::npos ? text.size() : nl;
-        args.emplace_back(text.substr(start, end - start));
-        if (nl == std::string_view::npos)
-            break;
-        start = nl + 1;
-    }
-    return args;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -62,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     cmd.policy.getenv = fake_getenv;
     try {
         if (command_line) {
-            cmd.fio_args = split_args(text);
+            cmd.fio_args = fuzz::split_lines(text);
             fio::parse_command_line(cmd.fio_args, env);
         } else {
             fio::parse_job_text(text, "fuzz.fio", env);

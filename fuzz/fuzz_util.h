@@ -12,11 +12,26 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace blksim::fuzz {
 
 inline std::string_view as_text(const uint8_t* data, size_t size) {
     return {reinterpret_cast<const char*>(data), size};
+}
+
+// One string per line ('\n' separates; a trailing newline gives an empty last string): a
+// list of arguments in one input.
+inline std::vector<std::string> split_lines(std::string_view text) {
+    std::vector<std::string> lines;
+    size_t start = 0;
+    while (true) {
+        const size_t nl = text.find('\n', start);
+        lines.emplace_back(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+        if (nl == std::string_view::npos)
+            return lines;
+        start = nl + 1;
+    }
 }
 
 // Readers that only take a path get the input through a file on tmpfs (one per process, so

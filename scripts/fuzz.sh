@@ -10,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${FUZZ_BUILD:-build-fuzz}
-targets=(${FUZZ_TARGETS:-scenario_json fio_job trace_blktrace trace_iolog disksim_params disksim_trace})
+targets=(${FUZZ_TARGETS:-scenario_json fio_job set_path trace_blktrace trace_iolog replay_sim disksim_params disksim_trace
+  validate_disk})
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
   # -O1: fast to compile, what the sanitizers need. Tests and benchmarks are not built here.
@@ -23,18 +24,31 @@ cmake --build "$build" -j "$(nproc)" --target fuzz_targets
 # the first recursively and only writes new inputs to the first, $build/corpus/<target>).
 seeds() {
   case $1 in
-    scenario_json) echo scenarios ;;
+    scenario_json) echo scenarios fuzz/seeds/scenario_json ;;
+    set_path) echo fuzz/seeds/set_path ;;
     fio_job)
-      echo scenarios/examples/fio test/fixtures/real-linux-6.18/fio fuzz/seeds/fio_cmdline
+      echo scenarios/examples/fio test/fixtures/real-linux-6.18/fio fuzz/seeds/fio_job
       if [ -d /usr/share/doc/fio/examples ]; then echo /usr/share/doc/fio/examples; fi ;;  # fio-examples
     trace_blktrace) echo test/fixtures/real-linux-6.18/blktrace ;;
     trace_iolog) echo test/fixtures/fio-iolog ;;
-    disksim_params | disksim_trace) echo test/fixtures/disksim ;;
+    replay_sim) echo test/fixtures/fio-iolog test/fixtures/real-linux-6.18/blktrace ;;
+    disksim_params | disksim_trace | validate_disk) echo test/fixtures/disksim ;;
   esac
 }
 # The real blktrace fixtures are 0.5-1.2 MB; their first 64 KiB hold ~1400 records, enough
-# to start from, and keep each execution fast.
-max_len() { [ "$1" = trace_blktrace ] && echo 65536 || echo 16384; }
+# to start from, and keep each execution fast. The text readers get 256 KiB: the size and
+# nesting limits and what lies past them need inputs of that order (a nesting crash needed
+# just over 16 KiB). The DiskSim validation trace fixture (47 KB) must fit whole: a trace cut
+# mid-line is refused before any replay. fio iologs stay at 16 KiB: hundreds of lines already.
+max_len() {
+  case $1 in
+    trace_blktrace | replay_sim | disksim_trace | validate_disk) echo 65536 ;;
+    scenario_json | fio_job | set_path | disksim_params) echo 262144 ;;
+    *) echo 16384 ;;
+  esac
+}
+# validate_disk reads the same traces as disksim_trace.
+dict() { [ "$1" = validate_disk ] && echo fuzz/dict/disksim_trace.dict || echo "fuzz/dict/$1.dict"; }
 
 status=0
 results=()
@@ -48,17 +62,18 @@ for t in "${targets[@]}"; do
   set +e
   # shellcheck disable=SC2046  # $(seeds) is a list of directories without blanks
   "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
-    -max_len="$(max_len "$t")" -dict="fuzz/dict/$t.dict" -artifact_prefix="$findings/" \
+    -max_len="$(max_len "$t")" -dict="$(dict "$t")" -artifact_prefix="$findings/" \
     -print_final_stats=1 "$corpus" $(seeds "$t") >"$log" 2>&1
   rc=$?
   set -e
-  runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
-  [ -z "$runs" ] && runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
-  size=$(grep -oE 'corp: [0-9]+/[0-9]+[a-zA-Z]*' "$log" | tail -1 | sed 's/corp: //')
+  # A log without these lines (a fuzzer that died early) must not end the script here.
+  runs=$(grep -aoE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1 || true)
+  [ -z "$runs" ] && runs=$(grep -aoE '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
+  size=$(grep -aoE 'corp: [0-9]+/[0-9]+[a-zA-Z]*' "$log" | tail -1 | sed 's/corp: //' || true)
   new=$(( $(find "$findings" -type f | wc -l) - existing ))
   if [ "$rc" -ne 0 ] || [ "$new" -gt 0 ]; then
     status=1
-    grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|.*terminate called|.*uncaught)' "$log" | head -5 >&2 || true
+    grep -aE '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|.*terminate called|.*uncaught)' "$log" | head -5 >&2 || true
   fi
   results+=("$(printf '%-16s %12s %18s %9s' "$t" "${runs:-?}" "${size:-?}" "$new")")
 done

@@ -254,7 +254,7 @@ LoadedProfile load_hdd_profile(const std::string& name_or_path, const std::strin
     json j;
     try {
         j = json::parse(*text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, or out_of_range for a number beyond a double's range
         throw DisksimError(fmt::format("{}: not valid JSON: {}", lp.path, e.what()));
     }
     lp.cfg = hdd_config_from_profile(j, lp.path);

@@ -382,8 +382,12 @@ public:
     }
     template <class Exception>
     bool parse_error(size_t pos, const std::string& token, const Exception& ex) {
+        error_pos_ = pos;
         return dom_.parse_error(pos, token, ex);  // throws ex
     }
+    // Bytes read when the parser gave up: where a number too large for a double ended
+    // (nlohmann's out_of_range error names no position).
+    size_t error_pos() const { return error_pos_; }
 
 private:
     struct Frame {
@@ -406,7 +410,15 @@ private:
 
     Dom dom_;
     std::vector<Frame> stack_;
+    size_t error_pos_ = 0;
 };
+
+// e.what() without nlohmann's "[json.exception.parse_error.101] " prefix.
+std::string json_error_text(const json::exception& e) {
+    std::string msg = e.what();
+    if (const size_t p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+    return msg;
+}
 
 json parse_json(std::string_view text, const Reporter& rep) {
     if (const auto deep = input::json_nesting_exceeded(text)) rep.fail_file(input::nesting_message(*deep));
@@ -419,10 +431,15 @@ json parse_json(std::string_view text, const Reporter& rep) {
     } catch (const DuplicateKeyFinder::Duplicate& d) {
         rep.fail(d.ptr, "duplicate key (each key may appear only once in an object)");
     } catch (const json::parse_error& e) {
-        // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
-        std::string msg = e.what();
-        if (const size_t p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
-        rep.fail_file("invalid JSON: " + msg);
+        rep.fail_file("invalid JSON: " + json_error_text(e));  // "parse error at line 3, column 5: ..."
+    } catch (const json::out_of_range& e) {
+        // A number beyond a double's range ("1e400": "number overflow parsing '1e400'").
+        const std::string_view before = text.substr(0, std::min(finder.error_pos(), text.size()));
+        const size_t nl = before.rfind('\n');
+        const size_t column = before.size() - (nl == std::string_view::npos ? 0 : nl + 1);
+        rep.fail_file("invalid JSON at line " + std::to_string(1 + std::count(before.begin(), before.end(), '\n')) +
+                      ", column " + std::to_string(column) + ": " + json_error_text(e) +
+                      " (numbers must lie within +-1.8e308)");
     }
 }
 
