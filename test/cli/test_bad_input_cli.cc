@@ -80,6 +80,14 @@ TEST_CASE("--set: a 20-digit index and a 20,000-component path are bad input", "
     for (int i = 0; i < 63; ++i)
         ok += "a.";
     CHECK_THAT(bad_input("validate " + kExample + " --set " + ok + "b=1"), Contains("/a"));
+    // A long value the schema refuses is named by the start of its --set too.
+    std::string jobs = "jobs=[";
+    for (int i = 0; i < 500; ++i)
+        jobs += std::string(i ? "," : "") + "{\"name\":\"j" + std::to_string(i) + "\",\"bogus\":1}";
+    const std::string long_set = bad_input("validate " + kExample + " --set '" + jobs + "]'");
+    CHECK_THAT(long_set, Contains("unknown fio option 'bogus'"));
+    CHECK_THAT(long_set, Contains("(value from --set jobs=[{\"name\":\"j0\""));
+    CHECK_THAT(long_set, !Contains("j499"));
 }
 
 TEST_CASE("every reader refuses a device, a directory or a symbolic link loop in one line", "[cli][input]") {

@@ -287,6 +287,10 @@ std::string brief(const json& v) {
     return s;
 }
 
+// A --set as messages show it: one made by a script may be any length, and its start is
+// enough to find it.
+std::string shown_set(const std::string& set) { return set.size() > 100 ? set.substr(0, 80) + "..." : set; }
+
 std::string plural(size_t n, std::string_view word) {
     return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
 }
@@ -321,7 +325,7 @@ public:
         std::string text = file_ + ": " + where + ": " + msg;
         if (const std::string origin = describe(ptr); origin != ptr) text = origin + ": " + msg;
         for (const auto& [set_ptr, set] : sets_)
-            if (ptr == set_ptr || ptr.starts_with(set_ptr + "/")) text += " (value from --set " + set + ")";
+            if (ptr == set_ptr || ptr.starts_with(set_ptr + "/")) text += " (value from --set " + shown_set(set) + ")";
         throw ScenarioError(text);
     }
     [[noreturn]] void fail_file(const std::string& msg) const { throw ScenarioError(file_ + ": " + msg); }
@@ -460,9 +464,7 @@ bool is_index(const std::string& tok) {
 
 void apply_set(json& doc, const std::string& set, Reporter& rep) {
     const auto set_error = [&](const std::string& msg) {
-        // A --set made by a script may be any length: its start is enough to find it.
-        const std::string shown = set.size() > 100 ? set.substr(0, 80) + "..." : set;
-        throw ScenarioError(rep.file() + ": --set " + squote(shown) + ": " + msg);
+        throw ScenarioError(rep.file() + ": --set " + squote(shown_set(set)) + ": " + msg);
     };
     const size_t eq = set.find('=');
     if (eq == std::string::npos || eq == 0) set_error("expected path=value, e.g. jobs.0.iodepth=16");
