@@ -739,11 +739,19 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
     // Leftovers wait on their own hctx's dispatch list, which its completions restart: a
     // queue-wide policy's round may have handed out requests of another hctx, and the kernel
     // dispatches those through their own hctx (blk_mq_dispatch_hctx_list).
+    // The kernel would have tried them there, in a list of their own, whatever became of this
+    // one: they give back the driver tag this round took for them (with an elevator; else it
+    // is their own) and their hctx is run, so that tags of a hctx with nothing at the driver
+    // are not held on its dispatch list.
     while (Request* rq = list.pop_front()) {
         HwQueue& own = *rq->mq_hctx;
         own.dispatch.push_back(rq);
-        if (!own.sched_restart && &own != &h && !wait_completion && st == dev::BlkStatus::RESOURCE)
-            delay_run_hw_queue(own, now + BLK_MQ_RESOURCE_DELAY);
+        if (&own != &h) {
+            if (elevator_)
+                put_driver_tag(own, rq, now);
+            if (!own.run_pending)
+                queue_run_work(own, now);
+        }
         own.sched_restart = true;
     }
     h.sched_restart = true;

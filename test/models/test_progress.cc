@@ -298,3 +298,22 @@ TEST_CASE("a refused request gives its driver tag back, and a requeued flush byp
         CHECK(j.sync.lat.count() > 0);
     CHECK(r.queues.at(0).resource_requeues > 0);
 }
+
+TEST_CASE("requests of another hctx left over from a failed round give their driver tags back and are run",
+          "[models][progress][mq-deadline]") {
+    // mq-deadline over six hctxs hands out any hctx's requests; null_blk refuses every third
+    // command. A round failing on one request left the other hctxs' requests, with the driver
+    // tags it had taken for them, on their own dispatch lists untried: in time a hctx's tags
+    // were all held there, behind a refused request without one, with nothing at the driver.
+    const auto r = run(R"({"host": {"cpus": 6, "cost_profile": "desktop-8t"},
+      "devices": [{"name": "d0", "model": "null_blk",
+                   "params": {"hw_queue_depth": 211, "irqmode": 0, "requeue_every": 3, "submit_queues": 6}}],
+      "queues": [{"device": "d0", "scheduler": "mq-deadline", "max_sectors_kb": 4, "nomerges": 1,
+                  "iosched": {"write_expire": 0}}],
+      "jobs": [{"name": "j1", "ioengine": "io_uring", "rw": "write", "bs": "1m", "iodepth": 14,
+                "iodepth_batch_submit": 2, "iodepth_batch_complete_min": 1, "numjobs": 13, "rate_iops": 1000,
+                "ramp_time": "1111us", "runtime": "14915us", "time_based": 1}]})");
+    REQUIRE(r.jobs.size() == 13);
+    CHECK(r.queues.at(0).resource_requeues > 0);
+    check_stages_non_negative(r.queues.at(0));
+}
