@@ -736,13 +736,12 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
     h.update_dispatch_busy(busy);
     if (!busy)
         return true;
-    // Leftovers wait on their own hctx's dispatch list, which its completions restart: a
-    // queue-wide policy's round may have handed out requests of another hctx, and the kernel
-    // dispatches those through their own hctx (blk_mq_dispatch_hctx_list).
-    // The kernel would have tried them there, in a list of their own, whatever became of this
-    // one: they give back the driver tag this round took for them (with an elevator; else it
-    // is their own) and their hctx is run, so that tags of a hctx with nothing at the driver
-    // are not held on its dispatch list.
+    // Leftovers wait on their own hctx's dispatch list, which its completions restart. A
+    // queue-wide policy's round may have handed out requests of another hctx; the kernel
+    // would have tried those there, in a list of their own (blk_mq_dispatch_hctx_list),
+    // whatever became of this one. So they give back the driver tag this round took for them
+    // (with an elevator; else it is their own) and their hctx is run: the tags of a hctx with
+    // nothing at the driver are never held on its dispatch list.
     while (Request* rq = list.pop_front()) {
         HwQueue& own = *rq->mq_hctx;
         own.dispatch.push_back(rq);
