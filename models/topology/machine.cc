@@ -187,7 +187,7 @@ report::RunResult Machine::run() {
     const sim::Time end = run_end();
     if (series_)
         series_->finish(end);
-    check_invariants();
+    check_invariants(end);
 
     result_.sim_time = end - sim::Time::zero();
     for (const auto& q : queues_) {
@@ -349,7 +349,7 @@ std::string Machine::audit_now() const {
     return {};
 }
 
-void Machine::check_invariants() const {
+void Machine::check_invariants(sim::Time end) const {
     if (std::string why = audit_now(); !why.empty())
         throw std::logic_error(fmt::format("invariant violated at the end of the run: {}", why));
     for (std::size_t d = 0; d < devices_.size(); ++d)
@@ -386,7 +386,6 @@ void Machine::check_invariants() const {
     // What the report prints must be possible: a core is busy at most all of the time the
     // run lasted, each part of its busy time within the whole, and no btt stage ends before
     // it starts.
-    const sim::Time end = run_end();
     for (const auto& c : cpus_) {
         const sim::Duration span = end - sim::Time::zero();
         if (c->busy() > span || c->irq_busy() > c->busy() || c->spin() > c->busy())

@@ -59,7 +59,8 @@ public:
     const std::vector<std::unique_ptr<cpu::Cpu>>& cpus() const { return cpus_; }
 
 private:
-    void check_invariants() const;
+    // `end`: run_end(), the instant the run's CPU percentages are taken over.
+    void check_invariants(sim::Time end) const;
     sim::Time run_end() const;
     // The periodic invariant audit (MachineConfig::audit_interval): counters that must
     // balance at any instant between events. "" when they do, else the rule broken.
