@@ -1,0 +1,38 @@
+#!/bin/bash
+# Instructions per simulated I/O of one scenario, counted by callgrind: the marginal cost
+# between a short and a longer run, so that start-up (parsing, schema check, allocation)
+# drops out. Instruction counts do not depend on the machine's load, unlike wall time.
+#
+#   scripts/instructions-per-io.sh SCENARIO RUNTIME1 RUNTIME2 [BLKSIM]
+#   e.g. scripts/instructions-per-io.sh scenarios/bench/nullblk-32x32.json 20ms 60ms
+#
+# Prints: instructions I/Os(run 2 - run 1) instructions-per-I/O. Every job's runtime is set.
+set -euo pipefail
+[ $# -ge 3 ] || { echo "usage: $0 SCENARIO RUNTIME1 RUNTIME2 [BLKSIM]" >&2; exit 2; }
+scenario="$1"; t1="$2"; t2="$3"; blksim="${4:-build/blksim}"
+command -v valgrind >/dev/null || { echo "$0: valgrind is not installed" >&2; exit 2; }
+
+jobs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["jobs"]))' "$scenario")
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# count RUNTIME -> "instructions ios"
+count() {
+  local sets=() i
+  for ((i = 0; i < jobs; i++)); do sets+=(--set "jobs.$i.runtime=$1"); done
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
+    "$blksim" run "$scenario" -q --output-format json "${sets[@]}" > "$tmp/out.json" 2> "$tmp/vg.txt"
+  local ir ios
+  ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/vg.txt")
+  ios=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(j[k]["total_ios"] for j in d["jobs"] for k in ("read", "write", "trim")))' "$tmp/out.json")
+  echo "$ir $ios"
+}
+read -r ir1 ios1 < <(count "$t1")
+read -r ir2 ios2 < <(count "$t2")
+python3 -c '
+import sys
+ir1, ios1, ir2, ios2 = map(int, sys.argv[1:])
+print(ir2 - ir1, ios2 - ios1, round((ir2 - ir1) / (ios2 - ios1)))' "$ir1" "$ios1" "$ir2" "$ios2"
