@@ -321,7 +321,11 @@ void Hdd::dispatch(Time t_free) {
             stop_read_ahead(t_free);
             const Segment& sg = seg_[static_cast<uint32_t>(ra)];
             if (c.rq && !c.write && sg.start <= c.lba && c.lba < sg.end) {
-                c.nsect = static_cast<uint32_t>(c.lba + c.nsect - sg.end);  // read only the rest
+                // Read only the rest. The buffered head of the request still crosses the
+                // host link: it goes first, while the head moves on to the rest.
+                const uint64_t cached = sg.end - c.lba;
+                link_free_ = sim::max(t_free, link_free_) + Duration::ns(xfer_ns(cached));
+                c.nsect = static_cast<uint32_t>(c.lba + c.nsect - sg.end);
                 c.lba = sg.end;
                 set_extent(c);
             }

@@ -284,3 +284,20 @@ TEST_CASE("write-back acknowledgements pass the firmware one at a time", "[hdd]"
     CHECK(w.hdd.stats().write_back_acks == 20000);
     CHECK(w.iops() == Approx(10000).epsilon(0.02));
 }
+
+TEST_CASE("HDD: reads never pass the host link's rate, buffered parts included", "[hdd][device]") {
+    // A link slower than the media, and a read-ahead of half a read: while the host takes a
+    // read's data, read-ahead buffers the first half of the next one, and the head then
+    // reads only the rest.
+    // The buffered part still crosses the link, and the drive's rate is the link's.
+    dev::HddConfig c;
+    c.link_bytes_per_s = 4'000'000;
+    c.read_ahead_kb = 256;  // half a read: the next read finds only its first half
+    Rig r(c);
+    r.sequential(0, 1024, blkmq::ReqOp::READ);  // 512 KiB
+    r.run(1, 200);
+    CHECK(r.hdd.stats().read_hits > 0);
+    const double bw = static_cast<double>(r.bytes - 1024 * 512) / (r.last_done - r.first_done).seconds();
+    CHECK(bw <= 4'000'000 * 1.0001);
+    CHECK(bw > 0.9 * 4'000'000);
+}
