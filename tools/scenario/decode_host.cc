@@ -1,0 +1,102 @@
+// /host: the number of CPUs and the CPU time of each step of an I/O, from a cost profile
+// (scenarios/cpu/<name>.json) and/or given inline, inline values winning.
+#include <array>
+#include <optional>
+
+#include "tools/scenario/decode.h"
+#include "tools/scenario/schema_check.h"
+
+namespace blksim::scenario {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// CpuCosts fields by their JSON name.
+struct CostField {
+    std::string_view name;
+    sim::Duration cpu::CpuCosts::*member;
+};
+constexpr CostField kCostFields[] = {
+    {"syscall", &cpu::CpuCosts::syscall},         {"io_prep", &cpu::CpuCosts::io_prep},
+    {"bio_submit", &cpu::CpuCosts::bio_submit},   {"rq_alloc", &cpu::CpuCosts::rq_alloc},
+    {"plug", &cpu::CpuCosts::plug},               {"queue_rq", &cpu::CpuCosts::queue_rq},
+    {"irq", &cpu::CpuCosts::irq},                 {"softirq", &cpu::CpuCosts::softirq},
+    {"complete_rq", &cpu::CpuCosts::complete_rq}, {"io_complete", &cpu::CpuCosts::io_complete},
+    {"reap", &cpu::CpuCosts::reap},               {"context_switch", &cpu::CpuCosts::context_switch},
+    {"elv_insert", &cpu::CpuCosts::elv_insert},   {"elv_dispatch", &cpu::CpuCosts::elv_dispatch},
+    {"lock_handoff", &cpu::CpuCosts::lock_handoff}, {"bfq_insert", &cpu::CpuCosts::bfq_insert},
+    {"bfq_dispatch", &cpu::CpuCosts::bfq_dispatch}, {"bfq_finish", &cpu::CpuCosts::bfq_finish},
+};
+
+constexpr sim::Duration kMaxCost = sim::Duration::ns(1'000'000'000);  // 1 s per step is a unit mistake
+
+// Each cost as given so far (by the profile, then inline).
+using CostSlots = std::array<std::optional<sim::Duration>, std::size(kCostFields)>;
+
+// A per-step CPU time (a bare number is nanoseconds), refused above kMaxCost.
+sim::Duration read_cost(const json& v, const std::string& at, const Reporter& rep, const char* what) {
+    const sim::Duration d = parse_time_at(v, at, units::TimeUnit::NSEC, rep);
+    if (d > kMaxCost) rep.fail(at, std::string(what) + " above 1s is surely a unit mistake (a bare number is nanoseconds)");
+    return d;
+}
+
+void read_costs(const json& obj, const std::string& ptr, const Reporter& rep, CostSlots& costs) {
+    for (size_t i = 0; i < costs.size(); ++i) {
+        const std::string name(kCostFields[i].name);
+        if (!obj.contains(name)) continue;
+        costs[i] = read_cost(obj[name], child(ptr, name), rep, "a CPU cost");
+    }
+}
+
+// Fills name and costs from the profile; returns the profile's cpus.
+uint32_t load_profile(const DecodeState& st, const std::string& name, const std::string& ptr, cpu::HostConfig& h,
+                      CostSlots& costs) {
+    const fs::path path = profile_path(st.ctx, name, "cpu");
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) {
+        std::string msg = "cost profile " + squote(name) + " not found (no file " + path.string() + ")";
+        if (const std::string avail = join(profile_names(fs::path(st.ctx.base_dir) / "cpu")); !avail.empty())
+            msg += "; available: " + avail;
+        st.rep.fail(ptr, msg);
+    }
+    const Reporter prep(path.string());
+    const json profile = parse_json(read_text_file(path, prep, "cost profile"), prep);
+    SchemaChecker(definition_schema(st.schema, "cost_profile_file"), path.string()).check(profile, prep);
+
+    h.cost_profile = profile.at("name").get<std::string>();
+    read_costs(profile.at("costs"), "/costs", prep, costs);
+    return profile.at("cpus").get<uint32_t>();
+}
+
+}  // namespace
+
+cpu::HostConfig decode_host(const DecodeState& st, const json& host, const std::string& ptr) {
+    cpu::HostConfig h;
+    CostSlots costs;
+    std::optional<uint32_t> profile_cpus;
+    if (host.contains("cost_profile")) {
+        profile_cpus = load_profile(st, host["cost_profile"].get<std::string>(), child(ptr, "cost_profile"), h, costs);
+    } else {
+        h.cost_profile = "inline";
+    }
+    if (host.contains("costs")) read_costs(host["costs"], child(ptr, "costs"), st.rep, costs);
+
+    if (host.contains("submit_bio_plug")) h.submit_bio_plug = host["submit_bio_plug"].get<bool>();
+    if (host.contains("os_noise"))
+        h.os_noise = read_cost(host["os_noise"], child(ptr, "os_noise"), st.rep, "an OS noise mean");
+    if (host.contains("cpus")) h.nr_cpus = host["cpus"].get<uint32_t>();
+    else if (profile_cpus) h.nr_cpus = *profile_cpus;
+    else st.rep.fail(ptr, "missing key 'cpus' (needed when no cost_profile gives it)");
+
+    std::vector<std::string> missing;
+    for (size_t i = 0; i < costs.size(); ++i) {
+        if (costs[i]) h.costs.*kCostFields[i].member = *costs[i];
+        else missing.emplace_back(kCostFields[i].name);
+    }
+    if (!missing.empty())
+        st.rep.fail(child(ptr, "costs"), "without a cost_profile every cost must be given; missing: " + join(missing));
+    return h;
+}
+
+}  // namespace blksim::scenario
