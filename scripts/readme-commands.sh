@@ -34,6 +34,10 @@ mapfile -t cmds < <(awk '
   }' "$readme")
 [ "${#cmds[@]}" -gt 0 ] || { echo "$0: no \`\`\`sh block with a command in $readme" >&2; exit 1; }
 
+# What the commands leave in the source tree besides tour/ is a README bug (a newcomer's clone
+# would fill with it): in a git checkout, untracked files that were not there before fail.
+untracked() { git -C "$root" status --porcelain --untracked-files=all 2>/dev/null | grep '^??' | grep -v '^?? tour/' || true; }
+before="$(untracked)"
 out="$(mktemp)"
 rm -rf tour
 trap 'rm -rf "$root/tour" "$out"' EXIT
@@ -50,4 +54,10 @@ for c in "${cmds[@]}"; do
     exit 1
   fi
 done
+left="$(comm -13 <(echo "$before" | sort) <(untracked | sort))"
+if [ -n "$left" ]; then
+  echo "$0: README commands left files in the source tree:" >&2
+  echo "$left" >&2
+  exit 1
+fi
 echo "all ${#cmds[@]} README commands ran"
