@@ -1,6 +1,6 @@
 // The explicit tables of what a scenario can name: device models, I/O engines and
-// schedulers, each with its parameters and kernel/fio defaults (DESIGN.md: one table per
-// kind, no self-registration). `blksim list` prints them.
+// schedulers, each with its parameters and kernel/fio defaults (docs/architecture.md:
+// one table per kind, no self-registration). `blksim list` prints them.
 #pragma once
 
 #include <span>

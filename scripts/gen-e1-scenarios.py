@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes E1's scenarios (shared/validation/seed-experiments.md): one file per cell,
+"""Writes E1's scenarios (docs/references.md §8a): one file per cell,
 scenarios/seeds/e1-<setup>-<config>-<rw>.json. Run from the repository root."""
 import json
 
@@ -28,8 +28,8 @@ PUBLISHED = {  # raid0-hdd only; the other setups' figures are held back
     ("batch1-head", "read"): "171177", ("batch1-head", "write"): "184431", ("batch1-head", "rw"): "56178 + 56169",
 }
 
-# OS noise: not measured on E1's hosts. The real Linux 6.18 fixture (shared/fixtures/
-# real-linux-6.18/fio/*.json, fio libaio, 4 jobs in two runs) gives the submission latency
+# OS noise: not measured on E1's hosts. The real Linux 6.18 capture (docs/references.md §10:
+# fio libaio, 4 jobs in two runs) gives the submission latency
 # (slat) of each job: mean 5412/5528/5695/6113 ns over a minimum of 1963/1812/1883/1663 ns.
 # What a submission loses beyond its own work is the mean minus the minimum, 3857 ns on
 # average: 3.9 us. A figure of the phenomenon on another machine, not a fit to E1.

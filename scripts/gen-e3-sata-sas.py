@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes E3's held-back rows (shared/validation/seed-experiments.md): the NVMe scenarios'
+"""Writes E3's held-back rows (docs/references.md §8c): the NVMe scenarios'
 workloads on a SATA SSD (AHCI port) and a SAS HDD (behind a SAS HBA):
 scenarios/seeds/e3-<sata-ssd|sas-hdd>-<workload>-<none|mq-deadline|direct>.json. Run from the
 repository root. The published figures for these rows are held back: these are predictions."""

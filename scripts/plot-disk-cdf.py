@@ -2,7 +2,7 @@
 """Plot the measured and simulated service-time CDFs that `blksim validate-disk --cdf`
 writes (CSV: fraction,measured_ms,simulated_ms), one figure per CSV file.
 
-    build/blksim validate-disk ../shared/fixtures/disksim-validation/atlas10k.trace --cdf cdf.csv
+    build/blksim validate-disk $DISKSIM_VALIDATION/atlas10k.trace --cdf cdf.csv   # docs/disksim.md
     python3 scripts/plot-disk-cdf.py cdf.csv            # writes cdf.png
     python3 scripts/plot-disk-cdf.py a.csv b.csv -o out/  # one PNG each, in out/
 

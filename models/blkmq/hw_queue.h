@@ -9,8 +9,8 @@
 
 namespace blksim::blkmq {
 
-// One user of a shared tag set for the fair share (§2.2-2.4): the hctx (BLK_MQ_S_TAG_ACTIVE,
-// BLK_MQ_S_DTAG_WAIT), or with host-wide tags the whole request queue
+// One user of a shared tag set for the fair share (docs/references.md §2.2-2.4): the hctx
+// (BLK_MQ_S_TAG_ACTIVE, BLK_MQ_S_DTAG_WAIT), or with host-wide tags the whole request queue
 // (QUEUE_FLAG_HCTX_ACTIVE; the queue keeps that one, see RequestQueue::tag_user).
 struct TagUser {
     bool active = false;     // counted in tags.active_queues

@@ -104,7 +104,7 @@ bool RequestQueue::hctx_may_queue(const HwQueue& h) const {
     if (t.depth() == 1 || !tag_user(h).active)
         return true;
     // Yu Kuai's variant: no cap until some user of the set went short of tags. The
-    // divisor stays the active users (the reference gives no other).
+    // divisor stays the active users (docs/references.md §8b gives no other).
     if (tag_set_.fairness() == TagFairness::ON_SHORTAGE && t.pending_queues == 0)
         return true;
     const uint32_t users = t.active_queues;

@@ -152,7 +152,7 @@ public:
     // The driver then answers BLK_STS_OK: the request is no longer its business.
     void requeue_request(Request* rq, sim::Time now, uint32_t cpu);
 
-    // How the driver ends a request; decides which CPU pays for what (§1.10).
+    // How the driver ends a request; decides which CPU pays for what (docs/references.md §1.10).
     enum class CompletionPath : uint8_t {
         INLINE,      // ended inside ->queue_rq (null_blk irqmode=0)
         SOFTIRQ,     // blk_mq_complete_request() from process context (null_blk irqmode=1)

@@ -1,6 +1,7 @@
 // struct blk_mq_tag_set: the driver's tag spaces, one BlkMqTags per hardware queue index,
 // shared by every request_queue that uses the set. When a second queue joins, the set
-// becomes BLK_MQ_F_TAG_QUEUE_SHARED and hctx_may_queue()'s fair share applies (§2.2–2.4).
+// becomes BLK_MQ_F_TAG_QUEUE_SHARED and hctx_may_queue()'s fair share applies
+// (docs/references.md §2.2–2.4).
 // Reserved tags (set->reserved_tags) are carved out of queue_depth for the driver's own
 // commands (BLK_MQ_REQ_RESERVED); normal I/O and the fair share see the rest. With host-wide
 // tags (BLK_MQ_F_TAG_HCTX_SHARED: hisi_sas, megaraid_sas, smartpqi with host_tagset, null_blk
@@ -16,7 +17,7 @@
 
 namespace blksim::blkmq {
 
-// Which fair-share rule a shared tag set applies (reference §8b, E2).
+// Which fair-share rule a shared tag set applies (docs/references.md §8b, E2).
 enum class TagFairness : uint8_t {
     ALWAYS,       // mainline: each active user gets at most max(ceil(depth/users), 4)
     ON_SHORTAGE,  // Yu Kuai's patch: the cap applies only once a user failed to get a tag

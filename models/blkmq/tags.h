@@ -69,7 +69,8 @@ public:
 
     // sbitmap_queue_recalculate_wake_batch(): with `users` active users of a shared space,
     // wake in batches of clamp(ceil(depth / users) / 8, 1, 8), so that a user's fair share
-    // is never smaller than one wake batch (the hang Laibin Qiu fixed, §2.6).
+    // is never smaller than one wake batch (the hang Laibin Qiu fixed, docs/references.md
+    // §2.6).
     void update_wake_batch(uint32_t users);
     // sbitmap_queue_min_shallow_depth(): the smallest shallow depth an allocation may ask
     // for. The wake batch becomes clamp(min(depth, it) / 8, 1, 8), small enough that the
@@ -79,8 +80,8 @@ public:
     // Wake every sleeper (blk_mq_tag_wakeup_all, when a user goes idle).
     void wake_all(sim::Time now) { wake_up_nr(nr_waiters_, now); }
 
-    // Users of a shared tag space (§2.3): units that allocated since they last went idle,
-    // and (ON_SHORTAGE fairness) units that failed to get a tag since then.
+    // Users of a shared tag space (docs/references.md §2.3): units that allocated since they
+    // last went idle, and (ON_SHORTAGE fairness) units that failed to get a tag since then.
     uint32_t active_queues = 0;
     uint32_t pending_queues = 0;
 

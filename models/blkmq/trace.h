@@ -1,6 +1,6 @@
-// blktrace events (§1.13): every step of a request's life emits the action the kernel
-// would, with blktrace's action letters. A TraceSink consumes them (blkparse-style text,
-// blktrace binary); with no sink attached the cost is one pointer test per event.
+// blktrace events (docs/references.md §1.13): every step of a request's life emits the action
+// the kernel would, with blktrace's action letters. A TraceSink consumes them (blkparse-style
+// text, blktrace binary); with no sink attached the cost is one pointer test per event.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// A CPU core as a timeline (DESIGN.md, "CPUs and spinlocks are best modelled as timelines").
+// A CPU core as a timeline (docs/architecture.md, Principles).
 //
 // A core knows the instant it becomes free. Two kinds of work use it:
 //  - task steps (a job thread running a piece of syscall / block-layer path): they start

@@ -1,5 +1,5 @@
-// A spinlock as a timeline (DESIGN.md): it knows the instant it is released and which core
-// held it last. A path step on core c that needs the lock at t gets it at
+// A spinlock as a timeline (docs/architecture.md): it knows the instant it is released and
+// which core held it last. A path step on core c that needs the lock at t gets it at
 //     max(t, released) + hand-off   (hand-off only when the last holder was another core:
 //                                    the lock's cache line has to move)
 // and the core spins until then, busy but doing nothing useful. One computation, no event:

@@ -1,4 +1,4 @@
-// The device interface (DESIGN.md "Interfaces that users extend"): a device accepts a
+// The device interface (docs/architecture.md, Principles): a device accepts a
 // command when it has a free slot and completes it later by calling
 // RequestQueue::complete_request(). Composite devices (RAID) will own other devices.
 #pragma once
@@ -47,7 +47,7 @@ public:
     // True when ->queue_rq completes the request before returning (null_blk irqmode=0).
     virtual bool completes_inline() const { return false; }
     // queue/rotational: a spinning disk (the driver leaves QUEUE_FLAG_NONROT clear). bfq
-    // idles for throughput on such devices (linux-block.md §5.1). Flash and null_blk are
+    // idles for throughput on such devices (docs/references.md §5.1). Flash and null_blk are
     // non-rotational.
     virtual bool rotational() const { return false; }
     // blk_queue_write_cache(q, wc, fua): the device has a volatile write cache (BLK_FEAT_WRITE_CACHE,

@@ -687,7 +687,7 @@ void Hdd::report(report::DeviceReport& r) const {
     r.add("aged_choices", static_cast<double>(s.aged));
     r.add("flushes", static_cast<double>(s.flushes));
     r.add("stream_hits", static_cast<double>(s.stream_hits));
-    if (s.fua_writes)  // (only when there were some: reports of runs without FUA unchanged)
+    if (s.fua_writes)  // (only when there were some: a run without FUA has no such field)
         r.add("fua_writes", static_cast<double>(s.fua_writes));
 }
 

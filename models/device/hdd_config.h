@@ -57,7 +57,7 @@ struct HddConfig {
     // --- host side ---------------------------------------------------------------------
     uint32_t irq_cpu = 0;  // AHCI has one MSI vector: completions interrupt this CPU
     // --- a measured drive (DiskSim's descriptions, docs/disksim.md). All optional: left at
-    // their defaults the datasheet model above is unchanged. ------------------------------
+    // their defaults the datasheet model above applies as it is. ---------------------------
     // Explicit zones, skews, spare and slipped sectors and a seek table: replace size_bytes,
     // heads, zones, the rates and the seek figures (single-track seek stays the 1-cylinder
     // seek of the table, head_switch and write_settle are used as given).

@@ -176,7 +176,7 @@ void SataSsd::report(report::DeviceReport& r) const {
     r.add("programmed_mb", drained * cfg_.gc_waf / MB, 1);
     r.add("gc_extra_mb", drained * (cfg_.gc_waf - 1.0) / MB, 1);
     r.add("gc_waf", cfg_.gc_waf, 2);
-    if (s.flushes || s.fua_writes) {  // (only then: reports of other runs unchanged)
+    if (s.flushes || s.fua_writes) {  // (only then: other runs' reports have no such line)
         r.new_line();
         r.add("flushes", static_cast<double>(s.flushes));
         r.add("fua_writes", static_cast<double>(s.fua_writes));

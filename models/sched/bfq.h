@@ -1,5 +1,5 @@
 // BFQ, Budget Fair Queueing (block/bfq-iosched.c, bfq-wf2q.c, bfq-iosched.h, current
-// mainline; linux-block.md §5). The policy, in the kernel's words:
+// mainline; docs/references.md §5). The policy, in the kernel's words:
 //
 //  - Every process gets its own queue (bfq_queue) per device. The in-service queue has the
 //    device to itself until it has used its budget (in sectors), runs out of requests

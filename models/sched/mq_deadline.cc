@@ -539,9 +539,9 @@ bool MqDeadline::may_direct_dispatch(const Request& rq, bool hctx_idle) const {
     return true;
 }
 
-// The accounting a bypass must keep (§8c): inserted and dispatched for the level (else
-// dd_queued(), aging and strict priority go wrong) and latest_pos (else the next sweep
-// starts from a stale position). The batch state is left alone: the request is not part
+// The accounting a bypass must keep (docs/references.md §8c): inserted and dispatched for the
+// level (else dd_queued(), aging and strict priority go wrong) and latest_pos (else the next
+// sweep starts from a stale position). The batch state is left alone: the request is not part
 // of a batch.
 void MqDeadline::direct_dispatched(Request* rq, sim::Time /*now*/) {
     DdPerPrio& pp = per_prio_of(*rq);

@@ -5,8 +5,9 @@
 // request when its deadline (read_expire / write_expire) has passed; strict priority
 // between levels with prio_aging_expire as the escape hatch.
 //
-// The seed patches are options of this one class (DESIGN.md), all off by default:
-//   E1 (linux-block.md §8a)  nr_sched_batch: requests per dispatch round (the core reads
+// The seed patches are options of this one class (docs/architecture.md), all off by
+// default (docs/references.md §8a, §8c):
+//   E1 (§8a)                 nr_sched_batch: requests per dispatch round (the core reads
 //                            max_dispatch_per_round());
 //                            head_on_wrap: a new batch with nothing expired and nothing
 //                            above the position restarts at the lowest sector (C-SCAN)

@@ -73,9 +73,10 @@ struct JobConfig {
     uint32_t groupid = 0;
     bool stonewall = false;               // fio stonewall: start after all earlier jobs have ended
     std::vector<uint32_t> cpus_allowed;   // empty = spread over all CPUs
-    // I/O priority, as fio sets it on each I/O (§6.6): prioclass/prio for all of the job's
-    // I/Os, or per direction (fio's engines/cmdprio.c, libaio and io_uring) cmdprio_class/
-    // cmdprio for cmdprio_percentage % of them, or cmdprio_bssplit's share of each size.
+    // I/O priority, as fio sets it on each I/O (docs/references.md §6.6): prioclass/prio for
+    // all of the job's I/Os, or per direction (fio's engines/cmdprio.c, libaio and io_uring)
+    // cmdprio_class/cmdprio for cmdprio_percentage % of them, or cmdprio_bssplit's share of
+    // each size.
     uint8_t prioclass = 0;                // 0 = not set (IOPRIO_CLASS_NONE), 1 RT, 2 BE, 3 IDLE
     uint8_t prio = 0;                     // level 0 (highest) .. 7
     struct Cmdprio {

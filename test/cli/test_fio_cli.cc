@@ -1,5 +1,5 @@
 // `blksim fio` end to end: fio command lines and job files as written, on a simulated
-// machine; the seed experiments' fio commands (seed-experiments.md E1-E4) pasted verbatim,
+// machine; the seed experiments' fio commands (docs/references.md §8) pasted verbatim,
 // with a shortened runtime appended; exit statuses and one-message errors.
 #include <catch2/catch.hpp>
 
@@ -27,7 +27,7 @@ std::string write_temp(const std::string& name, const std::string& text) {
 
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
-// seed-experiments.md, verbatim.
+// docs/references.md §8, verbatim.
 const std::string kE1 =
     "-ioengine=psync -direct=1 -iodepth=1 -thread -bs=512B -size=110g -runtime=300 -time_based -group_reporting "
     "-ioscheduler=mq-deadline";

@@ -83,7 +83,7 @@ TEST_CASE("reproduce: metrics by suffix, per-priority clat from a run", "[reprod
 
 TEST_CASE("reproduce: the shipped published.json loads, with E1's misses marked", "[reproduce]") {
     const PublishedData d = load_published(seeds_file("published.json"));
-    CHECK(d.source == "shared/validation/seed-experiments.md");
+    CHECK(d.source == "docs/references.md §8");
     int e[4] = {0, 0, 0, 0}, e1_miss = 0;
     for (const PublishedRow& r : d.rows) {
         INFO(r.where);

@@ -184,7 +184,7 @@ TEST_CASE("a task that sleeps for a tag between two pieces of a split bio resume
     rnd.number_ios = 300;
     cfg.jobs.push_back(rnd);
     topology::Machine m(cfg);
-    const auto r = m.run();  // stalled (logic_error) before the fix
+    const auto r = m.run();  // a stall would throw logic_error
     CHECK(r.jobs[0].dir[0].total_ios == 100);
     CHECK(m.queues()[0]->stats().ios[0] >= 400);  // every 256 KiB read went as 4 pieces
 }

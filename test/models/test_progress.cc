@@ -125,9 +125,9 @@ TEST_CASE("a request reaches the driver no earlier than it was inserted (I2D >= 
 TEST_CASE("work charged inside a step (a split bio's plug flushes and inline completions) lengthens it",
           "[models][cpu][progress][invariants]") {
     // One psync job on one CPU reading 4 MiB: each bio is split into 8 pieces whose ->queue_rq
-    // and softirq completions run on the same CPU inside the submission step. They used to be
-    // booked over the step's own time, so the core was 215 % busy and the job ran twice as
-    // fast as one core can go.
+    // and softirq completions run on the same CPU inside the submission step. Booked over the
+    // step's own time, they would make the core 215 % busy and the job run twice as fast as
+    // one core can go.
     const auto r = run(R"({"host": {"cpus": 1, "cost_profile": "desktop-8t"},
       "devices": [{"name": "d0", "model": "null_blk", "params": {"irqmode": 1}}],
       "jobs": [{"name": "j1", "ioengine": "psync", "rw": "read", "bs": "4m", "runtime": "20ms", "time_based": 1}]})");

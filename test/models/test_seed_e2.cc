@@ -1,4 +1,4 @@
-// Seed experiment E2 (shared/validation/seed-experiments.md), reduced to 50 ms: the
+// Seed experiment E2 (docs/references.md §8b), reduced to 50 ms: the
 // shipped scenarios reproduce the published IOPS within tolerance, and the patch (fair
 // share only on shortage) makes no measurable difference, as in the thread.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Seed experiment E3 (shared/validation/seed-experiments.md) on NVMe, reduced to 200 ms:
+// Seed experiment E3 (docs/references.md §8c) on NVMe, reduced to 200 ms:
 // each ratio to none within 15 % of the published one, and the mechanism visible: at
 // 10 jobs mq-deadline's cores spin on dd->lock, direct dispatch does not.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Seed experiment E4 (shared/validation/seed-experiments.md): I/O priority with ATA NCQ
+// Seed experiment E4 (docs/references.md §8d): I/O priority with ATA NCQ
 // priority on an HDD, scenario none, libaio QD24, 128 KiB random reads, 10 % of them RT.
 // Shortened to 30 s simulated; IOPS and each clat average within 15 % of the published
 // figures, and the mechanism: without ncq_prio_enable the classes get the same latency.

@@ -1,4 +1,5 @@
-// Shared tag sets (§2.2–2.4): the fair-share cap, lazy idle detection, and E2's variant.
+// Shared tag sets (docs/references.md §2.2–2.4): the fair-share cap, lazy idle detection, and
+// E2's variant.
 #include <catch2/catch.hpp>
 
 #include "models/blkmq/request_queue.h"

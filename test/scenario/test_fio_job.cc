@@ -266,7 +266,7 @@ TEST_CASE("fio command line: --name starts a job, options before it are global",
 }
 
 TEST_CASE("fio command line: the single-dash form of the mailing lists, without --name", "[fio]") {
-    // seed-experiments.md E1, verbatim: no job name at all.
+    // E1 (docs/references.md §8a), verbatim: no job name at all.
     const fio::Input in = fio::parse_command_line(
         {"-ioengine=psync", "-direct=1", "-iodepth=1", "-thread", "-bs=512B", "-size=110g", "-runtime=300",
          "-time_based", "-group_reporting", "-ioscheduler=mq-deadline", "-rw=read"},
@@ -781,7 +781,7 @@ TEST_CASE("Debian's fio-examples: each runs or is refused naming its unsupported
     WARN("fio-examples: " << files.size() << " files; " << lenient_ok << " run (" << strict_ok
                           << " with --strict: " << strict_names << "), " << files.size() - lenient_ok << " refused ("
                           << refused << " with --strict); most common unsupported (files): " << summary);
-    // The counts README states; update both together.
+    // The counts docs/usage.md states; update both together.
     CHECK(lenient_ok == 32);
     CHECK(strict_ok == 10);
 }

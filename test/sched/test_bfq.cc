@@ -1,4 +1,4 @@
-// BFQ (block/bfq-iosched.c, linux-block.md §5) driven directly: B-WF2Q+ service shares,
+// BFQ (block/bfq-iosched.c, docs/references.md §5) driven directly: B-WF2Q+ service shares,
 // strict classes, budget feedback, idling and when it is skipped, the choice of request
 // inside a queue, merges, requeue, depth limits. The machine-level tests (a disk, fio jobs,
 // the CLI) are in test_bfq_machine.cc.

@@ -1,4 +1,4 @@
-// Kyber (block/kyber-iosched.c, linux-block.md §4): driven directly for the token pools,
+// Kyber (block/kyber-iosched.c, docs/references.md §4): driven directly for the token pools,
 // the batching between domains, merges and the timer's arithmetic; then in whole machines
 // for the token cap seen by a device, the feedback loop under a mixed NVMe load, the
 // scenario tunables and the command line.

@@ -1,6 +1,6 @@
 // mq-deadline driven directly, without the block-layer core: each test builds Requests in
 // a std::vector, inserts and dispatches them at chosen instants and checks the kernel's
-// decision (linux-block.md §3, §6, §8a, §8c).
+// decision (docs/references.md §3, §6, §8a, §8c).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

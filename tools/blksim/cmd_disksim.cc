@@ -44,7 +44,7 @@ CLI::App* g_validate = nullptr;
 ImportOptions g_iopt;
 ValidateDiskOptions g_vopt;
 
-// DiskSim's own error on each drive (fixtures/disksim-validation/README.md), shown beside
+// DiskSim's own error on each drive (docs/references.md §10), shown beside
 // blksim's so the report says how the two compare.
 const std::map<std::string, double> kDisksimDemerit = {
     {"ibm18es", 0.135}, {"cheetah9LP", 0.107}, {"atlas10k", 0.268},

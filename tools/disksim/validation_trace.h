@@ -1,4 +1,4 @@
-// DiskSim's validation traces (../shared/fixtures/disksim-validation/README.md): one request
+// DiskSim's validation traces (docs/references.md §10): one request
 // per line, as measured on the real drive, one at a time:
 //
 //   R|W  Hit|Miss|Doub|Trip  first-block  blocks  service-us  idle-us

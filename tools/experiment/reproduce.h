@@ -1,7 +1,7 @@
-// `blksim reproduce`: the seed experiments (shared/validation/seed-experiments.md) against
+// `blksim reproduce`: the seed experiments (docs/references.md §8) against
 // their published figures. A data file (scenarios/seeds/published.json) lists one row per
 // published figure: the scenario that sets it up, how the figure is read from the run, the
-// published value, the tolerance seed-experiments.md gives and whether blksim is expected to
+// published value, the tolerance the experiment gives and whether blksim is expected to
 // reproduce it. Each row is simulated over N seeds; the table gives the mean, its 95 %
 // confidence interval, the error and the verdict (docs/reproduce.md).
 #pragma once
@@ -41,7 +41,7 @@ struct Tolerance {
 struct PublishedRow {
     std::string experiment;        // "E1".."E4"
     std::string cell;              // e.g. "jobs10-4k mq-deadline / none"
-    std::string section;           // where in seed-experiments.md
+    std::string section;           // the heading of the experiment the figure comes from
     RunSpec run;
     std::optional<RunSpec> ratio_to;   // the figure is run's metric / ratio_to's (same seed)
     std::string metric;            // "<dir>.<name>" or "<group>/<dir>.<name>" (reproduce_metrics)

@@ -1,6 +1,6 @@
-// Runs independent simulations side by side (DESIGN.md: one simulation is single-threaded;
-// parallelism comes from running many). Task i writes only to its own result slot, so the
-// outcome does not depend on which thread ran it or in what order tasks finished.
+// Runs independent simulations side by side (docs/architecture.md: one simulation is
+// single-threaded; parallelism comes from running many). Task i writes only to its own result
+// slot, so the outcome does not depend on which thread ran it or in what order tasks finished.
 #pragma once
 
 #include <cstddef>
