@@ -1024,35 +1024,6 @@ void RequestQueue::free_request(Request* rq, Time now) {
         h.sched_tags->put(rq->tag, now);
 }
 
-std::vector<report::LockReport> RequestQueue::lock_reports() const {
-    std::vector<report::LockReport> out;
-    if (!elevator_)
-        return out;
-    const auto add = [&](report::LockReport& r, const cpu::Spinlock& l) {
-        r.acquisitions += l.acquisitions();
-        r.contended += l.contended();
-        r.wait += l.spin_total();
-        r.wait_max = std::max(r.wait_max, l.spin_max());
-        r.held += l.hold_total();
-    };
-    if (elv_ctx_locks_.empty()) {
-        report::LockReport r;
-        r.name = elv_lock_.name();
-        add(r, elv_lock_);
-        out.push_back(r);
-        return out;
-    }
-    for (const auto* group : {&elv_ctx_locks_, &elv_hctx_locks_}) {
-        report::LockReport r;
-        r.name = name_ + (group == &elv_ctx_locks_ ? ".kcq" : ".khd");
-        r.instances = static_cast<uint32_t>(group->size());
-        for (const cpu::Spinlock& l : *group)
-            add(r, l);
-        out.push_back(r);
-    }
-    return out;
-}
-
 std::string RequestQueue::audit() const {
     uint64_t sched_in_use = 0, nr_active = 0, in_driver = 0;
     for (const auto& st : sched_tags_)

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "models/blkmq/driver_api.h"
 #include "models/blkmq/hw_queue.h"
 #include "models/blkmq/queue_config.h"
 #include "models/blkmq/request.h"
@@ -20,7 +21,7 @@
 #include "models/cpu/spinlock.h"
 #include "models/device/device.h"
 #include "models/sched/elevator.h"
-#include "models/report/job_result.h"
+#include "models/result/queue_report.h"
 #include "sim/event_queue.h"
 #include "sim/stats.h"
 #include "sim/timer.h"
@@ -43,10 +44,10 @@ struct QueueStats {
     // flush_rq, REQ_OP_FLUSH) and their time from issue by the flush machinery to completion.
     uint64_t flushes = 0;
     int64_t flush_ticks_ns = 0;
-    report::StageStat q2g, g2i, i2d, d2c, q2c;  // btt's stage latencies, ns
+    result::StageStat q2g, g2i, i2d, d2c, q2c;  // btt's stage latencies, ns
 };
 
-class RequestQueue {
+class RequestQueue final : public DriverQueue {
 public:
     RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg, dev::Device& dev,
                  TagSet& tag_set, std::span<const std::unique_ptr<cpu::Cpu>> cpus,
@@ -57,16 +58,13 @@ public:
     const std::string& name() const { return name_; }
     dev::Device& device() { return dev_; }
     const QueueConfig& config() const { return cfg_; }
-    uint32_t nr_hw_queues() const { return static_cast<uint32_t>(hctxs_.size()); }
+    uint32_t nr_hw_queues() const override { return static_cast<uint32_t>(hctxs_.size()); }
     HwQueue& hctx(uint32_t i) { return *hctxs_[i]; }
     const HwQueue& hctx(uint32_t i) const { return *hctxs_[i]; }
     // blk_mq_map_queue(): the hctx of the submitting CPU (blk_mq_map_queues' contiguous
     // groups: CPU c → hctx c * nr_hw_queues / nr_cpus).
     HwQueue& map_queue(uint32_t cpu) { return *hctxs_[mq_map_[cpu]]; }
-    // The first CPU mapped to hctx `i`: where its kblockd work runs when no CPU of its own
-    // queued it, and where a driver whose reply queues follow the hctxs (managed MSI-X
-    // affinity: megaraid_sas, NVMe) takes the hctx's completion interrupt.
-    uint32_t hctx_first_cpu(uint32_t i) const { return hctx_first_cpu_[i]; }
+    uint32_t hctx_first_cpu(uint32_t i) const override { return hctx_first_cpu_[i]; }
     uint64_t capacity_sectors() const { return dev_.capacity_sectors(); }
     uint32_t logical_block_size() const { return dev_.logical_block_size(); }
     // The dispatch budget (->get_budget): SCSI disks may have at most sdev->queue_depth
@@ -88,7 +86,9 @@ public:
     const cpu::Spinlock& elevator_lock() const { return elv_lock_; }
     // The elevator's locks for the report: dd->lock, or kyber's kcq / khd locks summed by
     // kind. Empty without an elevator.
-    std::vector<report::LockReport> lock_reports() const;
+    std::vector<result::LockReport> lock_reports() const;
+    // The queue's figures at the run's end `end`: fio's disk stats and blksim's queue report.
+    void report(sim::Time end, result::DiskUtil& du, result::QueueReport& qr) const;
 
     // blk_attempt_plug_merge(): merge `bio` into the plug's last request if it is
     // contiguous (back merge: M, front merge: F), of the same op, and the result stays within
@@ -141,27 +141,10 @@ public:
     // DATA + POSTFLUSH sequence), the caller plugs it. True: the flush machinery has it.
     bool insert_flush(Request* rq, sim::Time now, uint32_t cpu);
 
-    // Drivers call this from ->queue_rq once they accept a request (blk_mq_start_request):
-    // trace D, the request now counts as in flight at the driver.
-    void start_request(Request* rq, sim::Time now);
-
-    // blk_mq_requeue_request(rq, kick=true), from the driver's ->queue_rq on `cpu`: the
-    // request comes back (trace R; an elevator's request gives its driver tag back and the
-    // policy's requeue hook runs), waits on q->requeue_list, and the requeue work (kblockd)
-    // inserts it at the head of the elevator or the software queue and runs every hctx.
-    // The driver then answers BLK_STS_OK: the request is no longer its business.
-    void requeue_request(Request* rq, sim::Time now, uint32_t cpu);
-
-    // How the driver ends a request; decides which CPU pays for what (docs/references.md §1.10).
-    enum class CompletionPath : uint8_t {
-        INLINE,      // ended inside ->queue_rq (null_blk irqmode=0)
-        SOFTIRQ,     // blk_mq_complete_request() from process context (null_blk irqmode=1)
-        TIMER_IRQ,   // ended straight from an hrtimer interrupt (null_blk irqmode=2)
-        DEVICE_IRQ,  // a device interrupt → blk_mq_complete_request(): IPI/softirq rules
-    };
-    // Called by the device at `now` on `irq_cpu`: picks the completing CPU, charges the
-    // completion work there, ends the request (trace C, bio end_io) and frees it.
-    void complete_request(Request* rq, sim::Time now, uint32_t irq_cpu, CompletionPath path);
+    // The driver's side (driver_api.h).
+    void start_request(Request* rq, sim::Time now) override;
+    void requeue_request(Request* rq, sim::Time now, uint32_t cpu) override;
+    void complete_request(Request* rq, sim::Time now, uint32_t irq_cpu, CompletionPath path) override;
 
     // blktrace: attach a sink (nullptr detaches); `dev` identifies this disk in it.
     void set_trace(TraceSink* sink, uint32_t dev) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "models/result/cpu_report.h"
 #include "sim/event_queue.h"
 #include "sim/time.h"
 
@@ -48,6 +49,7 @@ public:
     sim::Duration busy() const { return busy_; }
     sim::Duration irq_busy() const { return irq_busy_; }
     sim::Duration spin() const { return spin_; }
+    result::CpuReport report() const { return {id_, busy_, irq_busy_, spin_}; }
     // Part of a booked step was spent spinning on a lock (already in busy()).
     void account_spin(sim::Duration d) { spin_ += d; }
 

@@ -9,9 +9,11 @@
 // queued spinlock).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
+#include "models/result/lock_report.h"
 #include "sim/time.h"
 
 namespace blksim::cpu {
@@ -50,6 +52,14 @@ public:
     sim::Duration spin_total() const { return spin_total_; }
     sim::Duration spin_max() const { return spin_max_; }
     sim::Duration hold_total() const { return hold_total_; }
+    // Adds this lock's figures to `r` (a report line may sum a group of locks).
+    void report(result::LockReport& r) const {
+        r.acquisitions += acquisitions_;
+        r.contended += contended_;
+        r.wait += spin_total_;
+        r.wait_max = std::max(r.wait_max, spin_max_);
+        r.held += hold_total_;
+    }
 
 private:
     std::string name_;

@@ -1,12 +1,12 @@
 #include "models/device/device.h"
 
-#include "models/blkmq/request_queue.h"
+#include "models/blkmq/driver_api.h"
 
 namespace blksim::dev {
 
-void Device::end_request(blkmq::RequestQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu) const {
+void Device::end_request(blkmq::DriverQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu) const {
     if (q)
-        q->complete_request(rq, now, irq_cpu, blkmq::RequestQueue::CompletionPath::DEVICE_IRQ);
+        q->complete_request(rq, now, irq_cpu, blkmq::DriverQueue::CompletionPath::DEVICE_IRQ);
     else if (sink_)
         sink_(sink_obj_, rq, now);
 }

@@ -1,6 +1,7 @@
 // The device interface (docs/architecture.md, Principles): a device accepts a
 // command when it has a free slot and completes it later by calling
-// RequestQueue::complete_request(). Composite devices (RAID) will own other devices.
+// DriverQueue::complete_request() (models/blkmq/driver_api.h). Composite devices (RAID)
+// will own other devices.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +12,11 @@
 #include "models/blkmq/request.h"
 #include "sim/time.h"
 
-namespace blksim::report {
+namespace blksim::result {
 struct DeviceReport;
 }
 namespace blksim::blkmq {
-class RequestQueue;
+class DriverQueue;
 }
 
 namespace blksim::dev {
@@ -32,7 +33,7 @@ public:
     virtual ~Device() = default;
 
     // The request queue the device completes its requests to (the driver's disk).
-    virtual void attach(blkmq::RequestQueue* q) = 0;
+    virtual void attach(blkmq::DriverQueue* q) = 0;
 
     // ->queue_rq(hctx, {rq, last}) at `now`, from CPU `cpu`. The driver emits D itself in
     // the kernel (blk_mq_start_request); here the request queue does it on OK.
@@ -62,7 +63,7 @@ public:
     virtual bool host_tagset() const { return false; }
     // The model's own figures for blksim's report section (seek/rotation split, cache hits,
     // internal queue depth...); a model with nothing to add leaves `r` empty.
-    virtual void report(report::DeviceReport& /*r*/) const {}
+    virtual void report(result::DeviceReport& /*r*/) const {}
     // The time series (`--timeseries`, models/report/timeseries.h): what the model holds now,
     // beside the request queue's own figures. series_columns() names the values once (the
     // HDD's commands in its NCQ queue and dirty cache, a RAID controller's commands per
@@ -76,7 +77,7 @@ public:
     virtual std::string check_idle() const { return {}; }
 
     // Without a request queue (device tests, the member disks of a RAID controller):
-    // completions go to this function instead of RequestQueue::complete_request. Models
+    // completions go to this function instead of DriverQueue::complete_request. Models
     // that support it (hdd, sata_ssd, raid) finish requests through end_request().
     using CompletionSink = void (*)(void* obj, blkmq::Request* rq, sim::Time now);
     void set_completion_sink(CompletionSink fn, void* obj) {
@@ -87,7 +88,7 @@ public:
 protected:
     // A finished request goes back to the request queue `q` (completion interrupt on
     // `irq_cpu`) when the device is attached to one, else to the completion sink.
-    void end_request(blkmq::RequestQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu) const;
+    void end_request(blkmq::DriverQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu) const;
 
 private:
     CompletionSink sink_ = nullptr;

@@ -8,7 +8,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "models/report/job_result.h"
+#include "models/result/device_report.h"
 
 namespace blksim::dev {
 
@@ -662,7 +662,7 @@ bool Hdd::add_dirty(uint64_t lba, uint32_t nsect, Time now) {
 
 // --- report --------------------------------------------------------------------------------
 
-void Hdd::report(report::DeviceReport& r) const {
+void Hdd::report(result::DeviceReport& r) const {
     const Stats& s = stats_;
     const double ops = s.media_ops ? static_cast<double>(s.media_ops) : 1.0;
     const uint64_t reads = s.read_hits + s.read_misses;

@@ -32,7 +32,7 @@
 #include <array>
 #include <cstdint>
 
-#include "models/blkmq/request_queue.h"
+#include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
 #include "models/device/hdd_config.h"
 #include "models/device/hdd_mechanics.h"
@@ -43,7 +43,7 @@ namespace blksim::dev {
 class Hdd final : public Device {
 public:
     Hdd(sim::EventQueue& eq, const HddConfig& cfg);
-    void attach(blkmq::RequestQueue* q) override { q_ = q; }
+    void attach(blkmq::DriverQueue* q) override { q_ = q; }
 
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
     uint32_t nr_hw_queues() const override { return 1; }
@@ -53,7 +53,7 @@ public:
     bool fua() const override { return cfg_.fua; }
     uint64_t capacity_sectors() const override { return mech_.capacity_sectors(); }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
-    void report(report::DeviceReport& r) const override;
+    void report(result::DeviceReport& r) const override;
     std::string check_idle() const override;
     // Host commands in the NCQ queue (in service included), and the write cache's dirty data.
     std::vector<std::string> series_columns() const override { return {"queued", "dirty_kb"}; }
@@ -189,7 +189,7 @@ private:
     sim::EventQueue& eq_;
     HddConfig cfg_;
     HddMechanics mech_;
-    blkmq::RequestQueue* q_ = nullptr;
+    blkmq::DriverQueue* q_ = nullptr;
     bool prio_ = false;
     int64_t settle_ns_, overhead_ns_, max_wait_ns_;
     int64_t sector_xfer_ns_ = 0;    // cfg.sector_xfer

@@ -2,7 +2,7 @@
 
 namespace blksim::dev {
 
-using Path = blkmq::RequestQueue::CompletionPath;
+using Path = blkmq::DriverQueue::CompletionPath;
 
 BlkStatus NullBlk::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint32_t cpu) {
     if (cfg_.requeue_every != 0 && ++nr_queue_rq_ % cfg_.requeue_every == 0) {

@@ -7,7 +7,7 @@
 // (hw_queue_depth per hctx), so any latency beyond completion_nsec is block layer and CPU.
 #pragma once
 
-#include "models/blkmq/request_queue.h"
+#include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
 #include "models/device/device_config.h"
 #include "sim/event_queue.h"
@@ -19,7 +19,7 @@ namespace blksim::dev {
 class NullBlk final : public Device {
 public:
     NullBlk(sim::EventQueue& eq, const NullBlkConfig& cfg) : eq_(eq), cfg_(cfg) {}
-    void attach(blkmq::RequestQueue* q) override { q_ = q; }
+    void attach(blkmq::DriverQueue* q) override { q_ = q; }
 
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
     uint32_t nr_hw_queues() const override { return cfg_.submit_queues; }
@@ -40,7 +40,7 @@ private:
 
     sim::EventQueue& eq_;
     NullBlkConfig cfg_;
-    blkmq::RequestQueue* q_ = nullptr;
+    blkmq::DriverQueue* q_ = nullptr;
 
     // irqmode=2: every request ends completion_nsec after its issue, so the pending timers
     // fire in issue order. One FIFO with one armed event for its head replaces a timer per

@@ -42,7 +42,7 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
 // the submitting CPU's queue CPU (with one queue per CPU, the submitter itself).
 void Nvme::complete(uint64_t rq_addr) {
     auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
-    q_->complete_request(rq, eq_.now(), rq->mq_ctx_cpu, blkmq::RequestQueue::CompletionPath::DEVICE_IRQ);
+    q_->complete_request(rq, eq_.now(), rq->mq_ctx_cpu, blkmq::DriverQueue::CompletionPath::DEVICE_IRQ);
 }
 
 }  // namespace blksim::dev

@@ -13,7 +13,7 @@
 #include <queue>
 #include <vector>
 
-#include "models/blkmq/request_queue.h"
+#include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
 #include "models/device/device_config.h"
 #include "sim/event_queue.h"
@@ -23,7 +23,7 @@ namespace blksim::dev {
 class Nvme final : public Device {
 public:
     Nvme(sim::EventQueue& eq, const NvmeConfig& cfg, uint32_t nr_cpus);
-    void attach(blkmq::RequestQueue* q) override { q_ = q; }
+    void attach(blkmq::DriverQueue* q) override { q_ = q; }
 
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
     uint32_t nr_hw_queues() const override { return nr_queues_; }
@@ -39,7 +39,7 @@ private:
     sim::EventQueue& eq_;
     NvmeConfig cfg_;
     uint32_t nr_queues_;
-    blkmq::RequestQueue* q_ = nullptr;
+    blkmq::DriverQueue* q_ = nullptr;
     sim::Time ctrl_free_, link_free_;
     // Free instants of the flash units, earliest on top.
     std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> units_;

@@ -5,9 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "models/blkmq/hw_queue.h"
 #include "models/device/hdd.h"
 #include "models/device/sata_ssd.h"
-#include "models/report/job_result.h"
+#include "models/result/device_report.h"
 
 namespace blksim::dev {
 
@@ -838,7 +839,7 @@ void RaidController::group_done(uint32_t g, Time now) {
     }
 }
 
-void RaidController::report(report::DeviceReport& r) const {
+void RaidController::report(result::DeviceReport& r) const {
     const Stats& s = stats_;
     const uint64_t reads = s.read_hits + s.read_misses;
     r.model = "raid";
@@ -868,7 +869,7 @@ void RaidController::report(report::DeviceReport& r) const {
     r.add("uncached_reads", static_cast<double>(s.uncached_reads));
     // Each member's own figures (seek/rotation split, its cache), keys prefixed m<i>_.
     for (std::size_t i = 0; i < members_.size(); ++i) {
-        report::DeviceReport mr;
+        result::DeviceReport mr;
         members_[i].dev->report(mr);
         for (const auto& line : mr.lines) {
             r.new_line();

@@ -38,7 +38,7 @@
 
 #include <boost/intrusive/set.hpp>
 
-#include "models/blkmq/request_queue.h"
+#include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
 #include "models/device/device_config.h"
 #include "sim/event_queue.h"
@@ -59,7 +59,7 @@ public:
     // What is wrong with cfg's layout, or "" (the scenario loader reports it).
     static std::string check_config(const RaidConfig& cfg);
     ~RaidController() override;
-    void attach(blkmq::RequestQueue* q) override { q_ = q; }
+    void attach(blkmq::DriverQueue* q) override { q_ = q; }
 
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
     // megaraid_sas: one hctx per reply queue over host-wide tags, or one (RaidConfig).
@@ -70,7 +70,7 @@ public:
     bool rotational() const override { return !members_.empty() && members_[0].dev->rotational(); }
     uint64_t capacity_sectors() const override { return capacity_; }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
-    void report(report::DeviceReport& r) const override;
+    void report(result::DeviceReport& r) const override;
     // Also checks each member disk's and that no disk ever held more than member_queue_depth.
     std::string check_idle() const override;
     // Dirty cache lines, destage groups in flight, and the commands in each member disk
@@ -220,7 +220,7 @@ private:
 
     sim::EventQueue& eq_;
     RaidConfig cfg_;
-    blkmq::RequestQueue* q_ = nullptr;
+    blkmq::DriverQueue* q_ = nullptr;
     std::vector<Member> members_;
     uint64_t capacity_ = 0;            // VD sectors
     uint64_t member_sectors_ = 0;      // used per member

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "models/report/job_result.h"
+#include "models/result/device_report.h"
 
 namespace blksim::dev {
 
@@ -152,7 +152,7 @@ void SataSsd::complete(uint64_t rq_addr) {
     end_request(q_, rq, eq_.now(), cfg_.irq_cpu);
 }
 
-void SataSsd::report(report::DeviceReport& r) const {
+void SataSsd::report(result::DeviceReport& r) const {
     const Stats& s = stats_;
     constexpr double MB = 1e6;
     r.model = "sata_ssd";

@@ -28,7 +28,7 @@
 
 #include <vector>
 
-#include "models/blkmq/request_queue.h"
+#include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
 #include "models/device/sata_ssd_config.h"
 #include "sim/event_queue.h"
@@ -38,7 +38,7 @@ namespace blksim::dev {
 class SataSsd final : public Device {
 public:
     SataSsd(sim::EventQueue& eq, const SataSsdConfig& cfg);
-    void attach(blkmq::RequestQueue* q) override { q_ = q; }
+    void attach(blkmq::DriverQueue* q) override { q_ = q; }
 
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
     uint32_t nr_hw_queues() const override { return 1; }
@@ -47,7 +47,7 @@ public:
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     bool write_cache() const override { return cfg_.write_cache; }
     bool fua() const override { return cfg_.fua; }
-    void report(report::DeviceReport& r) const override;
+    void report(result::DeviceReport& r) const override;
     std::string check_idle() const override;
     // Commands in the drive, and the write buffer's fill (a write the timelines admitted
     // ahead of now already counts).
@@ -84,7 +84,7 @@ private:
 
     sim::EventQueue& eq_;
     SataSsdConfig cfg_;
-    blkmq::RequestQueue* q_ = nullptr;
+    blkmq::DriverQueue* q_ = nullptr;
 
     sim::Time ctrl_free_, link_free_;
     std::vector<int64_t> die_free_;  // the instant each die is free, ns

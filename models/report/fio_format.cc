@@ -166,12 +166,6 @@ std::string show_clat_percentiles(const sim::LatencyHistogram& h, std::string_vi
     return out;
 }
 
-uint32_t ioprio_value(const PrioResult& p) {
-    if (p.ioprio_class == 0)
-        return 0;  // class NONE: fio's default ioprio, never combined with a level
-    return (static_cast<uint32_t>(p.ioprio_class) << IOPRIO_CLASS_SHIFT) | (p.ioprio_level & 7u);
-}
-
 unsigned ioprio_class(uint32_t value) {
     return value >> IOPRIO_CLASS_SHIFT;
 }

@@ -10,10 +10,15 @@
 #include <string_view>
 #include <vector>
 
-#include "models/report/job_result.h"
+#include "models/result/run_result.h"
 #include "models/workload/job_config.h"
 #include "sim/stats.h"
 #include "sim/time.h"
+
+namespace blksim::report {
+// The formatters print the result structs the models fill.
+using namespace blksim::result;
+}  // namespace blksim::report
 
 namespace blksim::report::fio {
 
@@ -50,12 +55,9 @@ std::string show_clat_percentiles(const sim::LatencyHistogram& h, std::string_vi
 
 // fio's per-priority completion latency (clat_prio), as stat.c prints it.
 //
-// fio keys an entry by its ioprio value (os/os-linux.h: class << 13 | level). fio builds a
-// class-NONE value only for a job that set no priority option (ioprio_value() turns a level
-// given without a class into BE), so a NONE entry is always value 0 and prints as "0/0",
-// whatever level the model attached to it.
-inline constexpr unsigned IOPRIO_CLASS_SHIFT = 13;
-uint32_t ioprio_value(const PrioResult& p);
+// fio keys an entry by its ioprio value (result::ioprio_value()).
+using result::IOPRIO_CLASS_SHIFT;
+using result::ioprio_value;
 unsigned ioprio_class(uint32_t value);  // "prioclass"
 unsigned ioprio(uint32_t value);        // "prio", the level
 // "prio <class>/<level>", the name fio 3.33 gives an entry after "clat ".

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "models/report/fio_format.h"
-#include "models/report/job_result.h"
+#include "models/report/fio_output.h"
 
 namespace blksim::report {
 

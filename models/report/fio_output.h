@@ -9,9 +9,22 @@
 #include <string>
 #include <string_view>
 
-#include "models/report/job_result.h"
+#include "models/result/run_result.h"
 
 namespace blksim::report {
+
+// The formatters print the result structs the models fill.
+using namespace blksim::result;
+
+// fio's text report. group_reporting folds the jobs of one group into one block.
+std::string format_normal(const RunResult& r, bool group_reporting);
+// blksim's own section after fio's text: per-stage latency per disk (mean and the
+// 50/90/99/99.9th percentiles), tag occupancy and sleeps, direct vs inserted issue, and per-CPU
+// busy / interrupt time as a percentage of the simulated run.
+std::string format_blksim_extras(const RunResult& r);
+// fio's --output-format=json layout; json_plus adds json+'s "bins" (histogram bucket value
+// in ns -> count) to every latency object that has percentiles (clat_ns, prios' clat_ns).
+std::string format_json(const RunResult& r, bool group_reporting, bool json_plus = false);
 
 struct OutputFormats {
     bool normal = false;

@@ -27,7 +27,6 @@
 
 #include "models/report/fio_format.h"
 #include "models/report/fio_output.h"
-#include "models/report/job_result.h"
 
 namespace blksim::report {
 

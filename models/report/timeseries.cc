@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "models/topology/machine.h"
+
 namespace blksim::report {
 
 namespace {
@@ -96,6 +98,10 @@ void TimeSeriesWriter::sample(sim::Time now) {
 void TimeSeriesWriter::flush() {
     out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
     buf_.clear();
+}
+
+void attach_timeseries(topology::Machine& m, std::ostream& out, sim::Duration interval) {
+    m.set_sampler(std::make_unique<TimeSeriesWriter>(out, interval, m.queues()));
 }
 
 }  // namespace blksim::report

@@ -37,11 +37,16 @@
 #include <fmt/format.h>
 
 #include "models/blkmq/request_queue.h"
+#include "models/topology/run_sampler.h"
 #include "sim/time.h"
+
+namespace blksim::topology {
+class Machine;
+}
 
 namespace blksim::report {
 
-class TimeSeriesWriter {
+class TimeSeriesWriter final : public topology::RunSampler {
 public:
     // The shortest interval accepted: below it a long run writes absurd files.
     static constexpr sim::Duration MIN_INTERVAL = sim::Duration::ns(1000);
@@ -51,18 +56,18 @@ public:
     TimeSeriesWriter(const TimeSeriesWriter&) = delete;
     TimeSeriesWriter& operator=(const TimeSeriesWriter&) = delete;
     // The rows of a run that failed (an invariant, a stall) still reach the file.
-    ~TimeSeriesWriter() { flush(); }
+    ~TimeSeriesWriter() override { flush(); }
 
     // The interval, at least MIN_INTERVAL.
-    sim::Duration interval() const { return interval_; }
+    sim::Duration interval() const override { return interval_; }
     // Writes the header; the run starts at `now`.
-    void start(sim::Time now);
+    void start(sim::Time now) override;
     // One row for the instant `now` (the machine calls it every interval).
-    void sample(sim::Time now);
+    void sample(sim::Time now) override;
     // At the run's end: one last row for the part of an interval since the last sample
     // (none when the run ended on a sample), so that the rows' counters add up to the run's
     // totals; then writes out what is buffered.
-    void finish(sim::Time now);
+    void finish(sim::Time now) override;
     void flush();
     uint64_t rows() const { return rows_; }
 
@@ -85,5 +90,9 @@ private:
     uint64_t rows_ = 0;
     sim::Time last_row_;
 };
+
+// --timeseries on `m`: a TimeSeriesWriter of its request queues as the machine's sampler.
+// Call before m.run(); `out` must outlive the run.
+void attach_timeseries(topology::Machine& m, std::ostream& out, sim::Duration interval);
 
 }  // namespace blksim::report

@@ -217,7 +217,7 @@ public:
     LockHold lock_hold(const cpu::CpuCosts& c) const override {
         return {c.bfq_insert, c.bfq_dispatch, c.elv_insert, c.bfq_finish};
     }
-    void report(report::DeviceReport& r) const override;
+    void report(result::DeviceReport& r) const override;
 
     // A sysfs write (bfq_*_store): takes effect for later decisions.
     void set_tunables(const BfqTunables& t);

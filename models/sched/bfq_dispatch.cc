@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "models/report/job_result.h"
+#include "models/result/device_report.h"
 
 namespace blksim::sched {
 
@@ -527,7 +527,7 @@ std::string Bfq::check_idle() const {
     return {};
 }
 
-void Bfq::report(report::DeviceReport& r) const {
+void Bfq::report(result::DeviceReport& r) const {
     r.model = "bfq";
     r.add("queues", static_cast<double>(queues_.size()));
     r.add("max_budget", max_budget_);

@@ -18,7 +18,7 @@
 #include "models/cpu/cpu_config.h"
 #include "sim/time.h"
 
-namespace blksim::report {
+namespace blksim::result {
 struct DeviceReport;
 }
 
@@ -141,7 +141,7 @@ public:
     }
 
     // What the policy adds to blksim's report (its debugfs, in effect); nothing by default.
-    virtual void report(report::DeviceReport& /*r*/) const {}
+    virtual void report(result::DeviceReport& /*r*/) const {}
 
 protected:
     void run_hw_queue(uint32_t hctx_idx, sim::Time now) const {

@@ -130,7 +130,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             const uint32_t cpu = j.cpus_allowed.empty()
                                      ? k % cfg.host.nr_cpus
                                      : j.cpus_allowed[clone % j.cpus_allowed.size()];
-            report::JobResult& r = result_.jobs[k];
+            result::JobResult& r = result_.jobs[k];
             r.pid = 1000 + k;
             threads_.push_back(std::make_unique<workload::JobThread>(
                 eq_, j, clone, cfg.seed, *cpus_[cpu], *q, cfg.host, r, cfg.bw_avg_time));
@@ -148,11 +148,7 @@ uint64_t Machine::ios_completed() const {
     return n;
 }
 
-void Machine::set_timeseries(std::ostream& out, sim::Duration interval) {
-    series_ = std::make_unique<report::TimeSeriesWriter>(out, interval, queues_);
-}
-
-report::RunResult Machine::run() {
+result::RunResult Machine::run() {
     if (series_)
         series_->start(eq_.now());
     const uint32_t nr_waves = wave_.empty() ? 0 : wave_.back() + 1;
@@ -190,54 +186,13 @@ report::RunResult Machine::run() {
     check_invariants(end);
 
     result_.sim_time = end - sim::Time::zero();
-    for (const auto& q : queues_) {
-        const auto& s = q->stats();
-        report::DiskUtil du;
-        du.name = q->name();
-        du.ios = s.ios;
-        du.merges = s.merges;
-        du.ticks = {static_cast<uint64_t>(s.ticks_ns[0] / 1'000'000),
-                    static_cast<uint64_t>(s.ticks_ns[1] / 1'000'000)};
-        du.in_queue = du.ticks[0] + du.ticks[1];
-        du.util = end.ns() > 0 ? 100.0 * static_cast<double>(q->busy_time(end).count()) /
-                                     static_cast<double>(end.ns())
-                               : 0.0;
-        result_.disks.push_back(du);
-
-        report::QueueReport qr;
-        qr.name = q->name();
-        qr.scheduler = q->config().scheduler;
-        qr.q2g = s.q2g;
-        qr.g2i = s.g2i;
-        qr.i2d = s.i2d;
-        qr.d2c = s.d2c;
-        qr.q2c = s.q2c;
-        qr.nr_hw_queues = q->nr_hw_queues();
-        qr.tag_depth = q->nr_hw_queues() ? q->hctx(0).tags.depth() : 0;
-        // Each tag space once: with host-wide tags every hctx points at the same one.
-        for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
-            const blkmq::BlkMqTags& tags = q->hctx(h).tags;
-            if (h > 0 && &tags == &q->hctx(0).tags)
-                continue;
-            qr.tags_mean_in_use += tags.mean_in_use(end);
-            qr.tag_sleeps += tags.nr_sleeps();
-        }
-        qr.direct_issues = s.direct_issues;
-        qr.inserts = s.inserts;
-        qr.resource_requeues = s.resource_requeues;
-        qr.requeues = s.requeues;
-        qr.locks = q->lock_reports();
-        qr.budget = q->budget_depth();
-        qr.budget_exhausted = s.budget_exhausted;
-        qr.flushes = s.flushes;
-        qr.flush_time = sim::Duration::ns(s.flush_ticks_ns);
-        result_.queues.push_back(std::move(qr));
-    }
+    for (const auto& q : queues_)
+        q->report(end, result_.disks.emplace_back(), result_.queues.emplace_back());
     for (const auto& c : cpus_)
-        result_.cpus.push_back({c->id(), c->busy(), c->irq_busy(), c->spin()});
+        result_.cpus.push_back(c->report());
     // What the device models add (Device::report): the HDD's seek/rotation split, cache hits.
     for (std::size_t di = 0; di < devices_.size(); ++di) {
-        report::DeviceReport dr;
+        result::DeviceReport dr;
         dr.name = cfg_.devices[di].name;
         devices_[di]->report(dr);
         if (!dr.empty())
@@ -246,7 +201,7 @@ report::RunResult Machine::run() {
     // What a scheduler adds (Elevator::report, bfq's expirations and idling), after the devices.
     for (const auto& q : queues_) {
         if (const sched::Elevator* e = q->elevator()) {
-            report::DeviceReport dr;
+            result::DeviceReport dr;
             dr.name = q->name();
             e->report(dr);
             if (!dr.empty())
@@ -254,7 +209,7 @@ report::RunResult Machine::run() {
         }
     }
     // fio's log files may hold a sample per I/O: moved into the returned result, never copied.
-    report::RunResult out = result_;
+    result::RunResult out = result_;
     for (const auto& t : threads_)
         t->take_logs(out.logs);
     return out;
@@ -269,9 +224,9 @@ sim::Time Machine::run_end() const {
     return end;
 }
 
-std::vector<report::FioLogFile> Machine::log_files() const {
+std::vector<result::FioLogFile> Machine::log_files() const {
     // The threads are the jobs' clones in job order, as the constructor made them.
-    std::vector<report::FioLogFile> out;
+    std::vector<result::FioLogFile> out;
     std::size_t k = 0;
     for (std::size_t j = 0; j < cfg_.jobs.size(); ++j)
         for (uint32_t clone = 0; clone < cfg_.jobs[j].numjobs; ++clone, ++k)
@@ -396,7 +351,7 @@ void Machine::check_invariants(sim::Time end) const {
     }
     for (const auto& q : queues_) {
         const auto& s = q->stats();
-        const std::pair<const char*, const report::StageStat*> stages[] = {
+        const std::pair<const char*, const result::StageStat*> stages[] = {
             {"Q2G", &s.q2g}, {"G2I", &s.g2i}, {"I2D", &s.i2d}, {"D2C", &s.d2c}, {"Q2C", &s.q2c}};
         for (const auto& [stage, st] : stages)
             if (st->stat.count() > 0 && st->stat.min() < 0)

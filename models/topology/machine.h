@@ -10,9 +10,9 @@
 #include "models/blkmq/request_queue.h"
 #include "models/cpu/cpu.h"
 #include "models/device/device.h"
-#include "models/report/job_result.h"
-#include "models/report/timeseries.h"
+#include "models/result/run_result.h"
 #include "models/topology/machine_config.h"
+#include "models/topology/run_sampler.h"
 #include "models/workload/job_thread.h"
 #include "sim/event_queue.h"
 
@@ -35,11 +35,11 @@ public:
     // Run every job to its end. Throws std::logic_error naming the rule when an invariant
     // is violated (an I/O completed twice or never, a tag leaked, the run stalled), and
     // Interrupted when MachineConfig::stop was set.
-    report::RunResult run();
+    result::RunResult run();
 
     // The fio log files the run will write, in the order of the result's logs: known once
     // the machine is built, so that they can be opened before it runs.
-    std::vector<report::FioLogFile> log_files() const;
+    std::vector<result::FioLogFile> log_files() const;
 
     // blktrace: every request queue emits into `sink`, queue i as device i.
     void set_trace(blkmq::TraceSink* sink) {
@@ -47,10 +47,10 @@ public:
             queues_[i]->set_trace(sink, static_cast<uint32_t>(i));
     }
 
-    // --timeseries: sample every request queue (and its device) each `interval` from the
-    // start of run() to its end, as CSV into `out` (models/report/timeseries.h). Off unless
-    // called; call before run(). `out` must outlive the run.
-    void set_timeseries(std::ostream& out, sim::Duration interval);
+    // --timeseries: `s` watches the run from the start of run() to its end, every
+    // s->interval() (report::TimeSeriesWriter samples every request queue and its device).
+    // Off unless called; call before run().
+    void set_sampler(std::unique_ptr<RunSampler> s) { series_ = std::move(s); }
 
     // Events of the model (the time series' own are not counted).
     uint64_t events_processed() const { return eq_.events_processed() - samples_; }
@@ -80,8 +80,8 @@ private:
     std::vector<blkmq::TagSet*> device_tag_set_;  // per device
     std::vector<std::unique_ptr<blkmq::RequestQueue>> queues_;
     std::vector<std::unique_ptr<workload::JobThread>> threads_;
-    report::RunResult result_;
-    std::unique_ptr<report::TimeSeriesWriter> series_;  // nullptr: no --timeseries
+    result::RunResult result_;
+    std::unique_ptr<RunSampler> series_;  // nullptr: no --timeseries
     uint32_t live_threads_ = 0;
     // The audit's tag spaces (each driver tag space once) and which hctxs draw on which.
     std::vector<const blkmq::BlkMqTags*> audit_spaces_;

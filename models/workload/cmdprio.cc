@@ -42,12 +42,12 @@ void Cmdprio::set_cmdprio(blkmq::Bio& bio, unsigned ddir, uint64_t len, sim::Rng
     }
 }
 
-void Cmdprio::seed(report::DirResult& d, unsigned ddir) const {
+void Cmdprio::seed(result::DirResult& d, unsigned ddir) const {
     const JobConfig::Cmdprio& c = cfg_.cmdprio[ddir];
     if (!c.used())
         return;
     const auto add = [&](uint8_t cls, uint8_t level) {
-        for (const report::PrioResult& p : d.prios)
+        for (const result::PrioResult& p : d.prios)
             if (p.ioprio_class == cls && p.ioprio_level == level)
                 return;
         d.prios.push_back({cls, level, {}, {}});

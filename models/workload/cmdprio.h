@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "models/blkmq/request.h"
-#include "models/report/job_result.h"
+#include "models/result/job_result.h"
 #include "models/workload/job_config.h"
 #include "sim/random.h"
 
@@ -35,7 +35,7 @@ public:
             set_cmdprio(bio, ddir, len, rng);
     }
     // The per-priority statistics of direction `ddir`, in fio's order (empty until used).
-    void seed(report::DirResult& d, unsigned ddir) const;
+    void seed(result::DirResult& d, unsigned ddir) const;
 
 private:
     void set_cmdprio(blkmq::Bio& bio, unsigned ddir, uint64_t len, sim::Rng& rng) const;

@@ -16,9 +16,9 @@ uint64_t to_ms(sim::Duration d) {
 
 // fio's log file name with per_job_logs=1 (its default): NAME_<kind>.<job number>.log (the
 // scenario decoder has made a bare write_lat_log the job's name).
-report::FioLog make_log(const JobConfig::Logs& cfg, const std::string& name, std::string_view kind,
+result::FioLog make_log(const JobConfig::Logs& cfg, const std::string& name, std::string_view kind,
                         uint32_t thread_number) {
-    report::FioLog log;
+    result::FioLog log;
     if (name.empty())
         return log;
     log.path = fmt::format("{}_{}.{}.log", name, kind, thread_number);
@@ -38,7 +38,7 @@ IoLog::IoLog(const JobConfig::Logs& cfg, uint32_t thread_number, bool has_slat)
       iops_(make_log(cfg, cfg.iops, "iops", thread_number)),
       rate_window_end_(sim::Duration::ns(int64_t{cfg.avg_msec} * 1'000'000)) {}
 
-void IoLog::add_lat(report::FioLog& log, std::array<Window, 2>& w, uint64_t ms, const Io& io, uint64_t value) {
+void IoLog::add_lat(result::FioLog& log, std::array<Window, 2>& w, uint64_t ms, const Io& io, uint64_t value) {
     if (!cfg_.avg_msec) {
         log.samples.push_back({ms, value, io.offset, io.bytes, io.ioprio, io.ddir});
         return;
@@ -55,7 +55,7 @@ void IoLog::add_lat(report::FioLog& log, std::array<Window, 2>& w, uint64_t ms, 
     win.last_ms = ms - ms % cfg_.avg_msec;
 }
 
-void IoLog::flush_lat(report::FioLog& log, std::array<Window, 2>& w, uint64_t ms) {
+void IoLog::flush_lat(result::FioLog& log, std::array<Window, 2>& w, uint64_t ms) {
     for (uint8_t d = 0; d < 2; ++d) {
         Window& win = w[d];
         if (win.n)
@@ -118,8 +118,8 @@ void IoLog::finish(sim::Duration at) {
     close_rate_windows(at);
 }
 
-void IoLog::files(std::size_t job, std::vector<report::FioLogFile>& out) const {
-    const std::pair<const report::FioLog*, const char*> logs[] = {{&lat_, "write_lat_log"},
+void IoLog::files(std::size_t job, std::vector<result::FioLogFile>& out) const {
+    const std::pair<const result::FioLog*, const char*> logs[] = {{&lat_, "write_lat_log"},
                                                                  {&clat_, "write_lat_log"},
                                                                  {&slat_, "write_lat_log"},
                                                                  {&bw_, "write_bw_log"},
@@ -129,13 +129,13 @@ void IoLog::files(std::size_t job, std::vector<report::FioLogFile>& out) const {
             out.push_back({job, option, log->path});
 }
 
-void IoLog::take(std::vector<report::FioLog>& out) {
+void IoLog::take(std::vector<result::FioLog>& out) {
     // fio stamps slat when the I/O is issued; blksim records it at completion, so order the
     // per-I/O samples by time (stable: same-msec samples keep completion order).
     if (!cfg_.avg_msec)
         std::stable_sort(slat_.samples.begin(), slat_.samples.end(),
-                         [](const report::LogSample& a, const report::LogSample& b) { return a.time_ms < b.time_ms; });
-    for (report::FioLog* log : {&lat_, &clat_, &slat_, &bw_, &iops_})
+                         [](const result::LogSample& a, const result::LogSample& b) { return a.time_ms < b.time_ms; });
+    for (result::FioLog* log : {&lat_, &clat_, &slat_, &bw_, &iops_})
         if (!log->path.empty())
             out.push_back(std::move(*log));
 }

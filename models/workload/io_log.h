@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "models/report/fio_log.h"
+#include "models/result/fio_log.h"
 #include "models/workload/job_config.h"
 #include "sim/time.h"
 
@@ -45,9 +45,9 @@ public:
     // The job ended `at` after its start: close the open windows.
     void finish(sim::Duration at);
     // Move the logs out, in fio's file order (lat, clat, slat, bw, iops).
-    void take(std::vector<report::FioLog>& out);
+    void take(std::vector<result::FioLog>& out);
     // The files of the logs take() hands over, in its order; `job` is the job's index.
-    void files(std::size_t job, std::vector<report::FioLogFile>& out) const;
+    void files(std::size_t job, std::vector<result::FioLogFile>& out) const;
 
 private:
     struct Window {
@@ -56,13 +56,13 @@ private:
         uint64_t last_ms = 0;       // fio's avg_last[ddir]
     };
     // A latency log's sample (fio's add_log_sample() for an inline log).
-    void add_lat(report::FioLog& log, std::array<Window, 2>& w, uint64_t ms, const Io& io, uint64_t value);
-    void flush_lat(report::FioLog& log, std::array<Window, 2>& w, uint64_t ms);
+    void add_lat(result::FioLog& log, std::array<Window, 2>& w, uint64_t ms, const Io& io, uint64_t value);
+    void flush_lat(result::FioLog& log, std::array<Window, 2>& w, uint64_t ms);
     void close_rate_windows(sim::Duration upto);
 
     const JobConfig::Logs& cfg_;
     bool has_slat_;
-    report::FioLog lat_, clat_, slat_, bw_, iops_;
+    result::FioLog lat_, clat_, slat_, bw_, iops_;
     std::array<Window, 2> lat_w_{}, clat_w_{}, slat_w_{};
     // bw/iops with log_avg_msec: the open window's end and what it moved so far.
     sim::Duration rate_window_end_;

@@ -43,7 +43,7 @@ static sim::Rng job_stream(const JobConfig& cfg, uint32_t clone, uint64_t seed, 
 
 JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
                      cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
-                     report::JobResult& result, Duration bw_avg_time)
+                     result::JobResult& result, Duration bw_avg_time)
     : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(host.costs), res_(result),
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
       rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
@@ -708,7 +708,7 @@ void JobThread::account_done(IoU& io, Time done) {
         ramp_bytes_[io.ddir] += io.len;
         return;
     }
-    report::DirResult& d = res_.dir[io.ddir];
+    result::DirResult& d = res_.dir[io.ddir];
     d.io_bytes += io.len;
     ++d.total_ios;
     const auto clat = static_cast<uint64_t>((done - io.issue_time).count());
@@ -735,19 +735,19 @@ void JobThread::enable_logs(uint32_t thread_number) {
         log_ = std::make_unique<IoLog>(cfg_.logs, thread_number, !is_sync());
 }
 
-void JobThread::log_files(std::size_t job, std::vector<report::FioLogFile>& out) const {
+void JobThread::log_files(std::size_t job, std::vector<result::FioLogFile>& out) const {
     if (log_)
         log_->files(job, out);
 }
 
-void JobThread::take_logs(std::vector<report::FioLog>& out) {
+void JobThread::take_logs(std::vector<result::FioLog>& out) {
     if (log_)
         log_->take(out);
 }
 
 // fio's clat_prio: one entry per priority seen, found by a short linear search (a job uses
 // one or two priorities); a new priority allocates once.
-void JobThread::add_prio_clat(report::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat) {
+void JobThread::add_prio_clat(result::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat) {
     for (auto& p : d.prios) {
         if (p.ioprio_class == cls && p.ioprio_level == level) {
             p.clat.add(static_cast<double>(clat));

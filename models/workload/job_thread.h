@@ -31,7 +31,7 @@
 #include "models/blkmq/tags.h"
 #include "models/cpu/cpu.h"
 #include "models/cpu/cpu_config.h"
-#include "models/report/job_result.h"
+#include "models/result/job_result.h"
 #include "models/workload/buflen.h"
 #include "models/workload/cmdprio.h"
 #include "models/workload/io_log.h"
@@ -49,7 +49,7 @@ class JobThread final : public cpu::Task, public blkmq::TagWaiter, public blkmq:
 public:
     JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
               cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
-              report::JobResult& result, sim::Duration bw_avg_time);
+              result::JobResult& result, sim::Duration bw_avg_time);
     JobThread(const JobThread&) = delete;
     JobThread& operator=(const JobThread&) = delete;
 
@@ -68,9 +68,9 @@ public:
     // fio's log files (cfg.logs): collect them as fio job number `thread_number` (from 1);
     // take_logs() hands them over once the thread has exited.
     void enable_logs(uint32_t thread_number);
-    void take_logs(std::vector<report::FioLog>& out);
+    void take_logs(std::vector<result::FioLog>& out);
     // The files of the logs take_logs() will hand over, in its order; `job`: the job's index.
-    void log_files(std::size_t job, std::vector<report::FioLogFile>& out) const;
+    void log_files(std::size_t job, std::vector<result::FioLogFile>& out) const;
 
     void run_step(sim::Time now) override;            // cpu::Task
     void tag_wakeup(sim::Time now) override;          // blkmq::TagWaiter
@@ -106,7 +106,7 @@ private:
     void check_min_rate(sim::Time now);
     sim::Duration reap(sim::Time t0, uint32_t max);
     void account_done(IoU& io, sim::Time done);
-    static void add_prio_clat(report::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat);
+    static void add_prio_clat(result::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat);
     // kernel side
     // bio → (merge | request) → plug; false: no tag. `lock_time` gets the time spent in the
     // elevator's lock (spin + hold) for a scheduler merge attempt.
@@ -120,7 +120,7 @@ private:
     cpu::Cpu& cpu_;
     blkmq::RequestQueue& q_;
     const cpu::CpuCosts& costs_;
-    report::JobResult& res_;
+    result::JobResult& res_;
     sim::Rng rng_offsets_, rng_ddir_, rng_prio_;
     // cpu::HostConfig::os_noise: the mean of the delay each submission step loses to work the
     // model does not run (ticks, other tasks), exponentially distributed, from its own stream.

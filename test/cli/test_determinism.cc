@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "models/report/job_result.h"
+#include "models/report/fio_output.h"
+#include "models/result/run_result.h"
 #include "models/topology/machine.h"
 #include "tools/scenario/scenario.h"
 
@@ -34,7 +35,7 @@ std::vector<fs::path> shipped_scenarios() {
 
 std::string run_once(const topology::MachineConfig& cfg, bool group) {
     topology::Machine m(cfg);
-    const report::RunResult r = m.run();
+    const result::RunResult r = m.run();
     return report::format_normal(r, group) + report::format_json(r, group);
 }
 

@@ -7,7 +7,8 @@
 #include <random>
 #include <string>
 
-#include "models/report/job_result.h"
+#include "models/report/fio_output.h"
+#include "models/result/run_result.h"
 #include "models/topology/machine.h"
 #include "tools/scenario/scenario.h"
 
@@ -110,9 +111,9 @@ TEST_CASE("HDD scenario: a profile file's own errors name the profile file", "[h
 TEST_CASE("HDD scenario: it runs, and blksim's report has the drive's section in text and JSON", "[hdd][scenario]") {
     const auto s = load(R"({ "name": "sda", "model": "hdd", "profile": "hdd-7200-sata" })");
     topology::Machine m(s.machine);
-    const report::RunResult r = m.run();
+    const result::RunResult r = m.run();
     REQUIRE(r.devices.size() == 1);
-    const report::DeviceReport& d = r.devices[0];
+    const result::DeviceReport& d = r.devices[0];
     CHECK(d.name == "sda");
     CHECK(d.model == "hdd");
     const auto field = [&](const std::string& key) {

@@ -10,7 +10,8 @@
 
 #include "models/device/sata_ssd.h"
 #include "models/registry.h"
-#include "models/report/job_result.h"
+#include "models/report/fio_output.h"
+#include "models/result/run_result.h"
 #include "models/topology/machine.h"
 #include "sim/random.h"
 #include "sim/stats.h"
@@ -37,7 +38,7 @@ struct Rig : testing::DeviceRig<dev::SataSsd> {
     }
 };
 
-double field(const report::DeviceReport& d, const std::string& key) {
+double field(const result::DeviceReport& d, const std::string& key) {
     for (const auto& line : d.lines)
         for (const auto& f : line)
             if (f.key == key)
@@ -138,7 +139,7 @@ TEST_CASE("SATA SSD: writes run at the buffer rate until it fills, then at progr
         const auto r = run(2.0);  // garbage collection halves the drain
         CHECK(r->rate_between(0.0, 0.05) == Approx(520e6).epsilon(0.02));
         CHECK(r->rate_between(0.5, 2.5) == Approx(program / 2).epsilon(0.02));
-        report::DeviceReport rep;
+        result::DeviceReport rep;
         r->ssd.report(rep);
         CHECK(field(rep, "gc_extra_mb") == Approx(field(rep, "programmed_mb") / 2).epsilon(0.001));
     }
@@ -230,12 +231,12 @@ TEST_CASE("SATA SSD scenario: behind an HBA its NCQ depth is the budget; the rep
                      R"( "controllers": [ { "name": "hba0", "kind": "hba", "can_queue": 256 } ],)"),
         "ssd.json", {"jobs.0.iodepth=64"});
     topology::Machine m(s.machine);
-    const report::RunResult r = m.run();
+    const result::RunResult r = m.run();
     const uint64_t ios = r.jobs.at(0).dir[0].total_ios;
     // QD32 on the drive: near the controller's 98 k IOPS over 200 ms.
     CHECK(static_cast<double>(ios) == Approx(98'000 * 0.2).epsilon(0.10));
     REQUIRE(r.devices.size() == 1);
-    const report::DeviceReport& d = r.devices[0];
+    const result::DeviceReport& d = r.devices[0];
     CHECK(d.model == "sata_ssd");
     CHECK(field(d, "queue_depth_max") == 32.0);  // the budget, not the job's 64 or the host's 256 tags
     CHECK(field(d, "reads") >= static_cast<double>(ios));

@@ -9,7 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/report/job_result.h"
+#include "models/report/fio_output.h"
+#include "models/result/run_result.h"
 #include "models/topology/machine.h"
 #include "tools/scenario/scenario.h"
 
@@ -111,7 +112,7 @@ uint64_t link_rate(const dev::DeviceConfig& d) {
 // together over the whole run. A model times each transfer in whole nanoseconds, so one
 // nanosecond per I/O is allowed for rounding. A job with ramp_time may also count what it had
 // in flight when its measured window opened, whose data may have crossed before it.
-void check_bandwidth(Checker& c, const topology::MachineConfig& m, const report::RunResult& r) {
+void check_bandwidth(Checker& c, const topology::MachineConfig& m, const result::RunResult& r) {
     std::map<std::string, uint64_t> rate;
     for (const auto& d : m.devices)
         rate[d.name] = link_rate(d);
@@ -170,7 +171,7 @@ void check_json_numbers(Checker& c, const nlohmann::json& v, const std::string& 
     }
 }
 
-void check_result(Checker& c, const topology::MachineConfig& m, const report::RunResult& r, bool group) {
+void check_result(Checker& c, const topology::MachineConfig& m, const result::RunResult& r, bool group) {
     const int64_t run_ns = r.sim_time.count();
     for (const auto& cpu : r.cpus) {
         if (cpu.busy.count() > run_ns)
@@ -184,13 +185,13 @@ void check_result(Checker& c, const topology::MachineConfig& m, const report::Ru
         if (d.util > 100.0 + 1e-9 || d.util < 0)
             c.fail("disk-util>100%", fmt::format("disk {}: util {:.3f} %", d.name, d.util));
     for (const auto& q : r.queues) {
-        const std::pair<const char*, const report::StageStat*> stages[] = {
+        const std::pair<const char*, const result::StageStat*> stages[] = {
             {"q2g", &q.q2g}, {"g2i", &q.g2i}, {"i2d", &q.i2d}, {"d2c", &q.d2c}, {"q2c", &q.q2c}};
         for (const auto& [name, s] : stages)
             c.latency(std::string("stage-") + name, q.name + " " + name, s->stat, s->hist);
     }
     for (const auto& j : r.jobs) {
-        for (unsigned d = 0; d < report::DDIR_RWDIR_CNT; ++d) {
+        for (unsigned d = 0; d < result::DDIR_RWDIR_CNT; ++d) {
             const auto& dr = j.dir[d];
             const std::string where = fmt::format("job {} {}", j.name, d ? "write" : "read");
             c.stat("slat", where, dr.slat);
@@ -209,7 +210,7 @@ void check_result(Checker& c, const topology::MachineConfig& m, const report::Ru
     }
 }
 
-std::string report_text(const report::RunResult& r, bool group) {
+std::string report_text(const result::RunResult& r, bool group) {
     return report::format_normal(r, group) + report::format_blksim_extras(r) + report::format_json(r, group);
 }
 
@@ -229,7 +230,7 @@ std::vector<Violation> check_scenario(const std::string& text, const std::string
     const bool group = s.output.group_reporting;
     std::string first;
     for (int pass = 0; pass < (run_twice ? 2 : 1); ++pass) {
-        report::RunResult r;
+        result::RunResult r;
         // Outside the try: a failed run is reported before the machine is torn down.
         std::optional<topology::Machine> m;
         try {

@@ -21,7 +21,7 @@ using namespace blksim::sim::literals;
 
 namespace {
 
-report::RunResult run(workload::JobConfig j) {
+result::RunResult run(workload::JobConfig j) {
     j.runtime = 40_ms;
     j.time_based = true;
     j.logs.lat = "p";  // one sample per I/O with its size and ioprio (kept in memory, not written)
@@ -38,13 +38,13 @@ workload::JobConfig mixed_sizes() {
 }
 
 // (bs, ioprio value) -> I/Os, from the lat log.
-std::map<std::pair<uint32_t, uint16_t>, uint64_t> count(const report::RunResult& r, uint64_t& n) {
+std::map<std::pair<uint32_t, uint16_t>, uint64_t> count(const result::RunResult& r, uint64_t& n) {
     std::map<std::pair<uint32_t, uint16_t>, uint64_t> c;
     n = 0;
-    for (const report::FioLog& log : r.logs) {
+    for (const result::FioLog& log : r.logs) {
         if (log.path.find("_lat.") == std::string::npos)
             continue;
-        for (const report::LogSample& s : log.samples) {
+        for (const result::LogSample& s : log.samples) {
             ++c[{s.bs, s.ioprio}];
             ++n;
         }
@@ -121,7 +121,7 @@ TEST_CASE("example sata-ssd-mixed-sizes-rate: RT 4k reads overtake BE ones, the 
         std::string(BLKSIM_SOURCE_DIR) + "/scenarios/examples/sata-ssd-mixed-sizes-rate.json",
         {"jobs.0.runtime=300ms", "jobs.1.runtime=300ms"});
     topology::Machine machine(s.machine);
-    const report::RunResult r = machine.run();
+    const result::RunResult r = machine.run();
     const auto reads = report::fio::prios_to_show(r.jobs[0].dir[0]);
     REQUIRE(reads.size() == 2);
     CHECK(report::fio::prio_name(*reads[1]) == "prio 1/0");  // the 4k reads

@@ -9,7 +9,8 @@
 #include "models/report/blkparse_writer.h"
 #include "models/report/blktrace_format.h"
 #include "models/report/blktrace_writer.h"
-#include "models/report/job_result.h"
+#include "models/report/fio_output.h"
+#include "models/result/run_result.h"
 #include "models/topology/machine.h"
 #include "tools/scenario/scenario.h"
 
@@ -30,13 +31,13 @@ std::string flush_scenario(const std::string& model, const std::string& params, 
 })";
 }
 
-report::RunResult run(const std::string& text) {
+result::RunResult run(const std::string& text) {
     const scenario::Scenario s = scenario::load_scenario_text(text, "flush.json");
     topology::Machine m(s.machine);
     return m.run();
 }
 
-double field(const report::RunResult& r, const std::string& key) {
+double field(const result::RunResult& r, const std::string& key) {
     for (const auto& line : r.devices.at(0).lines)
         for (const auto& f : line)
             if (f.key == key)
@@ -49,7 +50,7 @@ double field(const report::RunResult& r, const std::string& key) {
 TEST_CASE("fsync=1 on an HDD with its write cache on: writes are acknowledged from the cache, each fsync waits "
           "for the media", "[flush][hdd]") {
     const auto r = run(flush_scenario("hdd", R"("write_cache": 1)", R"("fsync": 1, "number_ios": 40)"));
-    const report::JobResult& j = r.jobs.at(0);
+    const result::JobResult& j = r.jobs.at(0);
     REQUIRE(j.dir[1].total_ios == 40);
     // fio's fsync after every write but the last: 39 (fio issues none after the job's last write).
     CHECK(j.sync.total_ios == 39);
@@ -70,7 +71,7 @@ TEST_CASE("fsync=1 on an HDD with its write cache on: writes are acknowledged fr
 TEST_CASE("No write cache: REQ_PREFLUSH is stripped, an empty flush ends at once, the device sees no flush",
           "[flush][hdd]") {
     const auto r = run(flush_scenario("hdd", R"("write_cache": 0)", R"("fsync": 1, "number_ios": 20)"));
-    const report::JobResult& j = r.jobs.at(0);
+    const result::JobResult& j = r.jobs.at(0);
     CHECK(j.sync.total_ios == 19);
     CHECK(r.queues.at(0).flushes == 0);
     CHECK(field(r, "flushes") == 0);
@@ -96,7 +97,7 @@ TEST_CASE("sync=1: O_SYNC direct writes are FUA; the HDD writes them through, or
           "post-flush when the drive has no FUA", "[flush][hdd]") {
     SECTION("FUA honoured") {
         const auto r = run(flush_scenario("hdd", R"("write_cache": 1)", R"("sync": 1, "number_ios": 20)"));
-        const report::JobResult& j = r.jobs.at(0);
+        const result::JobResult& j = r.jobs.at(0);
         CHECK(field(r, "fua_writes") == 20);
         CHECK(field(r, "write_back_acks") == 0);
         CHECK(field(r, "write_through") == 20);
@@ -106,7 +107,7 @@ TEST_CASE("sync=1: O_SYNC direct writes are FUA; the HDD writes them through, or
     }
     SECTION("no FUA: DATA then POSTFLUSH") {
         const auto r = run(flush_scenario("hdd", R"("write_cache": 1, "fua": 0)", R"("sync": "dsync", "number_ios": 20)"));
-        const report::JobResult& j = r.jobs.at(0);
+        const result::JobResult& j = r.jobs.at(0);
         CHECK(field(r, "write_back_acks") == 20);
         CHECK(r.queues.at(0).flushes == 20);
         CHECK(j.dir[1].clat.min() > 1'000'000.0);  // the post-flush waited for the media
@@ -239,8 +240,8 @@ TEST_CASE("Runs without sync options are unchanged by the flush machinery (no fl
 
 TEST_CASE("The sync block in fio's normal and JSON formats (stat.c show_ddir_status / add_ddir_status_json "
           "for DDIR_SYNC)", "[flush][report]") {
-    report::RunResult r;
-    report::JobResult j;
+    result::RunResult r;
+    result::JobResult j;
     j.name = "w";
     j.runtime = sim::Duration::ns(1'000'000'000);
     j.dir[1].io_bytes = 4096 * 3;

@@ -28,16 +28,16 @@ class BuggyDevice final : public dev::Device {
 public:
     enum class Bug { NONE, COMPLETE_TWICE, LOSE, ISSUE_TWICE };
     explicit BuggyDevice(Bug b) : bug_(b) {}
-    void attach(blkmq::RequestQueue* q) override { q_ = q; }
+    void attach(blkmq::DriverQueue* q) override { q_ = q; }
     dev::BlkStatus queue_rq(blkmq::Request* rq, bool, sim::Time now, uint32_t cpu) override {
         q_->start_request(rq, now);
         if (bug_ == Bug::ISSUE_TWICE)
             q_->start_request(rq, now);
         if (bug_ == Bug::LOSE)
             return dev::BlkStatus::OK;
-        q_->complete_request(rq, now, cpu, blkmq::RequestQueue::CompletionPath::INLINE);
+        q_->complete_request(rq, now, cpu, blkmq::DriverQueue::CompletionPath::INLINE);
         if (bug_ == Bug::COMPLETE_TWICE)
-            q_->complete_request(rq, now, cpu, blkmq::RequestQueue::CompletionPath::INLINE);
+            q_->complete_request(rq, now, cpu, blkmq::DriverQueue::CompletionPath::INLINE);
         return dev::BlkStatus::OK;
     }
     uint32_t nr_hw_queues() const override { return 1; }
@@ -48,7 +48,7 @@ public:
 
 private:
     Bug bug_;
-    blkmq::RequestQueue* q_ = nullptr;
+    blkmq::DriverQueue* q_ = nullptr;
 };
 
 struct Ends final : blkmq::EndIo {

@@ -33,7 +33,7 @@ PrioOutcome run(const std::string& sched) {
     m.jobs.push_back(j);
     topology::Machine machine(m);
     auto r = machine.run();
-    report::DirResult d = r.jobs[0].dir[0];
+    result::DirResult d = r.jobs[0].dir[0];
     d.merge(r.jobs[1].dir[0]);
     PrioOutcome o;
     double n = 0;

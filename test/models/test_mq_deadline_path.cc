@@ -139,7 +139,7 @@ TEST_CASE("the report's lock line: dd->lock's wait is the CPUs' spin, its hold t
         const auto r = m.run();
         REQUIRE(r.queues.size() == 1);
         REQUIRE(r.queues[0].locks.size() == 1);
-        const report::LockReport& l = r.queues[0].locks[0];
+        const result::LockReport& l = r.queues[0].locks[0];
         CHECK(l.name == "nullb0.elevator");
         int64_t spin = 0;
         for (const auto& c : r.cpus)

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "models/blkmq/tags.h"
-#include "models/report/job_result.h"
+#include "models/result/run_result.h"
 #include "models/topology/machine.h"
 #include "tools/scenario/scenario.h"
 
@@ -17,14 +17,14 @@ using namespace blksim;
 
 namespace {
 
-report::RunResult run(const std::string& text) {
+result::RunResult run(const std::string& text) {
     const scenario::Scenario s = scenario::load_scenario_text(text, "progress.json");
     topology::Machine m(s.machine);
     return m.run();
 }
 
-void check_stages_non_negative(const report::QueueReport& q) {
-    for (const report::StageStat* st : {&q.q2g, &q.g2i, &q.i2d, &q.d2c, &q.q2c}) {
+void check_stages_non_negative(const result::QueueReport& q) {
+    for (const result::StageStat* st : {&q.q2g, &q.g2i, &q.i2d, &q.d2c, &q.q2c}) {
         if (st->stat.count() == 0)
             continue;
         CHECK(st->stat.min() >= 0);
@@ -188,7 +188,7 @@ TEST_CASE("a split bio's pieces flushed inside one step take the elevator lock o
       "queues": [{"device": "d0", "scheduler": "mq-deadline", "nomerges": 2}],
       "jobs": [{"name": "j0", "ioengine": "psync", "rw": "write", "bs": "4m", "numjobs": 3,
                 "runtime": "100ms", "time_based": 1}]})");
-    const report::QueueReport& q = r.queues.at(0);
+    const result::QueueReport& q = r.queues.at(0);
     check_stages_non_negative(q);
     // Each piece reaches the driver microseconds after its insert, not milliseconds.
     CHECK(q.i2d.stat.count() > 0);

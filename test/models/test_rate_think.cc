@@ -28,10 +28,10 @@ struct IssueRecorder final : blkmq::TraceSink {
 };
 
 struct Run {
-    report::RunResult result;
+    result::RunResult result;
     std::vector<sim::Time> issues;
     std::vector<bool> writes;
-    const report::JobResult& job() const { return result.jobs.at(0); }
+    const result::JobResult& job() const { return result.jobs.at(0); }
 };
 
 // One job on a fast null_blk (2 us, timer completions).

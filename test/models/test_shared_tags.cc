@@ -141,7 +141,7 @@ topology::MachineConfig host_tags_machine(uint32_t disks, bool shared_tags, bool
 }
 
 // I/Os per second completed on disk `name` (its jobs).
-double disk_iops(const report::RunResult& r, const std::string& name) {
+double disk_iops(const result::RunResult& r, const std::string& name) {
     uint64_t n = 0;
     for (const auto& j : r.jobs)
         if (j.name.rfind(name + "-", 0) == 0)

@@ -56,7 +56,7 @@ workload::JobConfig randread(const std::string& dev, uint32_t iodepth, uint32_t 
     return testing::pinned_libaio_job(dev, dev, workload::RwPattern::RANDREAD, iodepth, cpu, 1_s);
 }
 
-double iops(const report::JobResult& r) {
+double iops(const result::JobResult& r) {
     return static_cast<double>(r.dir[0].total_ios) / r.runtime.seconds();
 }
 

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/report/fio_log.h"
+#include "models/result/fio_log.h"
 
 namespace {
 
@@ -186,10 +187,10 @@ TEST_CASE("fio logs: bad values exit 2", "[fio-logs][cli]") {
 }
 
 TEST_CASE("fio logs: fio's line format", "[fio-logs]") {
-    using blksim::report::FioLog;
+    using blksim::result::FioLog;
     using blksim::report::format_log_line;
     FioLog log;
-    const blksim::report::LogSample s{12, 345, 8192, 4096, 1 << 13, 1};
+    const blksim::result::LogSample s{12, 345, 8192, 4096, 1 << 13, 1};
     CHECK(format_log_line(log, s) == "12, 345, 1, 4096, 1\n");  // RT class: 1
     log.log_offset = true;
     CHECK(format_log_line(log, s) == "12, 345, 1, 4096, 8192, 1\n");

@@ -13,7 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "models/report/fio_format.h"
-#include "models/report/job_result.h"
+#include "models/report/fio_output.h"
+#include "models/result/run_result.h"
 #include "test/report/report_fixture.h"
 
 using namespace blksim;

@@ -82,7 +82,7 @@ topology::MachineConfig slow_nullb(const std::string& sched, uint32_t hw_queue_d
 struct SeriesRun {
     Csv csv;
     std::string text;
-    report::RunResult result;
+    result::RunResult result;
     uint64_t events = 0;
 };
 
@@ -90,7 +90,7 @@ SeriesRun run_with_series(const topology::MachineConfig& cfg, sim::Duration inte
     std::ostringstream out;
     SeriesRun r;
     topology::Machine machine(cfg);
-    machine.set_timeseries(out, interval);
+    report::attach_timeseries(machine, out, interval);
     r.result = machine.run();
     r.events = machine.events_processed();
     r.text = out.str();
@@ -176,7 +176,7 @@ TEST_CASE("timeseries: the sampler changes nothing in the run and the file is th
           "[timeseries][determinism]") {
     const auto cfg = slow_nullb("mq-deadline", 8);
     topology::Machine plain(cfg);
-    const report::RunResult without = plain.run();
+    const result::RunResult without = plain.run();
     const SeriesRun with = run_with_series(cfg, 1_ms);
     CHECK(report::format_json(with.result, false, true) == report::format_json(without, false, true));
     CHECK(report::format_normal(with.result, false) == report::format_normal(without, false));
@@ -216,7 +216,7 @@ TEST_CASE("timeseries: the sampler does not keep a run alive that the progress w
     std::string why;
     {
         topology::Machine machine(m);
-        machine.set_timeseries(out, 1_s);
+        report::attach_timeseries(machine, out, 1_s);
         try {
             machine.run();
         } catch (const std::logic_error& e) {

@@ -45,7 +45,7 @@ TEST_CASE("bfq with flushes: an O_SYNC write's pieces on a cache without FUA all
                                               "runtime": "20ms", "time_based": 1 })");
     const scenario::Scenario s = scenario::load_scenario_text(text, "osync.json", {});
     topology::Machine m(s.machine);
-    const report::RunResult r = m.run();  // no stall, and bfq's end-of-run check passes
+    const result::RunResult r = m.run();  // no stall, and bfq's end-of-run check passes
     const sched::Bfq& bfq = bfq_of(m);
     const auto& q = m.queues()[0]->stats();
     INFO(r.jobs[0].dir[1].total_ios << " writes, " << bfq.stats().dispatched << " requests through bfq, "
@@ -69,7 +69,7 @@ TEST_CASE("bfq with flushes: a flush the driver requeues goes back past bfq, whi
                                               "runtime": "10ms", "time_based": 1 })");
     const scenario::Scenario s = scenario::load_scenario_text(text, "requeue-flush.json", {});
     topology::Machine m(s.machine);
-    const report::RunResult r = m.run();
+    const result::RunResult r = m.run();
     const sched::Bfq& bfq = bfq_of(m);
     const auto& q = m.queues()[0]->stats();
     INFO(r.jobs[0].dir[1].total_ios << " writes, " << q.flushes << " flushes, " << q.requeues << " requeues, "

@@ -34,13 +34,13 @@ std::string hdd_scenario(const std::string& sched, const std::string& iosched, c
 const std::string kTwoSeqReaders = R"({ "name": "a", "rw": "read", "offset": "0" },
             { "name": "b", "rw": "read", "offset": "300g" })";
 
-report::RunResult run(const std::string& text) {
+result::RunResult run(const std::string& text) {
     const scenario::Scenario s = scenario::load_scenario_text(text, "bfq.json", {});
     topology::Machine m(s.machine);
     return m.run();  // checks the invariants, bfq's check_idle included
 }
 
-uint64_t bytes_of(const report::RunResult& r, size_t job) { return r.jobs.at(job).dir[0].io_bytes; }
+uint64_t bytes_of(const result::RunResult& r, size_t job) { return r.jobs.at(job).dir[0].io_bytes; }
 
 }  // namespace
 
@@ -132,7 +132,7 @@ TEST_CASE("bfq's lock: dearer per request than mq-deadline's, so ten jobs on nul
 })";
         const scenario::Scenario s = scenario::load_scenario_text(text, "lock.json", {});
         topology::Machine m(s.machine);
-        const report::RunResult r = m.run();
+        const result::RunResult r = m.run();
         uint64_t ios = 0;
         for (const auto& j : r.jobs)
             ios += j.dir[0].total_ios;
@@ -237,7 +237,7 @@ TEST_CASE("bfq in a machine: requests the driver hands back (BLK_STS_RESOURCE an
 })";
     const scenario::Scenario s = scenario::load_scenario_text(text, "rq.json", {});
     topology::Machine m(s.machine);
-    const report::RunResult r = m.run();  // the audits and the end-of-run checks pass
+    const result::RunResult r = m.run();  // the audits and the end-of-run checks pass
     const auto* bfq = dynamic_cast<const sched::Bfq*>(m.queues()[0]->elevator());
     REQUIRE(bfq != nullptr);
     uint64_t ios = 0;

@@ -331,7 +331,7 @@ TEST_CASE("kyber in a machine: the device never holds more than kyber_depth requ
         j.time_based = true;
         cfg.jobs.push_back(j);
         topology::Machine m(cfg);
-        const report::RunResult res = m.run();  // checks the invariants, kyber's included
+        const result::RunResult res = m.run();  // checks the invariants, kyber's included
         const auto d = op == R ? sched::KYBER_READ : sched::KYBER_WRITE;
         const sched::Kyber& k = kyber_of(m);
         const uint32_t cap = sched::kyber_depth[d];
@@ -366,7 +366,7 @@ TEST_CASE("kyber in a machine: reads behind a write stream wait less than with n
     auto mean_read_clat = [](const std::string& sched) {
         const topology::MachineConfig cfg = nvme_mixed(sched, false);
         topology::Machine m(cfg);
-        const report::RunResult r = m.run();
+        const result::RunResult r = m.run();
         return r.jobs[0].dir[0].clat.mean();
     };
     const double none = mean_read_clat("none");

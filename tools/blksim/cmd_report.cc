@@ -244,7 +244,7 @@ sim::Duration auto_interval(const topology::MachineConfig& m) {
 }
 
 // The summary table: per job group and direction, the figures compare and sweep use.
-void add_summary(HtmlPage& page, const report::RunResult& r) {
+void add_summary(HtmlPage& page, const result::RunResult& r) {
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> row;
     std::string current;
@@ -310,14 +310,14 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     }
     const fs::path series_path = wd.path / "timeseries.csv";
     OutputFile series(series_path.string(), "");
-    report::RunResult result;
+    result::RunResult result;
     FioLogFiles logs;
     s.machine.stop = &interrupted();
     const int rc = run_machine(
         s.machine, o.scenario,
         [&](topology::Machine& m) {
             logs.open(m.log_files(), wd.path.string());
-            m.set_timeseries(series.stream(), interval);
+            report::attach_timeseries(m, series.stream(), interval);
         },
         [](topology::Machine&) {}, result);
     if (rc != 0)
@@ -331,7 +331,7 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
 
     std::vector<std::string> args = {"all", "--json", json_path.string(), "--timeseries", series_path.string(),
                                      "-o", wd.path.string(), "--logs"};
-    for (const report::FioLog& l : result.logs)
+    for (const result::FioLog& l : result.logs)
         if (l.path.find("_iops.") != std::string::npos || l.path.find("_clat.") != std::string::npos)
             args.push_back((wd.path / l.path).string());
     std::vector<Figure> figs;

@@ -17,9 +17,10 @@
 #include "models/sched/mq_deadline.h"
 #include "models/report/blkparse_writer.h"
 #include "models/report/blktrace_writer.h"
+#include "models/report/fio_log.h"
 #include "models/report/fio_output.h"
-#include "models/report/job_result.h"
 #include "models/report/timeseries.h"
+#include "models/result/run_result.h"
 #include "models/topology/machine.h"
 #include "models/topology/topology.h"
 #include "tools/blksim/interrupt.h"
@@ -135,7 +136,7 @@ static scenario::Scenario load(const std::string& path, std::vector<std::string>
 static int run_loaded(const scenario::Scenario& s, const RunOptions& o);
 
 int run_machine(const topology::MachineConfig& cfg, const std::string& name, const MachineHook& before,
-                const MachineHook& after, report::RunResult& result) {
+                const MachineHook& after, result::RunResult& result) {
     try {
         topology::Machine machine(cfg);
         before(machine);
@@ -197,14 +198,14 @@ FioLogFiles::~FioLogFiles() = default;
 
 // fio's log files, relative to the current directory as fio writes them; opened once the
 // machine is built (it names them), before it runs. Throws OutputError.
-void FioLogFiles::open(const std::vector<report::FioLogFile>& logs, const std::string& dir) {
+void FioLogFiles::open(const std::vector<result::FioLogFile>& logs, const std::string& dir) {
     namespace fs = std::filesystem;
-    for (const report::FioLogFile& l : logs)
+    for (const result::FioLogFile& l : logs)
         files.push_back(std::make_unique<OutputFile>(dir.empty() ? l.path : (fs::path(dir) / l.path).string(),
                                                      fmt::format("jobs.{}.{}", l.job, l.option)));
 }
 
-void FioLogFiles::write(const std::vector<report::FioLog>& logs) {
+void FioLogFiles::write(const std::vector<result::FioLog>& logs) {
     for (std::size_t i = 0; i < logs.size() && i < files.size(); ++i) {
         report::write_fio_log(logs[i], files[i]->stream());
         files[i]->finish();
@@ -266,14 +267,14 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     topology::MachineConfig cfg = s.machine;
     cfg.stop = &interrupted();
     const auto wall0 = std::chrono::steady_clock::now();
-    report::RunResult result;
+    result::RunResult result;
     uint64_t events = 0, ios = 0;
     FioLogFiles logs;
     const auto before = [&](topology::Machine& machine) {
         logs.open(machine.log_files());
         machine.set_trace(sinks.sink());
         if (series_ns)
-            machine.set_timeseries(series_file.stream(), sim::Duration::ns(*series_ns));
+            report::attach_timeseries(machine, series_file.stream(), sim::Duration::ns(*series_ns));
     };
     const auto after = [&](topology::Machine& machine) {
         if (trace)
@@ -321,7 +322,7 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     // A job that ended with an error (rate_min not met): fio's two lines on stderr and fio's
     // exit status 1, after the full report, as fio does.
     int status = 0;
-    for (const report::JobResult& j : result.jobs) {
+    for (const result::JobResult& j : result.jobs) {
         if (j.error == 0)
             continue;
         fmt::print(stderr, "{}\nfio: pid={}, err={}/{}\n", j.error_msg, j.pid, j.error, j.verror);

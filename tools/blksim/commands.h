@@ -19,7 +19,7 @@ namespace blksim::topology {
 class Machine;
 struct MachineConfig;
 }
-namespace blksim::report {
+namespace blksim::result {
 struct RunResult;
 struct FioLog;
 struct FioLogFile;
@@ -67,7 +67,7 @@ bool load_or_say_why(const std::string& path, const std::vector<std::string>& se
 // when the run broke an invariant; `name` (the scenario) starts the message.
 using MachineHook = std::function<void(topology::Machine&)>;
 int run_machine(const topology::MachineConfig& cfg, const std::string& name, const MachineHook& before,
-                const MachineHook& after, report::RunResult& result);
+                const MachineHook& after, result::RunResult& result);
 
 // fio's log files of a run (write_lat_log, ...): opened before it runs, filled after.
 class OutputFile;
@@ -77,9 +77,9 @@ struct FioLogFiles {
     ~FioLogFiles();
     // Relative paths under `dir` when given. Throws OutputError naming the job's option
     // (jobs.N.write_lat_log) and the path.
-    void open(const std::vector<report::FioLogFile>& logs, const std::string& dir = {});
+    void open(const std::vector<result::FioLogFile>& logs, const std::string& dir = {});
     // The run's logs, in the order of open()'s; throws OutputError.
-    void write(const std::vector<report::FioLog>& logs);
+    void write(const std::vector<result::FioLog>& logs);
 };
 
 int cmd_run(const RunOptions& o);

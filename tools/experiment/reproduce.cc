@@ -318,18 +318,18 @@ PublishedData load_published(const std::string& path) {
     return d;
 }
 
-std::vector<Metric> reproduce_metrics(const report::RunResult& r) {
+std::vector<Metric> reproduce_metrics(const result::RunResult& r) {
     std::vector<Metric> out = run_metrics(r);
-    const std::vector<report::JobResult> groups = report::fio::thread_stats(r, true);
+    const std::vector<result::JobResult> groups = report::fio::thread_stats(r, true);
     const std::vector<std::string> names = group_names(groups);
     static constexpr const char* DIRS[] = {"read", "write"};
     for (std::size_t g = 0; g < groups.size(); ++g)
-        for (unsigned d = 0; d < report::DDIR_RWDIR_CNT; ++d) {
-            const report::DirResult& dr = groups[g].dir[d];
+        for (unsigned d = 0; d < result::DDIR_RWDIR_CNT; ++d) {
+            const result::DirResult& dr = groups[g].dir[d];
             if (dr.total_ios == 0)
                 continue;
             out.push_back({fmt::format("{}/{}.clat_max_ns", names[g], DIRS[d]), dr.clat.max()});
-            for (const report::PrioResult& p : dr.prios)
+            for (const result::PrioResult& p : dr.prios)
                 if (p.clat.count() > 0)
                     out.push_back({fmt::format("{}/{}.prio{}_{}.clat_mean_ns", names[g], DIRS[d], p.ioprio_class,
                                                p.ioprio_level),

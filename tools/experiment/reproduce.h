@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/report/job_result.h"
+#include "models/result/run_result.h"
 #include "tools/experiment/simulate.h"
 
 namespace blksim::experiment {
@@ -70,7 +70,7 @@ PublishedData load_published(const std::string& path);
 // The figures of a run reproduce rows can name: run_metrics()' (per group and direction iops,
 // bw_bytes, clat mean and percentiles) plus clat_max_ns and, for jobs with per-priority
 // statistics, "<group>/<dir>.prio<class>_<level>.clat_mean_ns" (fio's "clat prio 1/0").
-std::vector<Metric> reproduce_metrics(const report::RunResult& r);
+std::vector<Metric> reproduce_metrics(const result::RunResult& r);
 
 // The value of `metric` in `ms`: a full key, or a suffix "<dir>.<name>" when exactly one
 // group has it. nullopt when absent or ambiguous.

@@ -55,12 +55,12 @@ std::string metric_suffixes() {
     return out;
 }
 
-std::vector<std::string> group_names(const std::vector<report::JobResult>& groups) {
+std::vector<std::string> group_names(const std::vector<result::JobResult>& groups) {
     std::vector<std::string> names;
-    for (const report::JobResult& g : groups) {
+    for (const result::JobResult& g : groups) {
         // Two groups whose first jobs share a name keep apart by their group id.
         std::string name = g.name;
-        for (const report::JobResult& o : groups)
+        for (const result::JobResult& o : groups)
             if (&o != &g && o.name == g.name) {
                 name = fmt::format("{}#{}", g.name, g.groupid);
                 break;
@@ -70,16 +70,16 @@ std::vector<std::string> group_names(const std::vector<report::JobResult>& group
     return names;
 }
 
-std::vector<Metric> run_metrics(const report::RunResult& r) {
-    const std::vector<report::JobResult> groups = report::fio::thread_stats(r, true);
+std::vector<Metric> run_metrics(const result::RunResult& r) {
+    const std::vector<result::JobResult> groups = report::fio::thread_stats(r, true);
     const std::vector<std::string> names = group_names(groups);
     std::vector<Metric> out;
     static constexpr std::array<double, 3> PLIST = {50.0, 99.0, 99.9};
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-        const report::JobResult& g = groups[gi];
+        const result::JobResult& g = groups[gi];
         const std::string& name = names[gi];
-        for (unsigned d = 0; d < report::DDIR_RWDIR_CNT; ++d) {
-            const report::DirResult& dr = g.dir[d];
+        for (unsigned d = 0; d < result::DDIR_RWDIR_CNT; ++d) {
+            const result::DirResult& dr = g.dir[d];
             if (dr.total_ios == 0)
                 continue;
             // The exact simulated runtime: fio rounds it up to a millisecond, which would

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "models/report/job_result.h"
+#include "models/result/run_result.h"
 #include "models/topology/machine_config.h"
 
 namespace blksim::experiment {
@@ -38,10 +38,10 @@ std::string metric_suffixes();
 // Per job group (fio's group_reporting aggregate: all threads of the group merged), per
 // direction that did I/O: IOPS and bandwidth as fio computes them (I/Os and bytes over the
 // group's runtime), completion latency mean and 50/99/99.9th percentiles (fio's method).
-std::vector<Metric> run_metrics(const report::RunResult& r);
+std::vector<Metric> run_metrics(const result::RunResult& r);
 // The <group> part of the keys of fio::thread_stats(r, true)'s groups, in their order: the
 // first job's name, "<name>#<groupid>" when two groups share it.
-std::vector<std::string> group_names(const std::vector<report::JobResult>& groups);
+std::vector<std::string> group_names(const std::vector<result::JobResult>& groups);
 
 // Outcome of one simulation: status 0 ok, 2 the machine could not be built (bad input),
 // 1 the run failed an invariant, INTERRUPTED it was stopped (MachineConfig::stop) or never
@@ -53,7 +53,7 @@ struct SimOutcome {
     std::vector<Metric> metrics;
 };
 // metrics: how the run is reduced to figures (run_metrics, or reproduce's richer set).
-using MetricsFn = std::vector<Metric> (*)(const report::RunResult&);
+using MetricsFn = std::vector<Metric> (*)(const result::RunResult&);
 SimOutcome simulate(const topology::MachineConfig& cfg, MetricsFn metrics = run_metrics);
 
 // What simulating cfg costs, roughly, for ordering runs dearest first (the thread pool's

@@ -2,14 +2,12 @@
 // latency stats are pooled (the jobs' samples treated as one stream), byte and I/O counts
 // are added, the bandwidth/IOPS stats are *summed* so the merged job shows the group's
 // total bandwidth, and per-priority latencies are pooled priority by priority.
-#include "models/report/job_result.h"
+#include "models/result/job_result.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "models/report/fio_format.h"
-
-namespace blksim::report {
+namespace blksim::result {
 
 void LatDist::add(uint64_t ns, uint64_t count) {
     static constexpr std::array<uint64_t, 11> labels = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000};
@@ -90,17 +88,23 @@ SummedStat DirResult::iops_stat() const {
     return iops_sum.samples ? iops_sum : SummedStat::of(iops_samples);
 }
 
+uint32_t ioprio_value(const PrioResult& p) {
+    if (p.ioprio_class == 0)
+        return 0;  // class NONE: fio's default ioprio, never combined with a level
+    return (static_cast<uint32_t>(p.ioprio_class) << IOPRIO_CLASS_SHIFT) | (p.ioprio_level & 7u);
+}
+
 namespace {
 
 // fio's clat_prio_stat_add_samples(): pool `src` into the entry with the same ioprio value
-// (class NONE is one value whatever its level, see fio::ioprio_value()), or append it, so
+// (class NONE is one value whatever its level, see ioprio_value()), or append it, so
 // the group keeps its first member's order. An empty stat adds nothing.
 void add_prio_samples(std::vector<PrioResult>& dst, const PrioResult& src) {
     if (!src.clat.count())
         return;
-    const uint32_t ioprio = fio::ioprio_value(src);
+    const uint32_t ioprio = ioprio_value(src);
     auto it = std::find_if(dst.begin(), dst.end(),
-                           [&](const PrioResult& p) { return fio::ioprio_value(p) == ioprio; });
+                           [&](const PrioResult& p) { return ioprio_value(p) == ioprio; });
     if (it == dst.end()) {
         dst.push_back(src);
         return;
@@ -191,4 +195,4 @@ void JobResult::merge(const JobResult& o) {
     sync.merge(o.sync);
 }
 
-}  // namespace blksim::report
+}  // namespace blksim::result

@@ -1,5 +1,6 @@
-// What one run measured, in the shape fio reports it. Filled by the workload model during
-// the run; printed by fio_normal.cc / fio_json.cc. Latencies are nanoseconds.
+// What one job measured, in the shape fio reports it. Filled by the workload model during
+// the run; printed by models/report (fio_normal.cc, fio_json.cc, fio_terse.cc). Latencies are
+// nanoseconds.
 #pragma once
 
 #include <array>
@@ -7,12 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "models/report/fio_log.h"
 #include "models/workload/job_config.h"
 #include "sim/stats.h"
 #include "sim/time.h"
 
-namespace blksim::report {
+namespace blksim::result {
 
 enum Ddir : unsigned { DDIR_READ = 0, DDIR_WRITE = 1, DDIR_RWDIR_CNT = 2 };
 
@@ -50,6 +50,13 @@ struct PrioResult {
     sim::RunningStat clat;              // ns
     sim::LatencyHistogram clat_hist;    // ns
 };
+
+// fio keys an entry by its ioprio value (os/os-linux.h: class << 13 | level). fio builds a
+// class-NONE value only for a job that set no priority option (ioprio_value() turns a level
+// given without a class into BE), so a NONE entry is always value 0 and prints as "0/0",
+// whatever level the model attached to it.
+inline constexpr unsigned IOPRIO_CLASS_SHIFT = 13;
+uint32_t ioprio_value(const PrioResult& p);
 
 struct DirResult {
     uint64_t io_bytes = 0;
@@ -125,105 +132,4 @@ struct JobResult {
     void merge(const JobResult& o);
 };
 
-struct DiskUtil {
-    std::string name;
-    std::array<uint64_t, 2> ios{};     // completed requests
-    std::array<uint64_t, 2> merges{};
-    std::array<uint64_t, 2> ticks{};   // ms spent by requests in the queue
-    uint64_t in_queue = 0;             // ms (sum of ticks)
-    double util = 0.0;                 // percent of the run the device had requests in flight
-};
-
-// What fio cannot show: where requests waited (btt's stage names), tags, CPUs.
-struct StageStat {
-    sim::SumStat stat;                 // ns
-    sim::LatencyHistogram hist;        // ns, for percentiles
-    void add(int64_t ns) {
-        stat.add(ns);
-        hist.add(static_cast<uint64_t>(ns));
-    }
-};
-
-// One elevator lock (dd->lock), or a group of them (kyber's kcq->lock per CPU, khd->lock
-// per hctx, summed): how often it was taken, how often someone had to spin for it, and
-// how long — the lock wait time fio cannot see.
-struct LockReport {
-    std::string name;                  // e.g. "nullb0.elevator", "nullb0.kcq*"
-    uint32_t instances = 1;            // locks summed into this line
-    uint64_t acquisitions = 0;
-    uint64_t contended = 0;            // acquisitions that had to spin
-    sim::Duration wait;                // spin time, summed over the acquisitions
-    sim::Duration wait_max;            // the longest single spin
-    sim::Duration held;                // hold time, summed
-};
-
-struct QueueReport {
-    std::string name;                  // the disk
-    std::string scheduler;
-    // btt: Q2G bio queued → request allocated (includes sleeping for a tag), G2I → inserted,
-    // I2D → issued to the driver, D2C → completed by the driver, Q2C total.
-    StageStat q2g, g2i, i2d, d2c, q2c;
-    uint32_t nr_hw_queues = 0;
-    uint32_t tag_depth = 0;            // driver tags per hctx
-    double tags_mean_in_use = 0.0;     // time average over the run, summed over hctxs
-    uint64_t tag_sleeps = 0;           // submitters that slept for a tag
-    uint64_t direct_issues = 0;        // requests issued straight from the plug (no I)
-    uint64_t inserts = 0;              // requests that went through the software queue (I)
-    uint64_t resource_requeues = 0;    // ->queue_rq answered BLK_STS_*RESOURCE
-    uint64_t requeues = 0;             // the driver gave a request back (blk_mq_requeue_request)
-    uint32_t budget = 0;               // dispatch budget (sdev->queue_depth); 0 = none
-    uint64_t budget_exhausted = 0;     // dispatches that found the budget used up
-    uint64_t flushes = 0;              // flush requests completed by the driver (diskstats)
-    sim::Duration flush_time;          // their time from issue to completion, summed
-    std::vector<LockReport> locks;     // the elevator's locks (none: empty)
-};
-
-struct CpuReport {
-    uint32_t id = 0;
-    sim::Duration busy;                // all work: task steps + interrupt work
-    sim::Duration irq;                 // of which interrupt / completion work
-    sim::Duration spin;                // of which spinning on a contended lock
-};
-
-// A device model's own figures (dev::Device::report()): named values in print order, in
-// lines, e.g. the HDD's seek / rotation / transfer split and cache hits. The report prints
-// them generically ("key=value", an integer when `decimals` is 0; JSON: one object per device).
-struct DeviceReport {
-    struct Field {
-        std::string key;
-        double value = 0.0;
-        int decimals = 0;
-    };
-    std::string name;                  // the disk
-    std::string model;                 // e.g. "hdd"
-    std::vector<std::vector<Field>> lines;
-    void add(std::string key, double value, int decimals = 0) {
-        if (lines.empty())
-            lines.emplace_back();
-        lines.back().push_back({std::move(key), value, decimals});
-    }
-    void new_line() { lines.emplace_back(); }
-    bool empty() const { return lines.empty(); }
-};
-
-struct RunResult {
-    std::vector<JobResult> jobs;       // one per thread (numjobs clones are separate)
-    std::vector<DiskUtil> disks;
-    std::vector<QueueReport> queues;   // same order as disks
-    std::vector<CpuReport> cpus;
-    std::vector<DeviceReport> devices; // only the devices that report something
-    std::vector<FioLog> logs;          // fio's log files (write_lat_log, ...), written by the CLI
-    sim::Duration sim_time;
-};
-
-// fio's text report. group_reporting folds the jobs of one group into one block.
-std::string format_normal(const RunResult& r, bool group_reporting);
-// blksim's own section after fio's text: per-stage latency per disk (mean and the
-// 50/90/99/99.9th percentiles), tag occupancy and sleeps, direct vs inserted issue, and per-CPU
-// busy / interrupt time as a percentage of the simulated run.
-std::string format_blksim_extras(const RunResult& r);
-// fio's --output-format=json layout; json_plus adds json+'s "bins" (histogram bucket value
-// in ns -> count) to every latency object that has percentiles (clat_ns, prios' clat_ns).
-std::string format_json(const RunResult& r, bool group_reporting, bool json_plus = false);
-
-}  // namespace blksim::report
+}  // namespace blksim::result

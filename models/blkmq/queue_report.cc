@@ -1,0 +1,70 @@
+// What a request queue hands the report at the end of a run: fio's disk stats (diskstats'
+// ios, merges, ticks and util) and blksim's own figures (btt's stages, tags, budget,
+// flushes, the elevator's locks).
+#include "models/blkmq/request_queue.h"
+
+namespace blksim::blkmq {
+
+std::vector<result::LockReport> RequestQueue::lock_reports() const {
+    std::vector<result::LockReport> out;
+    if (!elevator_)
+        return out;
+    if (elv_ctx_locks_.empty()) {
+        result::LockReport r;
+        r.name = elv_lock_.name();
+        elv_lock_.report(r);
+        out.push_back(r);
+        return out;
+    }
+    for (const auto* group : {&elv_ctx_locks_, &elv_hctx_locks_}) {
+        result::LockReport r;
+        r.name = name_ + (group == &elv_ctx_locks_ ? ".kcq" : ".khd");
+        r.instances = static_cast<uint32_t>(group->size());
+        for (const cpu::Spinlock& l : *group)
+            l.report(r);
+        out.push_back(r);
+    }
+    return out;
+}
+
+void RequestQueue::report(sim::Time end, result::DiskUtil& du, result::QueueReport& qr) const {
+    const auto& s = stats_;
+    du.name = name();
+    du.ios = s.ios;
+    du.merges = s.merges;
+    du.ticks = {static_cast<uint64_t>(s.ticks_ns[0] / 1'000'000),
+                static_cast<uint64_t>(s.ticks_ns[1] / 1'000'000)};
+    du.in_queue = du.ticks[0] + du.ticks[1];
+    du.util = end.ns() > 0 ? 100.0 * static_cast<double>(busy_time(end).count()) /
+                                 static_cast<double>(end.ns())
+                           : 0.0;
+
+    qr.name = name();
+    qr.scheduler = config().scheduler;
+    qr.q2g = s.q2g;
+    qr.g2i = s.g2i;
+    qr.i2d = s.i2d;
+    qr.d2c = s.d2c;
+    qr.q2c = s.q2c;
+    qr.nr_hw_queues = nr_hw_queues();
+    qr.tag_depth = nr_hw_queues() ? hctx(0).tags.depth() : 0;
+    // Each tag space once: with host-wide tags every hctx points at the same one.
+    for (uint32_t h = 0; h < nr_hw_queues(); ++h) {
+        const BlkMqTags& tags = hctx(h).tags;
+        if (h > 0 && &tags == &hctx(0).tags)
+            continue;
+        qr.tags_mean_in_use += tags.mean_in_use(end);
+        qr.tag_sleeps += tags.nr_sleeps();
+    }
+    qr.direct_issues = s.direct_issues;
+    qr.inserts = s.inserts;
+    qr.resource_requeues = s.resource_requeues;
+    qr.requeues = s.requeues;
+    qr.locks = lock_reports();
+    qr.budget = budget_depth();
+    qr.budget_exhausted = s.budget_exhausted;
+    qr.flushes = s.flushes;
+    qr.flush_time = sim::Duration::ns(s.flush_ticks_ns);
+}
+
+}  // namespace blksim::blkmq
