@@ -176,7 +176,7 @@ void RequestQueue::flush_data_end_io(Request* rq, Time tc, uint32_t cpu, Time no
     if (elevator_) {
         if (hold_.finish.count() > 0)
             cpus_[cpu]->irq(tc, hold_.finish);
-        elevator_->completed_request(rq, now);
+        elevator_->finish_request(rq, now);
         rq->rq_flags |= RQF_SCHED_FINISHED;
         put_driver_tag(h, rq, now);
     }

@@ -108,7 +108,7 @@ struct KyberDomainStats {
     uint64_t shrinks = 0, grows = 0;  // resizes by the timer (trace_kyber_adjust)
 };
 
-class Kyber final : public Elevator {
+class Kyber final : public Elevator, public ElevatorAudit, public ElevatorCost {
 public:
     // cpu_to_hctx: the queue map (ctx -> hctx); the CPUs of an hctx are its ctxs, in
     // index_hw order.
@@ -121,23 +121,21 @@ public:
 
     void prepare_request(blkmq::Request* rq) override { rq_set_domain_token(rq, false); }
     void insert_request(blkmq::Request* rq, bool at_head, sim::Time now) override;
-    blkmq::Request* dispatch_request(sim::Time now) override;
-    bool has_work() const override;
-    blkmq::Request* hctx_dispatch_request(uint32_t hctx_idx, sim::Time now) override;
-    bool hctx_has_work(uint32_t hctx_idx) const override;
-    ElvMerge bio_merge(const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override;
-    ElvMerge ctx_bio_merge(uint32_t cpu, const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override;
-    void request_merged(blkmq::Request* /*rq*/, ElvMerge /*type*/) override {}
+    blkmq::Request* dispatch_request(uint32_t hctx_idx, sim::Time now) override;
+    bool has_work(uint32_t hctx_idx) const override;
+    ElvMerge bio_merge(uint32_t cpu, const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override;
     void requests_merged(blkmq::Request* rq, blkmq::Request* next) override;
-    void completed_request(blkmq::Request* rq, sim::Time now) override;
+    void finish_request(blkmq::Request* rq, sim::Time now) override;
     void requeue_request(blkmq::Request* rq) override;
     uint32_t limit_depth(bool is_sync_read, uint32_t nr_requests) const override;
     // kyber_depth_updated(): min_shallow_depth = kqd->async_depth.
-    uint32_t min_shallow_depth(uint32_t nr_requests) const override { return kyber_limit_depth(false, nr_requests); }
+    uint32_t depth_updated(uint32_t nr_requests) const override { return kyber_limit_depth(false, nr_requests); }
     uint64_t queued() const override;
     std::string audit() const override;
     std::string check_idle() const override;
-    LockScope lock_scope() const override { return LockScope::PER_HCTX; }
+    LockCost lock_cost(const cpu::CpuCosts& c) const override {
+        return {LockScope::PER_HCTX, ElevatorCost::lock_cost(c).hold};
+    }
 
     // kyber_limit_depth(): the shallow depth for an allocation; only async requests are
     // limited, to async_depth = nr_requests * 75 % (kyber_depth_updated).

@@ -493,7 +493,7 @@ void MqDeadline::requests_merged(Request* rq, Request* next) {
 
 // dd_finish_request(): an atomic increment in the kernel, no dd->lock. Requests that
 // bypassed the scheduler were never counted.
-void MqDeadline::completed_request(Request* rq, sim::Time /*now*/) {
+void MqDeadline::finish_request(Request* rq, sim::Time /*now*/) {
     if (!rq->elv_counted)
         return;
     per_prio_of(*rq).stats.completed++;
@@ -510,11 +510,12 @@ uint32_t MqDeadline::limit_depth(bool is_sync_read, uint32_t nr_requests) const 
     return std::min<uint32_t>(static_cast<uint32_t>(t_.async_depth), nr_requests);
 }
 
-// E1 patch 1: q->nr_sched_batch replaces nr_requests as the per-round maximum.
-uint32_t MqDeadline::max_dispatch_per_round(uint32_t nr_requests) const {
-    if (t_.nr_sched_batch <= 0)
-        return nr_requests;
-    return std::min<uint32_t>(static_cast<uint32_t>(t_.nr_sched_batch), nr_requests);
+// The seed patches' switches as the patched kernel sees them: E1 patch 1's q->nr_sched_batch
+// replaces nr_requests as the per-round maximum (the core's dispatch round bounds it by
+// nr_requests); E3's insert path asks this policy before inserting.
+void MqDeadline::init_sched(ElevatorQueueAttrs& q) {
+    q.nr_sched_batch = t_.nr_sched_batch > 0 ? static_cast<uint32_t>(t_.nr_sched_batch) : 0;
+    q.bypass = t_.direct_dispatch ? this : nullptr;
 }
 
 // E3: true when issuing rq now, without insert, gives the driver the same request that
