@@ -15,7 +15,6 @@ using blkmq::Request;
 
 namespace {
 
-constexpr int64_t NSEC_PER_SEC = 1'000'000'000;
 // SBQ_WAIT_QUEUES / SBQ_WAKE_BATCH (include/linux/sbitmap.h).
 constexpr uint32_t SBQ_WAIT_QUEUES = 8, SBQ_WAKE_BATCH = 8;
 // blk_bio_list_merge() looks at the newest 8 requests of the ctx list.
@@ -67,6 +66,7 @@ void Kyber::set_tunables(const KyberTunables& t) {
     t_ = t;
     if (t_.hz <= 0)
         t_.hz = 250;
+    jif_.hz = t_.hz;
 }
 
 void Kyber::set_logger(std::shared_ptr<spdlog::logger> log) { log_ = std::move(log); }
@@ -77,16 +77,6 @@ sim::Duration Kyber::latency_target(KyberDomain d) const {
     case KYBER_WRITE: return t_.write_lat_nsec;
     default: return sim::Duration::ns(kyber_latency_targets[KYBER_DISCARD]);
     }
-}
-
-int64_t Kyber::jiffies(sim::Time t) const {
-    const int64_t ns = t.ns();
-    return (ns / NSEC_PER_SEC) * t_.hz + ((ns % NSEC_PER_SEC) * t_.hz) / NSEC_PER_SEC;
-}
-
-sim::Time Kyber::jiffies_to_time(int64_t j) const {
-    const int64_t whole = j / t_.hz, part = j % t_.hz;
-    return sim::Time::from_ns(whole * NSEC_PER_SEC + (part * NSEC_PER_SEC + t_.hz - 1) / t_.hz);
 }
 
 // --- the token pools (sbitmap_queue as a counter, see kyber.h) ----------------------------

@@ -51,6 +51,7 @@
 #include <boost/intrusive/list.hpp>
 
 #include "models/sched/elevator.h"
+#include "models/sched/jiffies.h"
 #include "sim/event_queue.h"
 #include "sim/time.h"
 #include "sim/timer.h"
@@ -165,8 +166,8 @@ public:
     // The bucket a latency falls in (add_latency_sample's arithmetic).
     static uint32_t latency_bucket(int64_t target_ns, int64_t latency_ns);
     // The jiffies clock of the timer and of the percentile window (see MqDeadline).
-    int64_t jiffies(sim::Time t) const;
-    sim::Time jiffies_to_time(int64_t j) const;
+    int64_t jiffies(sim::Time t) const { return jif_.at(t); }
+    sim::Time jiffies_to_time(int64_t j) const { return jif_.to_time(j); }
 
 private:
     using RqList = boost::intrusive::list<
@@ -221,6 +222,7 @@ private:
 
     sim::EventQueue& eq_;
     KyberTunables t_;
+    Jiffies jif_;
     std::vector<uint32_t> cpu_to_hctx_;
     std::unique_ptr<KyberCtxQueue[]> kcqs_;  // per CPU
     std::unique_ptr<KyberHctxData[]> khds_;  // per hctx

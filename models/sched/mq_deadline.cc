@@ -15,8 +15,6 @@ using blkmq::Request;
 
 namespace {
 
-constexpr int64_t NSEC_PER_SEC = 1'000'000'000;
-
 using T = MqDeadlineTunables;
 constexpr Tunable<T> kTunables[] = {
     // Kernel attributes in deadline_attrs[] order, with the kernel's store ranges.
@@ -70,31 +68,13 @@ void MqDeadline::set_tunables(const MqDeadlineTunables& t) {
     t_ = t;
     if (t_.hz <= 0)
         t_.hz = 250;
+    jif_.hz = t_.hz;
     fifo_expire_j_[DD_READ] = msecs_to_jiffies(t_.read_expire);
     fifo_expire_j_[DD_WRITE] = msecs_to_jiffies(t_.write_expire);
     prio_aging_expire_j_ = msecs_to_jiffies(t_.prio_aging_expire);
 }
 
 void MqDeadline::set_logger(std::shared_ptr<spdlog::logger> log) { log_ = std::move(log); }
-
-// --- the jiffies clock -------------------------------------------------------------------
-
-int64_t MqDeadline::jiffies(sim::Time t) const {
-    const int64_t ns = t.ns();
-    return (ns / NSEC_PER_SEC) * t_.hz + ((ns % NSEC_PER_SEC) * t_.hz) / NSEC_PER_SEC;
-}
-
-sim::Time MqDeadline::jiffies_to_time(int64_t j) const {
-    // ceil(j / HZ seconds): the first nanosecond at which jiffies() reads j.
-    const int64_t whole = j / t_.hz, part = j % t_.hz;
-    return sim::Time::from_ns(whole * NSEC_PER_SEC + (part * NSEC_PER_SEC + t_.hz - 1) / t_.hz);
-}
-
-// msecs_to_jiffies(): rounds up, so that a timeout never fires early by its own rounding.
-int64_t MqDeadline::msecs_to_jiffies(sim::Duration d) const {
-    const int64_t ns = std::max<int64_t>(d.count(), 0);
-    return (ns / NSEC_PER_SEC) * t_.hz + ((ns % NSEC_PER_SEC) * t_.hz + NSEC_PER_SEC - 1) / NSEC_PER_SEC;
-}
 
 // --- helpers -------------------------------------------------------------------------------
 

@@ -41,6 +41,7 @@
 #include <boost/intrusive/set.hpp>
 
 #include "models/sched/elevator.h"
+#include "models/sched/jiffies.h"
 #include "sim/time.h"
 
 namespace spdlog {
@@ -160,9 +161,9 @@ public:
     blkmq::Request* last_merge() const { return last_merge_; }
 
     // The jiffies clock (see the file comment).
-    int64_t jiffies(sim::Time t) const;
-    sim::Time jiffies_to_time(int64_t j) const;  // the instant tick j begins
-    int64_t msecs_to_jiffies(sim::Duration d) const;
+    int64_t jiffies(sim::Time t) const { return jif_.at(t); }
+    sim::Time jiffies_to_time(int64_t j) const { return jif_.to_time(j); }  // the instant tick j begins
+    int64_t msecs_to_jiffies(sim::Duration d) const { return jif_.duration_to_jiffies(d); }
 
 private:
     struct PosOf {
@@ -228,6 +229,7 @@ private:
 
     // settings that change how the i/o scheduler behaves
     MqDeadlineTunables t_;
+    Jiffies jif_;
     int64_t fifo_expire_j_[DD_DIR_COUNT] = {0, 0};  // in jiffies, as the kernel keeps them
     int64_t prio_aging_expire_j_ = 0;
 
