@@ -207,7 +207,6 @@ Request* RequestQueue::init_request(Request& rq, HwQueue& h, uint32_t driver_tag
     rq.mq_ctx_cpu = cpu;
     rq.t_get = now;
     rq.t_insert = now;
-    rq.next = nullptr;
     ++allocated_;
     return &rq;
 }
