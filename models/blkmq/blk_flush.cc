@@ -118,8 +118,8 @@ void RequestQueue::kick_flush(HwQueue& h, Time now, uint32_t cpu) {
     // The waiters' steps are played out ahead of the clock: the flush is issued no earlier
     // than the last of them reached the list, so none of them ends before it began.
     Time ready = now;
-    for (const Request* rq = pending.front(); rq; rq = rq->next)
-        ready = sim::max(ready, (rq->flush_seq & REQ_FSEQ_DATA) ? rq->t_issue : rq->t_insert);
+    for (const Request& rq : pending)
+        ready = sim::max(ready, (rq.flush_seq & REQ_FSEQ_DATA) ? rq.t_issue : rq.t_insert);
 
     // blk_rq_init(flush_rq): it borrows the first waiter's tag (its driver tag without an
     // elevator; with one, its scheduler tag, and takes a driver tag at dispatch).
@@ -176,7 +176,7 @@ void RequestQueue::flush_data_end_io(Request* rq, Time tc, uint32_t cpu, Time no
     if (elevator_) {
         if (hold_.finish.count() > 0)
             cpus_[cpu]->irq(tc, hold_.finish);
-        elevator_->completed_request(rq, now);
+        elevator_->finish_request(rq, now);
         rq->rq_flags |= RQF_SCHED_FINISHED;
         put_driver_tag(h, rq, now);
     }

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include <boost/intrusive/list_hook.hpp>
+#include <boost/intrusive/list.hpp>
 #include <boost/intrusive/set_hook.hpp>
 
 #include "sim/time.h"
@@ -109,8 +109,11 @@ struct Request {
     Bio* biotail = nullptr;
     uint32_t pid = 0;
 
-    // Intrusive list link: plug list, software queue, hctx->dispatch.
-    Request* next = nullptr;
+    // Intrusive list link: plug list, software queue, hctx->dispatch (a RequestList). A
+    // normal (not safe-mode) hook, so that no list touches its requests when it is
+    // destroyed: at the end of a stopped run the requests may go first.
+    using ListHook = boost::intrusive::list_member_hook<boost::intrusive::link_mode<boost::intrusive::normal_link>>;
+    ListHook link;
 
     // rq->ioprio, inherited from the first bio (req_get_ioprio()).
     uint8_t ioprio_class = 0;  // IOPRIO_CLASS_NONE/RT/BE/IDLE = 0/1/2/3
@@ -140,58 +143,32 @@ struct Request {
     bool fua() const { return (cmd_flags & REQ_FUA) != 0; }
 };
 
-// A singly linked FIFO of requests through Request::next (list_head in the kernel).
+// A FIFO of requests through Request::link (list_head in the kernel).
 class RequestList {
 public:
-    bool empty() const { return head_ == nullptr; }
-    uint32_t size() const { return n_; }
-    Request* front() const { return head_; }
-    Request* back() const { return tail_; }
-    void push_back(Request* rq) {
-        rq->next = nullptr;
-        if (tail_)
-            tail_->next = rq;
-        else
-            head_ = rq;
-        tail_ = rq;
-        ++n_;
-    }
-    void push_front(Request* rq) {
-        rq->next = head_;
-        head_ = rq;
-        if (!tail_)
-            tail_ = rq;
-        ++n_;
-    }
+    bool empty() const { return list_.empty(); }
+    uint32_t size() const { return static_cast<uint32_t>(list_.size()); }
+    // The list links requests it does not own: handing them out from a const list is fine.
+    Request* front() const { return empty() ? nullptr : const_cast<Request*>(&list_.front()); }
+    Request* back() const { return empty() ? nullptr : const_cast<Request*>(&list_.back()); }
+    void push_back(Request* rq) { list_.push_back(*rq); }
+    void push_front(Request* rq) { list_.push_front(*rq); }
     Request* pop_front() {
-        Request* rq = head_;
-        if (rq) {
-            head_ = rq->next;
-            if (!head_)
-                tail_ = nullptr;
-            rq->next = nullptr;
-            --n_;
-        }
+        if (empty())
+            return nullptr;
+        Request* rq = &list_.front();
+        list_.pop_front();
         return rq;
     }
     // Move all of `o` to our tail (list_splice_tail_init).
-    void splice_tail(RequestList& o) {
-        if (o.empty())
-            return;
-        if (tail_)
-            tail_->next = o.head_;
-        else
-            head_ = o.head_;
-        tail_ = o.tail_;
-        n_ += o.n_;
-        o.head_ = o.tail_ = nullptr;
-        o.n_ = 0;
-    }
+    void splice_tail(RequestList& o) { list_.splice(list_.end(), o.list_); }
+    auto begin() const { return list_.begin(); }
+    auto end() const { return list_.end(); }
 
 private:
-    Request* head_ = nullptr;
-    Request* tail_ = nullptr;
-    uint32_t n_ = 0;
+    boost::intrusive::list<Request,
+                           boost::intrusive::member_hook<Request, Request::ListHook, &Request::link>>
+        list_;
 };
 
 }  // namespace blksim::blkmq

@@ -58,6 +58,7 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
         elevator_ = std::make_unique<sched::Kyber>(cfg.kyber, eq_, mq_map_, nr_hw);
     if (cfg.scheduler == "bfq")
         elevator_ = std::make_unique<sched::Bfq>(cfg.bfq, eq_, dev.rotational());
+    sched::LockCost lock_cost;
     if (elevator_) {
         // blk_mq_run_hw_queue(hctx, async) from the policy (kyber_domain_wake, bfq's idle
         // timer): kblockd runs the hctx now, pulling in a delayed run that may be pending
@@ -69,9 +70,14 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
             ++h.run_gen;
             q->queue_run_work(h, now);
         }, this);
-        hold_ = elevator_->lock_hold(costs);
+        // What the policy has besides the ops: its checks, its lock cost and its report.
+        elv_audit_ = dynamic_cast<const sched::ElevatorAudit*>(elevator_.get());
+        elv_report_ = dynamic_cast<const sched::ElevatorReport*>(elevator_.get());
+        const auto* cost = dynamic_cast<const sched::ElevatorCost*>(elevator_.get());
+        lock_cost = cost ? cost->lock_cost(costs) : sched::ElevatorCost{}.lock_cost(costs);
+        hold_ = lock_cost.hold;
     }
-    if (elevator_ && elevator_->lock_scope() == sched::Elevator::LockScope::PER_HCTX) {
+    if (elevator_ && lock_cost.scope == sched::LockScope::PER_HCTX) {
         // kyber: kcq->lock per ctx (insert, bio merge), khd->lock per hctx (dispatch).
         for (uint32_t c = 0; c < nr_cpus; ++c)
             elv_ctx_locks_.emplace_back(name_ + ".kcq" + std::to_string(c), costs.lock_handoff);
@@ -81,12 +87,16 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
     nr_requests_ = cfg.nr_requests ? cfg.nr_requests
                                    : (elevator_ ? 2 * std::min(tag_set.queue_depth(), 128u) : tag_set.queue_depth());
     if (elevator_) {
+        sched::ElevatorQueueAttrs attrs;
+        elevator_->init_sched(attrs);
+        max_dispatch_ = attrs.nr_sched_batch ? std::min(attrs.nr_sched_batch, nr_requests_) : nr_requests_;
+        elv_bypass_ = attrs.bypass;
         // With host-wide tags the scheduler tags are one space of nr_requests for the
         // whole queue too (q->sched_shared_tags).
         for (auto& h : hctxs_) {
             if (sched_tags_.empty() || !tag_set.hctx_shared()) {
                 sched_tags_.push_back(std::make_unique<BlkMqTags>(nr_requests_));
-                sched_tags_.back()->set_min_shallow_depth(elevator_->min_shallow_depth(nr_requests_));
+                sched_tags_.back()->set_min_shallow_depth(elevator_->depth_updated(nr_requests_));
             }
             h->sched_tags = sched_tags_.back().get();
         }
@@ -197,7 +207,6 @@ Request* RequestQueue::init_request(Request& rq, HwQueue& h, uint32_t driver_tag
     rq.mq_ctx_cpu = cpu;
     rq.t_get = now;
     rq.t_insert = now;
-    rq.next = nullptr;
     ++allocated_;
     return &rq;
 }
@@ -326,7 +335,7 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
     cpus_[cpu]->account_spin(sec.spin);
     lock_time = sec.end - now;
     Request* rq = nullptr;
-    const sched::ElvMerge m = elevator_->ctx_bio_merge(cpu, *bio, max_sectors_, &rq);
+    const sched::ElvMerge m = elevator_->bio_merge(cpu, *bio, max_sectors_, &rq);
     const uint32_t segs = bio_segments(bio->nr_sectors);
     // ll_back_merge_fn / ll_front_merge_fn: the elevator's candidate must stay within the
     // segment limit too (its own lookup checked max_sectors).
@@ -521,13 +530,13 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu, bo
     while (Request* rq = list.pop_front()) {
         HwQueue& h = *rq->mq_hctx;
         const bool hctx_idle = h.dispatch.empty() && !h.busy();
-        if (elevator_->may_direct_dispatch(*rq, hctx_idle) && get_driver_tag(h, rq, t)) {
+        if (elv_bypass_ && elv_bypass_->may_direct_dispatch(*rq, hctx_idle) && get_driver_tag(h, rq, t)) {
             // The decision and the accounting (inserted/dispatched, latest_pos) cost about an
             // insert's work but are taken as lock-free (atomic counters): a patch whose
             // every request took dd->lock again could not keep 10 jobs at none's level, as
             // E3's published figure shows it does (docs/model.md).
             t = cpus_[cpu]->charge(t, costs_.elv_insert);
-            elevator_->direct_dispatched(rq, t);
+            elv_bypass_->direct_dispatched(rq, t);
             const Time start = t;
             t = cpus_[cpu]->charge(t, costs_.queue_rq);
             issue_directly(h, rq, list.empty(), start, cpu);
@@ -562,10 +571,10 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu, bo
 Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
     Time t = now;
     for (;;) {
-        const uint32_t max_dispatch = h.busy() ? 1 : elevator_->max_dispatch_per_round(nr_requests_);
+        const uint32_t max_dispatch = h.busy() ? 1 : max_dispatch_;
         RequestList list;
         uint32_t n = 0;
-        while (n < max_dispatch && elevator_->hctx_has_work(h.queue_num())) {
+        while (n < max_dispatch && elevator_->has_work(h.queue_num())) {
             // __blk_mq_do_dispatch_sched takes the budget before it dequeues: without
             // budget the requests stay in the elevator, sorted and mergeable.
             if (!budget_ok(n)) {
@@ -573,7 +582,7 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
                 break;
             }
             t = elv_lock(dispatch_lock(h), cpu, t, hold_.dispatch);
-            Request* rq = elevator_->hctx_dispatch_request(h.queue_num(), t);
+            Request* rq = elevator_->dispatch_request(h.queue_num(), t);
             if (rq == nullptr)
                 break;
             if (!rq->elv_queued)
@@ -594,7 +603,7 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
             // has_work but nothing to hand out (mq-deadline's strict priority, kyber out of
             // tokens): BLK_MQ_BUDGET_DELAY rerun (kyber's token wake-up pulls it in).
             // Out of budget, the completion that returns some reruns the queue instead.
-            if (elevator_->hctx_has_work(h.queue_num()) && !budget_restart_)
+            if (elevator_->has_work(h.queue_num()) && !budget_restart_)
                 delay_run_hw_queue(h, t + BLK_MQ_RESOURCE_DELAY);
             return t;
         }
@@ -613,7 +622,7 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         // (max_dispatch reached: nr_sched_batch, or a dispatch_busy hctx) continues as an
         // event at its end rather than at once. A round that drained the elevator needs no
         // continuation: whoever inserts later runs the hctx itself.
-        if (n == max_dispatch && elevator_->hctx_has_work(h.queue_num())) {
+        if (n == max_dispatch && elevator_->has_work(h.queue_num())) {
             h.work_looping = true;
             eq_.at<&RequestQueue::dispatch_continue>(t, this, uint64_t{cpu} << 32 | h.queue_num());
             return t;
@@ -626,7 +635,7 @@ void RequestQueue::dispatch_continue(uint64_t arg) {
     HwQueue& h = *hctxs_[static_cast<uint32_t>(arg)];
     const auto cpu = static_cast<uint32_t>(arg >> 32);
     h.work_looping = false;
-    if (h.dispatch.empty() && elevator_->hctx_has_work(h.queue_num()))  // else another CPU's run took it
+    if (h.dispatch.empty() && elevator_->has_work(h.queue_num()))  // else another CPU's run took it
         sched_dispatch(h, sim::max(eq_.now(), cpus_[cpu]->free_at()), cpu);
     if (!h.work_looping)
         work_done(h, cpu);
@@ -1018,7 +1027,7 @@ void RequestQueue::free_request(Request* rq, Time now) {
     rq->state = RqState::IDLE;
     ++freed_;
     if (elevator_ && !(rq->rq_flags & RQF_SCHED_FINISHED))
-        elevator_->completed_request(rq, now);
+        elevator_->finish_request(rq, now);
     put_driver_tag(h, rq, now);
     if (elevator_)
         h.sched_tags->put(rq->tag, now);
@@ -1048,14 +1057,14 @@ std::string RequestQueue::audit() const {
                            in_flight_, nr_active);
     if (budget_depth_ != 0 && in_flight_ > budget_depth_)
         return fmt::format("{} requests at the driver, more than its budget of {}", in_flight_, budget_depth_);
-    if (elevator_) {
-        if (elevator_->queued() != elv_held_)
+    if (elv_audit_) {
+        if (elv_audit_->queued() != elv_held_)
             return fmt::format("the {} scheduler counts {} requests, the core inserted {} it has not had "
                                "back (rule: inserted - dispatched - merged = held)", elevator_->name(),
-                               elevator_->queued(), elv_held_);
-        if (std::string why = elevator_->audit(); !why.empty())
+                               elv_audit_->queued(), elv_held_);
+        if (std::string why = elv_audit_->audit(); !why.empty())
             return why;
-    } else if (elv_held_ != 0) {
+    } else if (!elevator_ && elv_held_ != 0) {
         return fmt::format("{} requests counted in an elevator the queue does not have", elv_held_);
     }
     return {};

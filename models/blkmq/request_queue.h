@@ -82,6 +82,10 @@ public:
         (h.sched_tags ? *h.sched_tags : h.tags).prepare_to_wait(w);
     }
     sched::Elevator* elevator() { return elevator_.get(); }
+    // The elevator's checks and its part of the report; nullptr without an elevator or
+    // when the policy has none.
+    const sched::ElevatorAudit* elevator_audit() const { return elv_audit_; }
+    const sched::ElevatorReport* elevator_report() const { return elv_report_; }
     uint32_t nr_requests() const { return nr_requests_; }
     const cpu::Spinlock& elevator_lock() const { return elv_lock_; }
     // The elevator's locks for the report: dd->lock, or kyber's kcq / khd locks summed by
@@ -319,9 +323,13 @@ private:
     // gone before the requests they may still link (a run stopped by a broken invariant).
     std::vector<std::unique_ptr<BlkMqTags>> sched_tags_;
     std::unique_ptr<sched::Elevator> elevator_;  // nullptr: none
+    const sched::ElevatorAudit* elv_audit_ = nullptr;
+    const sched::ElevatorReport* elv_report_ = nullptr;
+    sched::ElevatorBypass* elv_bypass_ = nullptr;  // E3's bypass, when the policy offers it
+    uint32_t max_dispatch_ = 0;                  // per dispatch round: q->nr_sched_batch or nr_requests
     uint32_t nr_requests_ = 0;
     cpu::Spinlock elv_lock_;                     // the elevator's lock (dd->lock, bfqd->lock)
-    sched::Elevator::LockHold hold_;             // how long each section holds it
+    sched::LockHold hold_;             // how long each section holds it
     std::vector<cpu::Spinlock> elv_ctx_locks_;   // kyber: kcq->lock per CPU
     std::vector<cpu::Spinlock> elv_hctx_locks_;  // kyber: khd->lock per hctx
 };

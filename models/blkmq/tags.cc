@@ -68,22 +68,15 @@ void BlkMqTags::prepare_to_wait(TagWaiter* w) {
     if (w->waiting_)
         return;
     w->waiting_ = true;
-    w->wait_next_ = nullptr;
-    if (wait_tail_)
-        wait_tail_->wait_next_ = w;
-    else
-        wait_head_ = w;
-    wait_tail_ = w;
+    waiters_.push_back(*w);
     ++nr_waiters_;
     ++nr_sleeps_;
 }
 
 void BlkMqTags::wake_up_nr(uint32_t nr, sim::Time now) {
-    while (nr-- > 0 && wait_head_) {
-        TagWaiter* w = wait_head_;
-        wait_head_ = w->wait_next_;
-        if (!wait_head_)
-            wait_tail_ = nullptr;
+    while (nr-- > 0 && !waiters_.empty()) {
+        TagWaiter* w = &waiters_.front();
+        waiters_.pop_front();
         w->waiting_ = false;
         --nr_waiters_;
         w->tag_wakeup(now);

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <boost/intrusive/list.hpp>
+
 #include "models/blkmq/request.h"
 #include "sim/time.h"
 
@@ -28,7 +30,10 @@ protected:
 
 private:
     friend class BlkMqTags;
-    TagWaiter* wait_next_ = nullptr;
+    // On the tags' wait queue (a normal hook: the queue never touches a waiter when it is
+    // destroyed, whichever of the two goes first at the end of a run).
+    using WaitHook = boost::intrusive::list_member_hook<boost::intrusive::link_mode<boost::intrusive::normal_link>>;
+    WaitHook wait_node_;
     bool waiting_ = false;
 };
 
@@ -98,8 +103,10 @@ private:
     std::vector<uint32_t> free_;
     std::vector<uint8_t> used_;  // per tag: handed out (a tag freed twice is an invariant violation)
     std::vector<Request> static_rqs_;
-    TagWaiter* wait_head_ = nullptr;
-    TagWaiter* wait_tail_ = nullptr;
+    boost::intrusive::list<
+        TagWaiter, boost::intrusive::member_hook<TagWaiter, TagWaiter::WaitHook, &TagWaiter::wait_node_>,
+        boost::intrusive::constant_time_size<false>>
+        waiters_;  // the sleepers, woken in arrival order
     uint32_t nr_waiters_ = 0;
     uint64_t nr_sleeps_ = 0;
     // occupancy integral

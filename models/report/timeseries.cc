@@ -66,7 +66,7 @@ void TimeSeriesWriter::sample(sim::Time now) {
                 sched_tags += hc.sched_tags->in_use();
             waiters += alloc.nr_waiters();
         }
-        const uint64_t queued = q.elevator() ? q.elevator()->queued() : 0;
+        const uint64_t queued = q.elevator_audit() ? q.elevator_audit()->queued() : 0;
         fmt::format_to(o, ",{},{},{},{},{},{},{}", q.in_flight(), driver_tags, sched_tags, queued, dispatch, sw,
                        waiters);
 

@@ -37,7 +37,7 @@
 //  - a process never exits during the run (bfqq_process_refs() > 0 throughout);
 //  - one actuator; the active tree is kept as two trees, see bfq_wf2q.cc.
 //
-// Locking (the core charges it, see Elevator::lock_hold): insert, bio merge, dispatch and
+// Locking (the core charges it, see ElevatorCost): insert, bio merge, dispatch and
 // finish_request all take the single queue-wide bfqd->lock; the idle timer's work takes it
 // too (not charged: it runs in hrtimer context for a few hundred ns per idle slice).
 #pragma once
@@ -185,7 +185,7 @@ struct BfqStats {
     uint64_t peak_rate_updates = 0;
 };
 
-class Bfq final : public Elevator {
+class Bfq final : public Elevator, public ElevatorAudit, public ElevatorCost, public ElevatorReport {
 public:
     // `rotational`: queue/rotational of the device (blk_queue_nonrot() is its negation).
     Bfq(const BfqTunables& t, sim::EventQueue& eq, bool rotational);
@@ -197,27 +197,34 @@ public:
 
     void prepare_request(blkmq::Request* rq) override;
     void insert_request(blkmq::Request* rq, bool at_head, sim::Time now) override;
-    blkmq::Request* dispatch_request(sim::Time now) override;
-    bool has_work() const override;
-    ElvMerge bio_merge(const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override;
+    blkmq::Request* dispatch_request(uint32_t /*hctx_idx*/, sim::Time now) override { return dispatch_request(now); }
+    bool has_work(uint32_t /*hctx_idx*/) const override { return has_work(); }
+    ElvMerge bio_merge(uint32_t /*cpu*/, const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override {
+        return bio_merge(bio, max_sectors, out);
+    }
     void request_merged(blkmq::Request* rq, ElvMerge type) override;
     blkmq::Request* former_request(blkmq::Request* rq) override;
     blkmq::Request* next_request(blkmq::Request* rq) override;
     void requests_merged(blkmq::Request* rq, blkmq::Request* next) override;
     blkmq::Request* insert_merge_last() const override { return last_merge_; }
     blkmq::Request* insert_merge_find(uint64_t sector) override;
-    void completed_request(blkmq::Request* rq, sim::Time now) override;
+    void finish_request(blkmq::Request* rq, sim::Time now) override;
     void requeue_request(blkmq::Request* rq) override;
     uint32_t limit_depth(bool is_sync_read, uint32_t nr_requests) const override;
     // bfq_depth_updated(): min_shallow_depth 1 (its smallest word depth can be 1).
-    uint32_t min_shallow_depth(uint32_t /*nr_requests*/) const override { return 1; }
+    uint32_t depth_updated(uint32_t /*nr_requests*/) const override { return 1; }
     uint64_t queued() const override;
     std::string audit() const override;
     std::string check_idle() const override;
-    LockHold lock_hold(const cpu::CpuCosts& c) const override {
-        return {c.bfq_insert, c.bfq_dispatch, c.elv_insert, c.bfq_finish};
+    LockCost lock_cost(const cpu::CpuCosts& c) const override {
+        return {LockScope::QUEUE, {c.bfq_insert, c.bfq_dispatch, c.elv_insert, c.bfq_finish}};
     }
     void report(result::DeviceReport& r) const override;
+
+    // The queue-wide forms of the ops (bfq has one state for all hctxs).
+    blkmq::Request* dispatch_request(sim::Time now);
+    bool has_work() const;
+    ElvMerge bio_merge(const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out);
 
     // A sysfs write (bfq_*_store): takes effect for later decisions.
     void set_tunables(const BfqTunables& t);

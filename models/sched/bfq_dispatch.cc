@@ -416,7 +416,7 @@ void Bfq::bfq_finish_requeue_request(Request* rq) {
     rq->elv_counted = false;
 }
 
-void Bfq::completed_request(Request* rq, sim::Time now) {
+void Bfq::finish_request(Request* rq, sim::Time now) {
     now_ = now;
     if (rq->elv_counted)
         ++stats_.completed;

@@ -15,7 +15,6 @@ using blkmq::Request;
 
 namespace {
 
-constexpr int64_t NSEC_PER_SEC = 1'000'000'000;
 // SBQ_WAIT_QUEUES / SBQ_WAKE_BATCH (include/linux/sbitmap.h).
 constexpr uint32_t SBQ_WAIT_QUEUES = 8, SBQ_WAKE_BATCH = 8;
 // blk_bio_list_merge() looks at the newest 8 requests of the ctx list.
@@ -67,6 +66,7 @@ void Kyber::set_tunables(const KyberTunables& t) {
     t_ = t;
     if (t_.hz <= 0)
         t_.hz = 250;
+    jif_.hz = t_.hz;
 }
 
 void Kyber::set_logger(std::shared_ptr<spdlog::logger> log) { log_ = std::move(log); }
@@ -77,16 +77,6 @@ sim::Duration Kyber::latency_target(KyberDomain d) const {
     case KYBER_WRITE: return t_.write_lat_nsec;
     default: return sim::Duration::ns(kyber_latency_targets[KYBER_DISCARD]);
     }
-}
-
-int64_t Kyber::jiffies(sim::Time t) const {
-    const int64_t ns = t.ns();
-    return (ns / NSEC_PER_SEC) * t_.hz + ((ns % NSEC_PER_SEC) * t_.hz) / NSEC_PER_SEC;
-}
-
-sim::Time Kyber::jiffies_to_time(int64_t j) const {
-    const int64_t whole = j / t_.hz, part = j % t_.hz;
-    return sim::Time::from_ns(whole * NSEC_PER_SEC + (part * NSEC_PER_SEC + t_.hz - 1) / t_.hz);
 }
 
 // --- the token pools (sbitmap_queue as a counter, see kyber.h) ----------------------------
@@ -161,15 +151,11 @@ void Kyber::insert_request(Request* rq, bool at_head, sim::Time /*now*/) {
     ++stats_[d].inserted;
 }
 
-// The kernel's kyber_bio_merge() finds the submitting CPU's ctx itself (ctx_bio_merge);
-// there is no queue-wide merge lookup.
-ElvMerge Kyber::bio_merge(const Bio& /*bio*/, uint32_t /*max_sectors*/, Request** /*out*/) { return ElvMerge::NO_MERGE; }
-
 // kyber_bio_merge() → blk_bio_list_merge(): the newest 8 requests of this CPU's kcq list of
 // the bio's domain, newest first. The first request the bio touches decides: merged if the
 // result fits, else no merge at all (BIO_MERGE_FAILED). Requests already flushed to the
 // hctx's lists are out of reach, as in the kernel.
-ElvMerge Kyber::ctx_bio_merge(uint32_t cpu, const Bio& bio, uint32_t max_sectors, Request** out) {
+ElvMerge Kyber::bio_merge(uint32_t cpu, const Bio& bio, uint32_t max_sectors, Request** out) {
     const RqList& rq_list = kcqs_[cpu].rq_list[kyber_sched_domain(bio.op)];
     int checked = BIO_LIST_MERGE_CHECKED;
     for (auto it = rq_list.rbegin(); it != rq_list.rend() && checked-- > 0; ++it) {
@@ -266,7 +252,7 @@ Request* Kyber::kyber_dispatch_cur_domain(KyberHctxData& khd, uint32_t hctx_idx)
 }
 
 // kyber_dispatch_request() (under khd->lock).
-Request* Kyber::hctx_dispatch_request(uint32_t hctx_idx, sim::Time /*now*/) {
+Request* Kyber::dispatch_request(uint32_t hctx_idx, sim::Time /*now*/) {
     KyberHctxData& khd = khds_[hctx_idx];
 
     // First, if we are still entitled to batch, try to dispatch a request from the batch.
@@ -291,25 +277,10 @@ Request* Kyber::hctx_dispatch_request(uint32_t hctx_idx, sim::Time /*now*/) {
 }
 
 // kyber_has_work().
-bool Kyber::hctx_has_work(uint32_t hctx_idx) const {
+bool Kyber::has_work(uint32_t hctx_idx) const {
     const KyberHctxData& khd = khds_[hctx_idx];
     for (uint32_t d = 0; d < KYBER_NUM_DOMAINS; d++)
         if (!khd.rqs[d].empty() || khd.kcq_nr[d] > 0)
-            return true;
-    return false;
-}
-
-// The queue-wide forms (the core uses the per-hctx ones): the first hctx with something.
-Request* Kyber::dispatch_request(sim::Time now) {
-    for (uint32_t h = 0; h < nr_hw_queues_; ++h)
-        if (Request* rq = hctx_dispatch_request(h, now))
-            return rq;
-    return nullptr;
-}
-
-bool Kyber::has_work() const {
-    for (uint32_t h = 0; h < nr_hw_queues_; ++h)
-        if (hctx_has_work(h))
             return true;
     return false;
 }
@@ -333,7 +304,7 @@ void Kyber::add_latency_sample(uint32_t sched_domain, KyberLatencyType type, int
 // latency (since issue, rq->io_start_time_ns) to its domain's histograms and pulls the
 // timer to within HZ/10 (timer_reduce: never pushed later); then the token goes back. A
 // request freed without being dispatched (merged away) holds no token and was not sampled.
-void Kyber::completed_request(Request* rq, sim::Time now) {
+void Kyber::finish_request(Request* rq, sim::Time now) {
     if (!rq_get_domain_token(*rq))
         return;
     const KyberDomain d = kyber_sched_domain(rq->op);

@@ -51,6 +51,7 @@
 #include <boost/intrusive/list.hpp>
 
 #include "models/sched/elevator.h"
+#include "models/sched/jiffies.h"
 #include "sim/event_queue.h"
 #include "sim/time.h"
 #include "sim/timer.h"
@@ -108,7 +109,7 @@ struct KyberDomainStats {
     uint64_t shrinks = 0, grows = 0;  // resizes by the timer (trace_kyber_adjust)
 };
 
-class Kyber final : public Elevator {
+class Kyber final : public Elevator, public ElevatorAudit, public ElevatorCost {
 public:
     // cpu_to_hctx: the queue map (ctx -> hctx); the CPUs of an hctx are its ctxs, in
     // index_hw order.
@@ -121,23 +122,21 @@ public:
 
     void prepare_request(blkmq::Request* rq) override { rq_set_domain_token(rq, false); }
     void insert_request(blkmq::Request* rq, bool at_head, sim::Time now) override;
-    blkmq::Request* dispatch_request(sim::Time now) override;
-    bool has_work() const override;
-    blkmq::Request* hctx_dispatch_request(uint32_t hctx_idx, sim::Time now) override;
-    bool hctx_has_work(uint32_t hctx_idx) const override;
-    ElvMerge bio_merge(const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override;
-    ElvMerge ctx_bio_merge(uint32_t cpu, const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override;
-    void request_merged(blkmq::Request* /*rq*/, ElvMerge /*type*/) override {}
+    blkmq::Request* dispatch_request(uint32_t hctx_idx, sim::Time now) override;
+    bool has_work(uint32_t hctx_idx) const override;
+    ElvMerge bio_merge(uint32_t cpu, const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override;
     void requests_merged(blkmq::Request* rq, blkmq::Request* next) override;
-    void completed_request(blkmq::Request* rq, sim::Time now) override;
+    void finish_request(blkmq::Request* rq, sim::Time now) override;
     void requeue_request(blkmq::Request* rq) override;
     uint32_t limit_depth(bool is_sync_read, uint32_t nr_requests) const override;
     // kyber_depth_updated(): min_shallow_depth = kqd->async_depth.
-    uint32_t min_shallow_depth(uint32_t nr_requests) const override { return kyber_limit_depth(false, nr_requests); }
+    uint32_t depth_updated(uint32_t nr_requests) const override { return kyber_limit_depth(false, nr_requests); }
     uint64_t queued() const override;
     std::string audit() const override;
     std::string check_idle() const override;
-    LockScope lock_scope() const override { return LockScope::PER_HCTX; }
+    LockCost lock_cost(const cpu::CpuCosts& c) const override {
+        return {LockScope::PER_HCTX, ElevatorCost::lock_cost(c).hold};
+    }
 
     // kyber_limit_depth(): the shallow depth for an allocation; only async requests are
     // limited, to async_depth = nr_requests * 75 % (kyber_depth_updated).
@@ -167,8 +166,8 @@ public:
     // The bucket a latency falls in (add_latency_sample's arithmetic).
     static uint32_t latency_bucket(int64_t target_ns, int64_t latency_ns);
     // The jiffies clock of the timer and of the percentile window (see MqDeadline).
-    int64_t jiffies(sim::Time t) const;
-    sim::Time jiffies_to_time(int64_t j) const;
+    int64_t jiffies(sim::Time t) const { return jif_.at(t); }
+    sim::Time jiffies_to_time(int64_t j) const { return jif_.to_time(j); }
 
 private:
     using RqList = boost::intrusive::list<
@@ -223,6 +222,7 @@ private:
 
     sim::EventQueue& eq_;
     KyberTunables t_;
+    Jiffies jif_;
     std::vector<uint32_t> cpu_to_hctx_;
     std::unique_ptr<KyberCtxQueue[]> kcqs_;  // per CPU
     std::unique_ptr<KyberHctxData[]> khds_;  // per hctx

@@ -15,8 +15,6 @@ using blkmq::Request;
 
 namespace {
 
-constexpr int64_t NSEC_PER_SEC = 1'000'000'000;
-
 using T = MqDeadlineTunables;
 constexpr Tunable<T> kTunables[] = {
     // Kernel attributes in deadline_attrs[] order, with the kernel's store ranges.
@@ -70,31 +68,13 @@ void MqDeadline::set_tunables(const MqDeadlineTunables& t) {
     t_ = t;
     if (t_.hz <= 0)
         t_.hz = 250;
+    jif_.hz = t_.hz;
     fifo_expire_j_[DD_READ] = msecs_to_jiffies(t_.read_expire);
     fifo_expire_j_[DD_WRITE] = msecs_to_jiffies(t_.write_expire);
     prio_aging_expire_j_ = msecs_to_jiffies(t_.prio_aging_expire);
 }
 
 void MqDeadline::set_logger(std::shared_ptr<spdlog::logger> log) { log_ = std::move(log); }
-
-// --- the jiffies clock -------------------------------------------------------------------
-
-int64_t MqDeadline::jiffies(sim::Time t) const {
-    const int64_t ns = t.ns();
-    return (ns / NSEC_PER_SEC) * t_.hz + ((ns % NSEC_PER_SEC) * t_.hz) / NSEC_PER_SEC;
-}
-
-sim::Time MqDeadline::jiffies_to_time(int64_t j) const {
-    // ceil(j / HZ seconds): the first nanosecond at which jiffies() reads j.
-    const int64_t whole = j / t_.hz, part = j % t_.hz;
-    return sim::Time::from_ns(whole * NSEC_PER_SEC + (part * NSEC_PER_SEC + t_.hz - 1) / t_.hz);
-}
-
-// msecs_to_jiffies(): rounds up, so that a timeout never fires early by its own rounding.
-int64_t MqDeadline::msecs_to_jiffies(sim::Duration d) const {
-    const int64_t ns = std::max<int64_t>(d.count(), 0);
-    return (ns / NSEC_PER_SEC) * t_.hz + ((ns % NSEC_PER_SEC) * t_.hz + NSEC_PER_SEC - 1) / NSEC_PER_SEC;
-}
 
 // --- helpers -------------------------------------------------------------------------------
 
@@ -493,7 +473,7 @@ void MqDeadline::requests_merged(Request* rq, Request* next) {
 
 // dd_finish_request(): an atomic increment in the kernel, no dd->lock. Requests that
 // bypassed the scheduler were never counted.
-void MqDeadline::completed_request(Request* rq, sim::Time /*now*/) {
+void MqDeadline::finish_request(Request* rq, sim::Time /*now*/) {
     if (!rq->elv_counted)
         return;
     per_prio_of(*rq).stats.completed++;
@@ -510,11 +490,12 @@ uint32_t MqDeadline::limit_depth(bool is_sync_read, uint32_t nr_requests) const 
     return std::min<uint32_t>(static_cast<uint32_t>(t_.async_depth), nr_requests);
 }
 
-// E1 patch 1: q->nr_sched_batch replaces nr_requests as the per-round maximum.
-uint32_t MqDeadline::max_dispatch_per_round(uint32_t nr_requests) const {
-    if (t_.nr_sched_batch <= 0)
-        return nr_requests;
-    return std::min<uint32_t>(static_cast<uint32_t>(t_.nr_sched_batch), nr_requests);
+// The seed patches' switches as the patched kernel sees them: E1 patch 1's q->nr_sched_batch
+// replaces nr_requests as the per-round maximum (the core's dispatch round bounds it by
+// nr_requests); E3's insert path asks this policy before inserting.
+void MqDeadline::init_sched(ElevatorQueueAttrs& q) {
+    q.nr_sched_batch = t_.nr_sched_batch > 0 ? static_cast<uint32_t>(t_.nr_sched_batch) : 0;
+    q.bypass = t_.direct_dispatch ? this : nullptr;
 }
 
 // E3: true when issuing rq now, without insert, gives the driver the same request that

@@ -7,13 +7,15 @@
 //
 // The seed patches are options of this one class (docs/architecture.md), all off by
 // default (docs/references.md §8a, §8c):
-//   E1 (§8a)                 nr_sched_batch: requests per dispatch round (the core reads
-//                            max_dispatch_per_round());
+//   E1 (§8a)                 nr_sched_batch: requests per dispatch round (init_sched()
+//                            sets the queue's q->nr_sched_batch, which the core's
+//                            dispatch round reads, as the patched blk-mq-sched.c does);
 //                            head_on_wrap: a new batch with nothing expired and nothing
 //                            above the position restarts at the lowest sector (C-SCAN)
 //                            instead of the FIFO head.
 //   E3 (§8c)                 direct_dispatch with three separately switchable conditions
-//                            (may_direct_dispatch()).
+//                            (ElevatorBypass, which init_sched() hands to the queue
+//                            only when direct_dispatch is on).
 //
 // Time: the kernel keeps read_expire, write_expire and prio_aging_expire in jiffies
 // (msecs_to_jiffies() rounds a sysfs value up to whole jiffies) and compares them with the
@@ -23,10 +25,10 @@
 // request may expire up to one tick *before* t + expire (its insertion tick began before
 // t), and expire values are effectively multiples of 1/HZ (4 ms at HZ=250).
 //
-// Locking (the core charges it, see Elevator): insert_request, bio_merge (+
+// Locking (the core charges it, see ElevatorCost): insert_request, bio_merge (+
 // request_merged / requests_merged, which run inside the same critical section),
 // dispatch_request and direct_dispatched run under the single queue-wide dd->lock;
-// completed_request (dd_finish_request: an atomic increment), has_work and limit_depth
+// finish_request (dd_finish_request: an atomic increment), has_work and limit_depth
 // take no lock.
 #pragma once
 
@@ -40,6 +42,7 @@
 #include <boost/intrusive/set.hpp>
 
 #include "models/sched/elevator.h"
+#include "models/sched/jiffies.h"
 #include "sim/time.h"
 
 namespace spdlog {
@@ -97,7 +100,7 @@ struct IoStatsPerPrio {
     uint64_t requeued = 0;
 };
 
-class MqDeadline final : public Elevator {
+class MqDeadline final : public Elevator, public ElevatorAudit, public ElevatorCost, public ElevatorBypass {
 public:
     explicit MqDeadline(const MqDeadlineTunables& t = {});
     ~MqDeadline() override;
@@ -106,27 +109,34 @@ public:
 
     std::string_view name() const override { return "mq-deadline"; }
 
+    void init_sched(ElevatorQueueAttrs& q) override;
     void prepare_request(blkmq::Request* rq) override { rq->elv_counted = false; }
     void insert_request(blkmq::Request* rq, bool at_head, sim::Time now) override;
-    blkmq::Request* dispatch_request(sim::Time now) override;
-    bool has_work() const override;
-    ElvMerge bio_merge(const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override;
+    blkmq::Request* dispatch_request(uint32_t /*hctx_idx*/, sim::Time now) override { return dispatch_request(now); }
+    bool has_work(uint32_t /*hctx_idx*/) const override { return has_work(); }
+    ElvMerge bio_merge(uint32_t /*cpu*/, const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override {
+        return bio_merge(bio, max_sectors, out);
+    }
     void request_merged(blkmq::Request* rq, ElvMerge type) override;
     blkmq::Request* former_request(blkmq::Request* rq) override;
     blkmq::Request* next_request(blkmq::Request* rq) override;
     void requests_merged(blkmq::Request* rq, blkmq::Request* next) override;
     blkmq::Request* insert_merge_last() const override { return last_merge_; }
     blkmq::Request* insert_merge_find(uint64_t sector) override;
-    void completed_request(blkmq::Request* rq, sim::Time now) override;
+    void finish_request(blkmq::Request* rq, sim::Time now) override;
     uint32_t limit_depth(bool is_sync_read, uint32_t nr_requests) const override;
     // dd_depth_updated() since v6.11 ("Fix the tag reservation code"): min_shallow_depth 1,
     // so the scheduler tags wake one sleeper per freed tag whatever async_depth is set to.
-    uint32_t min_shallow_depth(uint32_t /*nr_requests*/) const override { return 1; }
-    uint32_t max_dispatch_per_round(uint32_t nr_requests) const override;
+    uint32_t depth_updated(uint32_t /*nr_requests*/) const override { return 1; }
     bool may_direct_dispatch(const blkmq::Request& rq, bool hctx_idle) const override;
     void direct_dispatched(blkmq::Request* rq, sim::Time now) override;
     uint64_t queued() const override;
     std::string audit() const override;
+
+    // The queue-wide forms of the ops (mq-deadline has one state for all hctxs).
+    blkmq::Request* dispatch_request(sim::Time now);
+    bool has_work() const;
+    ElvMerge bio_merge(const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out);
 
     // Runtime sysfs writes (takes effect for later decisions, as in the kernel: deadlines
     // already assigned stay, started_after() uses the new expire values).
@@ -152,9 +162,9 @@ public:
     blkmq::Request* last_merge() const { return last_merge_; }
 
     // The jiffies clock (see the file comment).
-    int64_t jiffies(sim::Time t) const;
-    sim::Time jiffies_to_time(int64_t j) const;  // the instant tick j begins
-    int64_t msecs_to_jiffies(sim::Duration d) const;
+    int64_t jiffies(sim::Time t) const { return jif_.at(t); }
+    sim::Time jiffies_to_time(int64_t j) const { return jif_.to_time(j); }  // the instant tick j begins
+    int64_t msecs_to_jiffies(sim::Duration d) const { return jif_.duration_to_jiffies(d); }
 
 private:
     struct PosOf {
@@ -220,6 +230,7 @@ private:
 
     // settings that change how the i/o scheduler behaves
     MqDeadlineTunables t_;
+    Jiffies jif_;
     int64_t fifo_expire_j_[DD_DIR_COUNT] = {0, 0};  // in jiffies, as the kernel keeps them
     int64_t prio_aging_expire_j_ = 0;
 

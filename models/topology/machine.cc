@@ -198,9 +198,9 @@ result::RunResult Machine::run() {
         if (!dr.empty())
             result_.devices.push_back(std::move(dr));
     }
-    // What a scheduler adds (Elevator::report, bfq's expirations and idling), after the devices.
+    // What a scheduler adds (ElevatorReport, bfq's expirations and idling), after the devices.
     for (const auto& q : queues_) {
-        if (const sched::Elevator* e = q->elevator()) {
+        if (const sched::ElevatorReport* e = q->elevator_report()) {
             result::DeviceReport dr;
             dr.name = q->name();
             e->report(dr);
@@ -364,12 +364,12 @@ void Machine::check_invariants(sim::Time end) const {
             throw std::logic_error(fmt::format(
                 "invariant violated: queue {}: {} requests allocated, {} freed, {} in flight",
                 q->name(), q->allocated(), q->freed(), q->in_flight()));
-        if (auto* e = q->elevator(); e && e->queued() != 0)
+        if (auto* a = q->elevator_audit(); a && a->queued() != 0)
             throw std::logic_error(fmt::format(
                 "invariant violated: queue {}: the {} scheduler still holds {} request(s)",
-                q->name(), e->name(), e->queued()));
-        if (auto* e = q->elevator(); e) {
-            if (const std::string why = e->check_idle(); !why.empty())
+                q->name(), q->elevator()->name(), a->queued()));
+        if (auto* a = q->elevator_audit(); a) {
+            if (const std::string why = a->check_idle(); !why.empty())
                 throw std::logic_error(fmt::format("invariant violated: queue {}: {}", q->name(), why));
         }
         for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {

@@ -157,8 +157,8 @@ TEST_CASE("invariants: the core's count of what the elevator holds is checked ag
     CHECK(has(why, "rule: inserted - dispatched - merged = held"));
     // Take it back out before the rig is torn down: a request still linked into the policy's
     // lists when they are destroyed trips Boost.Intrusive's safe-link check (assertions on).
-    CHECK(r.q->elevator()->dispatch_request(r.eq.now()) == rq);
-    CHECK(r.q->elevator()->queued() == 0);
+    CHECK(r.q->elevator()->dispatch_request(0, r.eq.now()) == rq);
+    CHECK(r.q->elevator_audit()->queued() == 0);
 }
 
 TEST_CASE("invariants: a driver that refuses every command forever is stopped, not simulated forever", "[models][invariants]") {
@@ -202,7 +202,7 @@ TEST_CASE("invariants: a queue torn down with requests inside the scheduler unli
             r.submit(rq);
         }
         REQUIRE(r.q->elevator() != nullptr);
-        CHECK(r.q->elevator()->queued() > 0);
+        CHECK(r.q->elevator_audit()->queued() > 0);
         r.q.reset();
     }
 }

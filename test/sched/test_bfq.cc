@@ -69,7 +69,7 @@ struct Rig {
     }
     Request* dispatch() { return bfq.dispatch_request(eq.now()); }
     void complete(Request* r) {
-        bfq.completed_request(r, eq.now());
+        bfq.finish_request(r, eq.now());
         r->bio = r->biotail = nullptr;
         free_list.push_back(static_cast<uint32_t>(r - rqs.data()));
     }

@@ -61,7 +61,7 @@ struct Rig {
         ky.insert_request(&r, false, eq.now());
         return &r;
     }
-    Request* dispatch(uint32_t h = 0) { return ky.hctx_dispatch_request(h, eq.now()); }
+    Request* dispatch(uint32_t h = 0) { return ky.dispatch_request(h, eq.now()); }
     // Dispatch until nothing comes out; the requests in order.
     std::vector<Request*> drain(uint32_t h = 0) {
         std::vector<Request*> out;
@@ -73,7 +73,7 @@ struct Rig {
     void complete(Request* r, sim::Duration t_get, sim::Duration t_issue, sim::Duration t_done) {
         r->t_get = at(t_get);
         r->t_issue = at(t_issue);
-        ky.completed_request(r, at(t_done));
+        ky.finish_request(r, at(t_done));
     }
     // n requests of `op`, each dispatched and ended with the given latencies at `done`.
     void samples(ReqOp op, int n, sim::Duration total, sim::Duration io, sim::Duration done) {
@@ -122,7 +122,7 @@ TEST_CASE("kyber: no more than kyber_depth[READ] reads hold tokens; a freed batc
     std::vector<Request*> out = rig.drain();
     CHECK(out.size() == 256);
     CHECK(rig.ky.domain_in_use(sched::KYBER_READ) == 256);
-    CHECK(rig.ky.hctx_has_work(0));
+    CHECK(rig.ky.has_work(0));
     CHECK(rig.ky.domain_waiting(0, sched::KYBER_READ));
     CHECK(rig.ky.stats(sched::KYBER_READ).throttled > 0);
     // sbitmap wakes waiters every wake_batch = min(256 / 8, 8) = 8 frees.
@@ -189,22 +189,22 @@ TEST_CASE("kyber: a domain's ctx lists are flushed only with a token; merges hap
     b.sector = a->end_sector();
     b.nr_sectors = 8;
     Request* into = nullptr;
-    CHECK(rig.ky.ctx_bio_merge(1, b, 2560, &into) == ElvMerge::NO_MERGE);
-    CHECK(rig.ky.ctx_bio_merge(0, b, 2560, &into) == ElvMerge::BACK_MERGE);
+    CHECK(rig.ky.bio_merge(1, b, 2560, &into) == ElvMerge::NO_MERGE);
+    CHECK(rig.ky.bio_merge(0, b, 2560, &into) == ElvMerge::BACK_MERGE);
     CHECK(into == a);
     b.sector = a->sector - 8;
-    CHECK(rig.ky.ctx_bio_merge(0, b, 2560, &into) == ElvMerge::FRONT_MERGE);
+    CHECK(rig.ky.bio_merge(0, b, 2560, &into) == ElvMerge::FRONT_MERGE);
     // Too big: BIO_MERGE_FAILED, no merge.
     b.sector = a->end_sector();
-    CHECK(rig.ky.ctx_bio_merge(0, b, 12, &into) == ElvMerge::NO_MERGE);
+    CHECK(rig.ky.bio_merge(0, b, 12, &into) == ElvMerge::NO_MERGE);
     // Flushed: both CPUs' reads move to the hctx list, in ctx order, and are out of reach.
     Request* first = rig.dispatch();
     CHECK(first == a);
     Request* c = rig.insert(R, 9000, 0);
     b.sector = 5008;
-    CHECK(rig.ky.ctx_bio_merge(1, b, 2560, &into) == ElvMerge::NO_MERGE);
+    CHECK(rig.ky.bio_merge(1, b, 2560, &into) == ElvMerge::NO_MERGE);
     b.sector = c->end_sector();
-    CHECK(rig.ky.ctx_bio_merge(0, b, 2560, &into) == ElvMerge::BACK_MERGE);
+    CHECK(rig.ky.bio_merge(0, b, 2560, &into) == ElvMerge::BACK_MERGE);
     CHECK(rig.dispatch()->sector == 5000);
     CHECK(rig.dispatch() == c);
     CHECK(rig.dispatch() == nullptr);

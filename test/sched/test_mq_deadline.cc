@@ -24,6 +24,7 @@ using blkmq::ReqOp;
 using blkmq::Request;
 using sched::DdPrio;
 using sched::ElvMerge;
+using sched::ElevatorQueueAttrs;
 using sched::MqDeadline;
 using sched::MqDeadlineTunables;
 
@@ -205,10 +206,10 @@ TEST_CASE("mq-deadline: RT before BE before IDLE, counting requests still in the
     CHECK(r.dd.has_work());
     CHECK(r.dd.dd_queued(sched::DD_RT_PRIO) == 1);
     CHECK(r.dispatch(3_ms) == -1);
-    r.dd.completed_request(r.rq(2), at(4_ms));
+    r.dd.finish_request(r.rq(2), at(4_ms));
     CHECK(r.dispatch(5_ms) == 0);
     CHECK(r.dispatch(6_ms) == -1);  // IDLE waits for the BE request in flight
-    r.dd.completed_request(r.rq(0), at(7_ms));
+    r.dd.finish_request(r.rq(0), at(7_ms));
     CHECK(r.dispatch(8_ms) == 1);
     CHECK(r.dd.stats(sched::DD_RT_PRIO).dispatched == 1);
     CHECK(r.dd.stats(sched::DD_BE_PRIO).dispatched == 1);
@@ -440,7 +441,7 @@ TEST_CASE("mq-deadline: the merge hash is queue-wide and re-keyed after a back m
     REQUIRE(r.dd.next_request(r.rq(4)) == r.rq(6));
     r.rq(4)->nr_sectors += 8;
     r.dd.requests_merged(r.rq(4), r.rq(6));
-    r.dd.completed_request(r.rq(6), at(1_ms));
+    r.dd.finish_request(r.rq(6), at(1_ms));
     REQUIRE(r.dd.bio_merge(bio(R, 9016), 2560, &out) == ElvMerge::BACK_MERGE);
     out->nr_sectors += 8;
     r.dd.request_merged(out, ElvMerge::BACK_MERGE);
@@ -489,7 +490,7 @@ TEST_CASE("mq-deadline: requests_merged keeps the earlier deadline and balances 
     CHECK(r.dd.queued() == 2);
     CHECK(r.dd.nr_waiting(sched::DD_BE_PRIO) == 2);
     CHECK(r.dd.dd_queued(sched::DD_BE_PRIO) == 4);  // P in the device, S owned until freed
-    r.dd.completed_request(S, at(11_ms));
+    r.dd.finish_request(S, at(11_ms));
     CHECK(r.dd.dd_queued(sched::DD_BE_PRIO) == 3);
 
     // An insert merge: a request that was never inserted is appended to Rq.
@@ -501,7 +502,7 @@ TEST_CASE("mq-deadline: requests_merged keeps the earlier deadline and balances 
     CHECK(r.dd.stats(sched::DD_BE_PRIO).inserted == 5);
     CHECK(r.dd.stats(sched::DD_BE_PRIO).merged == 2);
     CHECK(r.dd.queued() == 2);
-    r.dd.completed_request(N, at(12_ms));
+    r.dd.finish_request(N, at(12_ms));
 
     // Rq now heads the FIFO with the 500 ms deadline: at 502 ms it goes first although X
     // (not expired until 505 ms) lies above the position. Had Rq kept its own FIFO place,
@@ -509,9 +510,9 @@ TEST_CASE("mq-deadline: requests_merged keeps the earlier deadline and balances 
     CHECK(r.dispatch(502_ms) == 2);
     CHECK(r.dispatch(503_ms) == 1);
     CHECK(r.dd.queued() == 0);
-    r.dd.completed_request(r.rq(5), at(504_ms));
-    r.dd.completed_request(Rq, at(504_ms));
-    r.dd.completed_request(r.rq(1), at(504_ms));
+    r.dd.finish_request(r.rq(5), at(504_ms));
+    r.dd.finish_request(Rq, at(504_ms));
+    r.dd.finish_request(r.rq(1), at(504_ms));
     for (uint32_t p = 0; p < sched::DD_PRIO_COUNT; p++)
         CHECK(r.dd.dd_queued(static_cast<DdPrio>(p)) == 0);
 }
@@ -536,7 +537,7 @@ TEST_CASE("mq-deadline: at-head inserts are served first and counted once", "[mq
     CHECK(r.dd.queued() == 0);
     CHECK(r.dd.stats(sched::DD_BE_PRIO).dispatched == 4);
     for (size_t i = 0; i < 3; i++)
-        r.dd.completed_request(r.rq(i), at(5_ms));
+        r.dd.finish_request(r.rq(i), at(5_ms));
     CHECK(r.dd.dd_queued(sched::DD_BE_PRIO) == 0);
 }
 
@@ -556,13 +557,22 @@ TEST_CASE("mq-deadline: async_depth limits writes and async reads, never sync re
     }
 }
 
-TEST_CASE("mq-deadline: nr_sched_batch sets the dispatch round size (E1)", "[mq-deadline]") {
+TEST_CASE("mq-deadline: init_sched gives the queue E1's nr_sched_batch and E3's bypass only when set", "[mq-deadline]") {
     MqDeadlineTunables t;
-    CHECK(MqDeadline(t).max_dispatch_per_round(256) == 256);
-    t.nr_sched_batch = 1;
-    CHECK(MqDeadline(t).max_dispatch_per_round(256) == 1);
+    {
+        MqDeadline dd(t);
+        ElevatorQueueAttrs q;
+        dd.init_sched(q);
+        CHECK(q.nr_sched_batch == 0);  // mainline: nr_requests per round
+        CHECK(q.bypass == nullptr);    // mainline: every request is inserted
+    }
     t.nr_sched_batch = 2048;
-    CHECK(MqDeadline(t).max_dispatch_per_round(256) == 256);
+    t.direct_dispatch = 1;
+    MqDeadline dd(t);
+    ElevatorQueueAttrs q;
+    dd.init_sched(q);
+    CHECK(q.nr_sched_batch == 2048);  // the core bounds it by nr_requests
+    CHECK(q.bypass == &dd);
 }
 
 TEST_CASE("mq-deadline: expire times are whole jiffies, rounded up; deadlines start at a tick", "[mq-deadline]") {
@@ -634,7 +644,7 @@ TEST_CASE("mq-deadline: direct dispatch only when it cannot change the decision 
         t.direct_dispatch_if_no_higher_prio = 0;
         r.dd.set_tunables(t);
         CHECK(r.dd.may_direct_dispatch(probe, true));
-        r.dd.completed_request(r.rq(0), at(1_ms));
+        r.dd.finish_request(r.rq(0), at(1_ms));
     }
     SECTION("(ii) the hctx must be idle") {
         Rig r(t);
@@ -667,8 +677,8 @@ TEST_CASE("mq-deadline: a direct dispatch keeps the accounting insert + dispatch
     Request idle = *b.rq(0);
     idle.ioprio_class = CLS_IDLE;
     CHECK(!b.dd.may_direct_dispatch(idle, true));
-    a.dd.completed_request(a.rq(0), at(2_ms));
-    b.dd.completed_request(b.rq(0), at(2_ms));
+    a.dd.finish_request(a.rq(0), at(2_ms));
+    b.dd.finish_request(b.rq(0), at(2_ms));
     CHECK(b.dd.dd_queued(sched::DD_BE_PRIO) == 0);
 }
 
@@ -837,7 +847,7 @@ struct PropertyRig {
 
     void free_rq(size_t i) {
         st[i] = St::FREE;
-        dd.completed_request(&rqs[i], now);
+        dd.finish_request(&rqs[i], now);
     }
 
     // The core's merge step for a bio (blk_mq_sched_try_merge + attempt_*_merge).
