@@ -56,8 +56,8 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       cmdprio_(cfg),
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
-      bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
-    plugged_ = host.submit_bio_plug || !is_sync();
+      plug_(result.pid), bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
+    plugs_ = host.submit_bio_plug || !is_sync();
     const uint32_t depth = is_sync() ? 1 : std::max(1u, cfg.iodepth);
     ious_.resize(depth);
     free_ious_.reserve(depth);
@@ -67,10 +67,8 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     // fio sizes its io_u buffers for the largest block; here that is the split pieces of the
     // largest bio, made once so that no I/O allocates.
     const uint64_t max_sectors = std::max(cfg.max_bs(0), cfg.max_bs(1)) >> 9;
-    const uint64_t max_pieces = (max_sectors + q.split_sectors() - 1) / q.split_sectors();
-    if (max_pieces > 1)
-        for (IoU& io : ious_)
-            io.pieces.resize(max_pieces);
+    for (IoU& io : ious_)
+        io.submit.reserve(max_sectors, q.split_sectors());
 
     const uint64_t capacity = q.capacity_sectors() << 9;
     region_start_ = cfg.offset;
@@ -278,13 +276,15 @@ void JobThread::run_step(Time start) {
     // Into the kernel: syscall, then bio → request → plug per io_u.
     step_first_ = batch_pos_;
     if (batch_pos_ < batch_.size()) {
+        if (plugs_)
+            plug_.start();
         if (!batch_syscall_charged_) {
             sys += costs_.syscall;
             batch_syscall_charged_ = true;
         }
         while (batch_pos_ < batch_.size()) {
             Duration lock_time;  // merge attempts under the elevator's lock, split pieces
-            if (!submit_one(batch_[batch_pos_], start + sys + usr, lock_time)) {
+            if (!queue_io_u(batch_[batch_pos_], start + sys + usr, lock_time)) {
                 // No tag: sleep in blk_mq_get_tag; the plug is flushed on the way (step_done).
                 sys += lock_time;
                 tag_wait_ = true;
@@ -321,8 +321,10 @@ Duration JobThread::os_noise_delay() {
 // sleep for a tag) hands the plugged requests to the queue, then the loop goes on.
 void JobThread::step_done(uint64_t) {
     const Time now = eq_.now();
-    if (!plug_.empty())
-        unplug(now, tag_wait_);
+    if (tag_wait_)
+        plug_.flush(q_, now, cpu_.id(), true);  // schedule() flushes the plug of a task going to sleep
+    else
+        plug_.finish(q_, now, cpu_.id());
     if (!is_sync()) {
         // io_submit returns: fio stamps issue_time (slat ends) for what it submitted.
         const Time ret = sim::max(now, cpu_.free_at());
@@ -449,7 +451,7 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
         if (!random)
             next_seq_offset_[io.ddir] += io.len;
     }
-    cmdprio_.set_ioprio(io.bio, io.ddir, io.len, rng_prio_);
+    cmdprio_.set_ioprio(io.submit.bio, io.ddir, io.len, rng_prio_);
     if (rate_.caps() && !replay_)
         rate_.issued(io.ddir, io.len);  // fio's usec_for_io() after the submit
     last_ddir_ = io.ddir;
@@ -509,148 +511,69 @@ void JobThread::account_sync(IoU& io, Time done) {
     free_ious_.push_back(static_cast<uint32_t>(&io - ious_.data()));
 }
 
-// blk-mq's plug limits (block/blk.h): a plug is flushed before it takes a new request when
-// it holds BLK_MAX_REQUEST_COUNT requests or its last request is BLK_PLUG_FLUSH_SIZE or more.
-static constexpr uint32_t BLK_MAX_REQUEST_COUNT = 32;
-static constexpr uint64_t BLK_PLUG_FLUSH_SIZE = 128 * 1024;
-
-// submit_bio() for one io_u. A bio larger than the queue's limits is split first
-// (bio_split_to_limits: an X per cut; each piece is a bio of its own, chained to the io_u,
-// which ends when its last piece does). Each piece is then merged or gets a request.
-// Returns false when a piece found no tag: the task sleeps and resumes with that piece.
-// `extra` gets the CPU time beyond one bio's submission: the lock sections of merge
-// attempts and the further pieces' own submission work.
-bool JobThread::submit_one(uint32_t idx, Time now, Duration& extra) {
+// fio's td_io_queue() for one io_u: the engine's syscall builds its bio (block/fops.c's
+// __blkdev_direct_IO_simple / _async) and hands it to submit_bio(). False: a piece found no
+// tag; the task sleeps and submits the same io_u again when woken. `extra` gets the CPU time
+// beyond one bio's submission (RequestQueue::submit_bio).
+bool JobThread::queue_io_u(uint32_t idx, Time now, Duration& extra) {
     IoU& io = ious_[idx];
-    const uint32_t cpu = cpu_.id();
-    if (!io.bio_queued) {
-        // submit_bio(): trace Q once, even if the task then sleeps for a tag.
-        blkmq::Bio& bio = io.bio;
-        io.bio_queued = true;
-        io.queued = now;
-        bio.sector = io.offset >> 9;
-        bio.nr_sectors = io.len >> 9;
-        bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
-        // blkdev_fsync() → blkdev_issue_flush(): an empty REQ_PREFLUSH write; an O_SYNC or
-        // O_DSYNC direct write is REQ_FUA (block/fops.c dio_bio_write_op()).
-        bio.cmd_flags = io.ddir == DDIR_SYNC ? blkmq::REQ_PREFLUSH
-                        : (io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0;
-        bio.end_io = this;
-        bio.cookie = idx;
-        bio.pid = res_.pid;
-        bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
-        bio.task_ioprio_level = cfg_.prio;
-        if (io.ddir == DDIR_SYNC)
-            sync_wait_ = true;
-        if (q_.flush_bio_stripped(bio)) [[unlikely]] {
-            // No write cache: the empty flush ends in submit_bio_noacct(), before Q.
-            io.nr_pieces = io.pieces_left = 1;
-            io.next_piece = 0;
-            piece_submitted(io);
-            end_io(&bio, now);
-            return true;
-        }
-        q_.trace_bio(blkmq::TraceAction::QUEUE, bio, now, cpu, res_.pid);
-        const uint32_t max = q_.split_sectors();
-        io.nr_pieces = bio.nr_sectors > max ? (bio.nr_sectors + max - 1) / max : 1;
-        io.pieces_left = io.nr_pieces;
-        io.next_piece = 0;
-        io.piece_tried = false;
-        if (io.nr_pieces > 1) {
-            if (io.pieces.size() < io.nr_pieces)
-                io.pieces.resize(io.nr_pieces);  // once per io_u and size: not in steady state
-            uint32_t done = 0;
-            for (uint32_t k = 0; k < io.nr_pieces; ++k) {
-                blkmq::Bio& piece = io.pieces[k];
-                piece = bio;
-                piece.sector = bio.sector + done;
-                piece.nr_sectors = std::min(max, bio.nr_sectors - done);
-                piece.bi_next = nullptr;
-                done += piece.nr_sectors;
-                if (k + 1 < io.nr_pieces && q_.tracing())
-                    q_.trace_split(piece, now, cpu, res_.pid);
-            }
-        }
-    }
-    while (io.next_piece < io.nr_pieces) {
-        blkmq::Bio& bio = io.nr_pieces == 1 ? io.bio : io.pieces[io.next_piece];
-        if (!io.piece_tried) {
-            io.piece_tried = true;
-            if (io.next_piece > 0)
-                extra += costs_.bio_submit + costs_.rq_alloc + costs_.plug;
-            // blk_mq_attempt_bio_merge: the plug first, then the scheduler.
-            Duration lock_time;
-            const bool merged = q_.attempt_plug_merge(plug_, &bio, now + extra, cpu) ||
-                                q_.attempt_sched_merge(&bio, now + extra, cpu, lock_time);
-            extra += lock_time;
-            if (merged) {
-                piece_submitted(io);
-                continue;
-            }
-        }
-        if (!plug_.empty() &&
-            (plug_.size() >= BLK_MAX_REQUEST_COUNT || plug_.back()->bytes() >= BLK_PLUG_FLUSH_SIZE))
-            unplug(now + extra, false);
-        // Direct reads are synchronous; writes count as async for the elevator's limit_depth.
-        blkmq::Request* rq = q_.alloc_request(cpu, now + extra, bio.op == blkmq::ReqOp::READ);
-        if (rq == nullptr)
-            return false;
-        q_.bio_to_request(rq, &bio, res_.pid, io.queued);
-        if (q_.tracing())
-            q_.trace_bio(blkmq::TraceAction::GETRQ, bio, now + extra, cpu, res_.pid);  // blk_add_trace_getrq
-        // The piece counts as submitted before blk_insert_flush(), which may end it at once.
-        piece_submitted(io);
-        if ((rq->cmd_flags & blkmq::REQ_NOMERGE_FLAGS) && q_.insert_flush(rq, now + extra, cpu)) [[unlikely]]
-            continue;  // blk_insert_flush() before the plug: the flush machinery has it
-        if (q_.tracing() && plugged_ && plug_.empty())
-            q_.trace(blkmq::TraceAction::PLUG, *rq, now + extra, cpu);
-        plug_.push_back(rq);
-    }
-    return true;
+    if (!io.submit.started)
+        prep_bio(io, idx);
+    const blkmq::SubmitStatus st = q_.submit_bio(io.submit, plug_, cpu_.id(), now, extra);
+    note_submitted(io);
+    return st != blkmq::SubmitStatus::WAIT_TAG;
 }
 
-// One piece of the io_u's bio is in the kernel's hands; with the last one the io_u is in
-// flight (submit_bio has returned). Until then the task has not left submission: if it slept
-// for a tag it must resume submitting, not wait for a completion that cannot come.
-void JobThread::piece_submitted(IoU& io) {
-    ++io.next_piece;
-    io.piece_tried = false;
-    if (io.next_piece == io.nr_pieces) {
+void JobThread::prep_bio(IoU& io, uint32_t idx) {
+    blkmq::Bio& bio = io.submit.bio;
+    bio.sector = io.offset >> 9;
+    bio.nr_sectors = io.len >> 9;
+    bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
+    // blkdev_fsync() → blkdev_issue_flush(): an empty REQ_PREFLUSH write; an O_SYNC or
+    // O_DSYNC direct write is REQ_FUA (block/fops.c dio_bio_write_op()).
+    bio.cmd_flags = io.ddir == DDIR_SYNC ? blkmq::REQ_PREFLUSH
+                    : (io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0;
+    bio.end_io = this;
+    bio.cookie = idx;
+    bio.pid = res_.pid;
+    bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
+    bio.task_ioprio_level = cfg_.prio;
+    if (io.ddir == DDIR_SYNC)
+        sync_wait_ = true;
+}
+
+// Every piece of the io_u's bio is in the kernel's hands: it is in flight (submit_bio has
+// returned). Until then the task has not left submission: if it slept for a tag it must
+// resume submitting, not wait for a completion that cannot come. The bio may end inside
+// submit_bio (an empty flush with nothing to do), so end_io() notes it first.
+void JobThread::note_submitted(IoU& io) {
+    if (io.state == IoU::State::PREPPED && io.submit.submitted()) {
         io.state = IoU::State::INFLIGHT;
         ++in_kernel_;
         ++submitted_;
     }
 }
 
-// blk_finish_plug / blk_flush_plug: U, or UT when flushed because the task sleeps.
-void JobThread::unplug(Time now, bool from_schedule) {
-    if (!plugged_) {
-        q_.flush_plug(plug_, now, cpu_.id(), true);
-        return;
-    }
-    q_.trace_unplug(from_schedule ? blkmq::TraceAction::UNPLUG_TIMER : blkmq::TraceAction::UNPLUG,
-                    plug_.size(), now, cpu_.id(), res_.pid);
-    q_.flush_plug(plug_, now, cpu_.id());
-}
-
 void JobThread::end_io(blkmq::Bio* bio, Time now) {
     const uint32_t idx = bio->cookie;
+    if (idx < ious_.size())
+        note_submitted(ious_[idx]);
     // In flight, or a piece of a split bio whose later pieces still wait to be submitted:
     // fewer pieces have ended than were submitted.
     if (idx >= ious_.size() ||
         !(ious_[idx].state == IoU::State::INFLIGHT ||
-          (ious_[idx].state == IoU::State::PREPPED && ious_[idx].bio_queued &&
-           ious_[idx].nr_pieces - ious_[idx].pieces_left < ious_[idx].next_piece)))
+          (ious_[idx].state == IoU::State::PREPPED && ious_[idx].submit.started &&
+           ious_[idx].submit.nr_pieces - ious_[idx].submit.pieces_left < ious_[idx].submit.next_piece)))
         throw std::logic_error(fmt::format(
             "invariant violated: job '{}' got a completion for io_u {} that is not in flight "
             "(sector {})", cfg_.name, idx, bio->sector));
     IoU& io = ious_[idx];
-    if (--io.pieces_left > 0)
+    if (--io.submit.pieces_left > 0)
         return;  // bio_endio of a split piece: the chain's parent waits for the rest
     if (io.ddir == DDIR_SYNC) {
         // submit_bio_wait() returns in blkdev_issue_flush(): fsync() is about to return.
         io.state = IoU::State::DONE;
-        io.bio_queued = false;
+        io.submit.started = false;
         io.kernel_done = now;
         --in_kernel_;
         sync_wait_ = false;
@@ -661,7 +584,7 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     }
     io.state = IoU::State::DONE;
     kernel_bytes_[io.ddir] += io.len;
-    io.bio_queued = false;
+    io.submit.started = false;
     io.kernel_done = now;
     io.next_done = 0;
     if (done_tail_)
@@ -714,15 +637,15 @@ void JobThread::account_done(IoU& io, Time done) {
     const auto clat = static_cast<uint64_t>((done - io.issue_time).count());
     d.add_clat(clat);
     if (cfg_.uses_prio())
-        add_prio_clat(d, io.bio.ioprio_class, io.bio.ioprio_level, clat);
+        add_prio_clat(d, io.submit.bio.ioprio_class, io.submit.bio.ioprio_level, clat);
     d.lat.add(static_cast<double>((done - io.start_time).count()));
     if (!is_sync())
         d.slat.add(static_cast<double>((io.issue_time - io.start_time).count()));
     bw_[io.ddir].add(done, io.len);
     iops_[io.ddir].add(done, 1);
     if (log_) {
-        const uint16_t ioprio = io.bio.ioprio_class
-                                    ? static_cast<uint16_t>(io.bio.ioprio_class << 13 | (io.bio.ioprio_level & 7))
+        const uint16_t ioprio = io.submit.bio.ioprio_class
+                                    ? static_cast<uint16_t>(io.submit.bio.ioprio_class << 13 | (io.submit.bio.ioprio_level & 7))
                                     : 0;
         log_->add({io.issue_time - ramp_end_, done - ramp_end_, io.ddir, io.len, io.offset, ioprio,
                    static_cast<uint64_t>((io.issue_time - io.start_time).count()), clat,

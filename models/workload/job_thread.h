@@ -26,6 +26,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/blkmq/plug.h"
 #include "models/blkmq/request.h"
 #include "models/blkmq/request_queue.h"
 #include "models/blkmq/tags.h"
@@ -108,11 +109,9 @@ private:
     void account_done(IoU& io, sim::Time done);
     static void add_prio_clat(report::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat);
     // kernel side
-    // bio → (merge | request) → plug; false: no tag. `lock_time` gets the time spent in the
-    // elevator's lock (spin + hold) for a scheduler merge attempt.
-    bool submit_one(uint32_t idx, sim::Time now, sim::Duration& extra);
-    void piece_submitted(IoU& io);
-    void unplug(sim::Time now, bool from_schedule);
+    bool queue_io_u(uint32_t idx, sim::Time now, sim::Duration& extra);
+    void prep_bio(IoU& io, uint32_t idx);
+    void note_submitted(IoU& io);
     void finish(sim::Time now);
 
     sim::EventQueue& eq_;
@@ -162,11 +161,10 @@ private:
     uint32_t batch_pos_ = 0;                  // first io_u of the batch not yet submitted
     uint32_t step_first_ = 0;                 // first io_u submitted by the current step
     bool batch_syscall_charged_ = false;
-    blkmq::RequestList plug_;
-    // The task's plug (blk_start_plug). Without one (a psync job on a kernel before 6.11, see
-    // cpu::HostConfig::submit_bio_plug) plug_ only carries the pread's requests to step_done,
-    // where they go in with no P/U and with the hctx run on kblockd.
-    bool plugged_;
+    // The task's plug, started around each submission when plugs_ (blkmq::Plug says what
+    // happens without one).
+    blkmq::Plug plug_;
+    bool plugs_;
     bool tag_wait_ = false;                   // asleep (or going to sleep) for a tag
     bool woken_ = false;                      // next step pays a context switch
 
