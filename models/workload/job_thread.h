@@ -118,7 +118,7 @@ private:
     sim::Duration reap(sim::Time t0, uint32_t max);
     void account_done(IoU& io, sim::Time done);
     static void add_prio_clat(report::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat);
-    // kernel side
+    // The io_u's bio to RequestQueue::submit_bio(); false: it waits for a tag.
     bool queue_io_u(uint32_t idx, sim::Time now, sim::Duration& extra);
     void prep_bio(IoU& io, uint32_t idx);
     void note_submitted(IoU& io);
