@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "models/blkmq/blk_mq_submit.h"
 #include "models/blkmq/driver_api.h"
 #include "models/blkmq/hw_queue.h"
 #include "models/blkmq/queue_config.h"
@@ -27,6 +28,8 @@
 #include "sim/timer.h"
 
 namespace blksim::blkmq {
+
+class Plug;
 
 // What the queue measured: /proc/diskstats (fio's "Disk stats") and btt's stage latencies.
 struct QueueStats {
@@ -70,6 +73,11 @@ public:
     // The dispatch budget (->get_budget): SCSI disks may have at most sdev->queue_depth
     // commands at the driver, whatever the host's tags allow; 0 = no budget (NVMe, null_blk).
     uint32_t budget_depth() const { return budget_depth_; }
+
+    // blk_mq_submit_bio() for a bio of the task on CPU `cpu` holding `plug`
+    // (models/blkmq/blk_mq_submit.cc): split, merge, or a request on the plug. `cpu_time` gets
+    // the CPU time the submission takes beyond one bio's (bio_submit + rq_alloc + plug).
+    SubmitStatus submit_bio(SplitBio& bio, Plug& plug, uint32_t cpu, sim::Time now, sim::Duration& cpu_time);
 
     // __blk_mq_alloc_requests(): a request with a driver tag from the submitting CPU's
     // hctx, or nullptr when the tags are exhausted or the shared-tag fair share is used up
@@ -177,6 +185,7 @@ public:
     uint64_t freed() const { return freed_; }
 
 private:
+    void split_bio(SplitBio& sb, sim::Time now, uint32_t cpu) const;
     bool issue_directly(HwQueue& h, Request* rq, bool last, sim::Time now, uint32_t cpu);
     bool attempt_sw_merge(Bio* bio, sim::Time now, uint32_t cpu);
     bool bio_attempt_merge(Request* rq, Bio* bio, sim::Time now, uint32_t cpu);

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/blkmq/request.h"
+#include "models/blkmq/blk_mq_submit.h"
 #include "sim/time.h"
 
 namespace blksim::workload {
@@ -28,16 +28,7 @@ struct IoU {
     sim::Time start_time;             // fio io_u->start_time: prep began
     sim::Time issue_time;             // fio io_u->issue_time: the kernel has it
     sim::Time kernel_done;            // bio end_io ran (the completion is posted)
-    sim::Time queued;                 // submit_bio (trace Q): set once, kept across a tag sleep
-    bool bio_queued = false;
-    blkmq::Bio bio;                   // the bio this io_u is submitted as
-    // bio_split_to_limits(): the pieces of a bio larger than the queue's limits, each
-    // submitted on its own (bio_chain: the io_u ends when pieces_left reaches 0).
-    std::vector<blkmq::Bio> pieces;
-    uint32_t nr_pieces = 1;
-    uint32_t next_piece = 0;          // the piece to submit next (kept across a tag sleep)
-    uint32_t pieces_left = 0;         // pieces not yet ended
-    bool piece_tried = false;         // next_piece has had its merge attempts
+    blkmq::SplitBio submit;           // the bio this io_u is submitted as, and its pieces
     uint32_t next_done = 0;           // completion ring link (index + 1, 0 = end)
 };
 

@@ -44,7 +44,7 @@ static sim::Rng job_stream(const JobConfig& cfg, uint32_t clone, uint64_t seed, 
 JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
                      cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
                      result::JobResult& result, Duration bw_avg_time)
-    : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(host.costs), res_(result),
+    : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(host.costs), res_(result), engine_(make_engine(cfg, host)),
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
       rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
       rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
@@ -56,9 +56,8 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       cmdprio_(cfg),
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
-      bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
-    plugged_ = host.submit_bio_plug || !is_sync();
-    const uint32_t depth = is_sync() ? 1 : std::max(1u, cfg.iodepth);
+      plug_(result.pid), bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
+    const uint32_t depth = engine_->depth();
     ious_.resize(depth);
     free_ious_.reserve(depth);
     for (uint32_t i = depth; i-- > 0;)
@@ -67,10 +66,8 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     // fio sizes its io_u buffers for the largest block; here that is the split pieces of the
     // largest bio, made once so that no I/O allocates.
     const uint64_t max_sectors = std::max(cfg.max_bs(0), cfg.max_bs(1)) >> 9;
-    const uint64_t max_pieces = (max_sectors + q.split_sectors() - 1) / q.split_sectors();
-    if (max_pieces > 1)
-        for (IoU& io : ious_)
-            io.pieces.resize(max_pieces);
+    for (IoU& io : ious_)
+        io.submit.reserve(max_sectors, q.split_sectors());
 
     const uint64_t capacity = q.capacity_sectors() << 9;
     region_start_ = cfg.offset;
@@ -143,171 +140,199 @@ void JobThread::schedule_wakeup(Time when) {
 
 void JobThread::wakeup_event(uint64_t) { cpu_.wake(this, eq_.now()); }
 
-// One pass of fio's do_io() loop on the CPU, starting at `start` (the core is ours).
+// One pass of fio's do_io() loop on the CPU, starting at `start` (the core is ours): back
+// from a sleep, then (unless still inside a submission that slept for a tag) completions and
+// the next batch, then into the kernel with it.
 void JobThread::run_step(Time start) {
     state_ = State::RUNNING;
-    Duration sys, usr;
-    if (woken_) {
-        // Back from a sleep: the scheduler switches us in; an async engine was inside
-        // io_getevents / io_uring_enter, which now returns.
-        woken_ = false;
-        sys += costs_.context_switch;
-        if (!is_sync() && !tag_wait_ && batch_pos_ >= batch_.size())
-            sys += costs_.syscall;
-        ++res_.ctx;
-    }
-    if (sync_done_ >= 0) {
-        // fsync() returns.
-        IoU& io = ious_[static_cast<uint32_t>(sync_done_)];
-        sync_done_ = -1;
-        account_sync(io, start + sys);
-    }
-
-    if (batch_pos_ < batch_.size()) {
-        // Still inside an io_submit that slept for a tag: go on with the same batch.
-    } else {
-        const bool finishing = done_issuing(start);
-        const bool full = free_ious_.empty();
-        // A pause waits for everything in flight first, as the job's end does.
-        const bool draining = finishing || pause_ != Pause::NONE;
-        // Reap: a sync engine's I/O is done when pread returns; async engines reap only
-        // when the queue is full or the job is winding down (fio's wait_for_completions).
-        if (nr_done_ > 0 && (is_sync() || full || draining)) {
-            uint32_t max = is_sync() ? 1 : cfg_.iodepth_batch_complete_max;
-            if (max == 0)
-                max = std::max(1u, cfg_.iodepth_batch_complete_min);
-            if (draining)
-                max = nr_done_;
-            usr += reap(start + sys, max);
-            if (min_rate_.active())
-                check_min_rate(start + sys + usr);
-        } else if (!is_sync() && (full || draining) && in_kernel_ > 0) {
-            wait_min_ = draining ? 1 : std::clamp(cfg_.iodepth_batch_complete_min, 1u, in_kernel_);
-            if (nr_done_ < wait_min_) {
-                // io_getevents blocks: the syscall is charged when it returns.
-                const Duration c = sys + usr;
-                res_.cpu_busy += c;
-                res_.cpu_sys += sys;
-                cpu_.book(start, c);
-                state_ = State::SLEEP_IO;
-                cpu_.release(start);
-                return;
-            }
-        }
-        const bool drained = in_kernel_ == 0 && nr_done_ == 0;
-        if (finishing && drained && !end_fsync_due()) {
-            const Duration c = sys + usr;
-            res_.cpu_busy += c;
-            res_.cpu_sys += sys;
-            finish(cpu_.book(start, c));
-            cpu_.release(start);
-            return;
-        }
-        if (pause_ != Pause::NONE && !finishing && drained) {
-            pause(start, sys, usr);
-            return;
-        }
-        batch_.clear();
-        batch_pos_ = 0;
-        batch_syscall_charged_ = false;
-        if (finishing && drained) {
-            // fio's end_fsync / fsync_on_close: one fsync once everything is in (runstate
-            // TD_FSYNCING: neither counted nor timed), straight into the kernel.
-            end_fsync_done_ = true;
-            batch_.push_back(prep_sync_io_u(start + sys + usr, false, false));
-        } else if (!draining && !free_ious_.empty()) {
-            // Queue a new batch: fio commits when iodepth_batch_submit io_us are queued or
-            // the queue is full.
-            const uint32_t want = is_sync() ? 1 : std::max(1u, cfg_.iodepth_batch_submit);
-            const auto k = std::min<uint32_t>(want, static_cast<uint32_t>(free_ious_.size()));
-            for (uint32_t i = 0; i < k && !done_issuing(start); ++i) {
-                const Time t = start + sys + usr;
-                if (replay_ && replay_due() > t)
-                    break;  // the next recorded I/O is not due yet: submit what we have
-                // The end of fio's previous loop pass: think now?
-                // (fio skips the check until something has completed).
-                if (think_.enabled() && completed_ > 0 && think_.due(t, issued_ios_, completed_)) {
-                    pause_ = Pause::THINK;
-                    break;
-                }
-                if ((cfg_.fsync_blocks | cfg_.fdatasync_blocks) && sync_due()) [[unlikely]] {
-                    // fio's get_rw_ddir() gives DDIR_SYNC; the engine runs it on its own
-                    // (libaio answers FIO_Q_BUSY until what is queued is committed).
-                    if (batch_.empty())
-                        batch_.push_back(prep_sync_io_u(t, cfg_.fsync_blocks == 0 ||
-                                                               writes_issued_ % cfg_.fsync_blocks != 0, true));
-                    break;
-                }
-                uint8_t ddir = 0;
-                if (!replay_) {
-                    ddir = next_ddir();
-                    if (rate_.caps()) {
-                        if (!rate_ramped_ && cfg_.ramp_time.count() > 0 && t >= ramp_end_) {
-                            rate_.reset(ramp_end_);  // fio's reset_io_counters() at the end of ramp_time
-                            rate_ramped_ = true;
-                        }
-                        const RateLimiter::Choice c = rate_.choose(ddir, t);
-                        if (c.at > t) {
-                            // Ahead of the schedule: hold this draw, drain, then sleep.
-                            pending_ddir_ = c.ddir;
-                            rate_until_ = c.at;
-                            pause_ = Pause::RATE;
-                            break;
-                        }
-                        ddir = c.ddir;
-                    }
-                }
-                batch_.push_back(prep_io_u(t, ddir));
-                usr += costs_.io_prep;
-            }
-            if (is_sync() && !batch_.empty())
-                ious_[batch_[0]].issue_time = start + sys + usr;
-            if (batch_.empty() && pause_ != Pause::NONE && in_kernel_ == 0 && nr_done_ == 0) {
-                pause(start, sys, usr);
-                return;
-            }
-            if (batch_.empty() && pause_ == Pause::NONE && replay_ && !done_issuing(start)) {
-                // fio's iolog_delay(): sleep until the next I/O is due. Completions that
-                // arrive meanwhile wait to be reaped, as they do in fio's usec_sleep().
-                sleep_until(start, sys, usr, replay_due() < end_time_ ? replay_due() : end_time_);
-                return;
-            }
-        }
-    }
-
-    // Into the kernel: syscall, then bio → request → plug per io_u.
-    step_first_ = batch_pos_;
-    if (batch_pos_ < batch_.size()) {
-        if (!batch_syscall_charged_) {
-            sys += costs_.syscall;
-            batch_syscall_charged_ = true;
-        }
-        while (batch_pos_ < batch_.size()) {
-            Duration lock_time;  // merge attempts under the elevator's lock, split pieces
-            if (!submit_one(batch_[batch_pos_], start + sys + usr, lock_time)) {
-                // No tag: sleep in blk_mq_get_tag; the plug is flushed on the way (step_done).
-                sys += lock_time;
-                tag_wait_ = true;
-                q_.wait_for_tag(cpu_.id(), this);
-                break;
-            }
-            sys += lock_time + costs_.bio_submit + costs_.rq_alloc + costs_.plug;
-            ++batch_pos_;
-        }
-        const uint32_t nr = batch_pos_ - step_first_;
-        if (nr > 0) {
-            res_.depth.submit[batch_bucket(nr)] += 1;
-            ++res_.depth.submit_calls;
-            res_.depth.level[depth_bucket(in_kernel_)] += nr;
-            res_.depth.level_samples += nr;
-        }
-    }
-    const Duration c = sys + usr;
-    res_.cpu_busy += c;
-    res_.cpu_sys += sys;
+    Step s{start, {}, {}};
+    resume(s);
+    if (batch_pos_ >= batch_.size() && !next_batch(s))
+        return;  // the thread sleeps, pauses or exits
+    submit_batch(s);
+    const Duration c = charge(s);
     // OS noise holds the CPU too, but it is not the thread's own time (fio's usr/sys).
     const Duration held = os_noise_ > Duration{} ? c + os_noise_delay() : c;
     eq_.at<&JobThread::step_done>(cpu_.book(start, held), this);
+}
+
+// The step's CPU time goes to the job's usr/sys; returns it.
+[[gnu::always_inline]] inline Duration JobThread::charge(const Step& s) {
+    const Duration c = s.sys + s.usr;
+    res_.cpu_busy += c;
+    res_.cpu_sys += s.sys;
+    return c;
+}
+
+// Back from a sleep the scheduler switches us in, and the syscall the thread slept in
+// returns; an fsync that ended meanwhile returns too.
+[[gnu::always_inline]] inline void JobThread::resume(Step& s) {
+    if (woken_) {
+        woken_ = false;
+        s.sys += costs_.context_switch;
+        s.sys += engine_->wake_cost(tag_wait_ || batch_pos_ < batch_.size());
+        ++res_.ctx;
+    }
+    if (sync_done_ >= 0) {
+        IoU& io = ious_[static_cast<uint32_t>(sync_done_)];
+        sync_done_ = -1;
+        account_sync(io, s.start + s.sys);
+    }
+}
+
+// A new pass of the loop: completions first, then the job's end, a pause, or a new batch
+// (end_fsync's fsync, or io_us). False when the thread sleeps, pauses or exits instead.
+[[gnu::always_inline]] inline bool JobThread::next_batch(Step& s) {
+    const bool finishing = done_issuing(s.start);
+    const bool full = free_ious_.empty();
+    // A pause waits for everything in flight first, as the job's end does.
+    const bool draining = finishing || pause_ != Pause::NONE;
+    if (!get_completions(s, full, draining))
+        return false;
+    const bool drained = in_kernel_ == 0 && nr_done_ == 0;
+    if (finishing && drained && !end_fsync_due()) {
+        finish(cpu_.book(s.start, charge(s)));
+        cpu_.release(s.start);
+        return false;
+    }
+    if (pause_ != Pause::NONE && !finishing && drained) {
+        pause(s);
+        return false;
+    }
+    batch_.clear();
+    batch_pos_ = 0;
+    batch_syscall_charged_ = false;
+    if (finishing && drained) {
+        // fio's end_fsync / fsync_on_close: one fsync once everything is in (runstate
+        // TD_FSYNCING: neither counted nor timed), straight into the kernel.
+        end_fsync_done_ = true;
+        batch_.push_back(prep_sync_io_u(s.now(), false, false));
+        return true;
+    }
+    if (draining || free_ious_.empty())
+        return true;
+    queue_batch(s);
+    if (!batch_.empty()) {
+        engine_->queued(ious_[batch_[0]], s.now());
+        return true;
+    }
+    if (pause_ != Pause::NONE && in_kernel_ == 0 && nr_done_ == 0) {
+        pause(s);
+        return false;
+    }
+    if (pause_ == Pause::NONE && replay_ && !done_issuing(s.start)) {
+        // fio's iolog_delay(): sleep until the next I/O is due. Completions that arrive
+        // meanwhile wait to be reaped, as they do in fio's usec_sleep().
+        sleep_until(s, replay_due() < end_time_ ? replay_due() : end_time_);
+        return false;
+    }
+    return true;
+}
+
+// Reap what the engine says to (fio's wait_for_completions()), or sleep in io_getevents
+// until enough have completed. False when the thread sleeps.
+[[gnu::always_inline]] inline bool JobThread::get_completions(Step& s, bool full, bool draining) {
+    const Engine::Reap r = engine_->getevents(nr_done_, in_kernel_, full, draining);
+    if (r.max > 0) {
+        s.usr += reap(s.start + s.sys, r.max);
+        if (min_rate_.active())
+            check_min_rate(s.now());
+        return true;
+    }
+    wait_min_ = r.wait;
+    if (r.wait == 0 || nr_done_ >= wait_min_)
+        return true;
+    // io_getevents blocks: the syscall is charged when it returns.
+    cpu_.book(s.start, charge(s));
+    state_ = State::SLEEP_IO;
+    cpu_.release(s.start);
+    return false;
+}
+
+// Queue io_us for one submit syscall: fio commits when iodepth_batch_submit io_us are
+// queued or the queue is full. Stops early for a replay not yet due, thinktime, an fsync
+// due or the rate cap.
+[[gnu::always_inline]] inline void JobThread::queue_batch(Step& s) {
+    const auto k = std::min<uint32_t>(engine_->batch(), static_cast<uint32_t>(free_ious_.size()));
+    for (uint32_t i = 0; i < k && !done_issuing(s.start); ++i) {
+        const Time t = s.now();
+        if (replay_ && replay_due() > t)
+            break;  // the next recorded I/O is not due yet: submit what we have
+        // The end of fio's previous loop pass: think now?
+        // (fio skips the check until something has completed).
+        if (think_.enabled() && completed_ > 0 && think_.due(t, issued_ios_, completed_)) {
+            pause_ = Pause::THINK;
+            break;
+        }
+        if ((cfg_.fsync_blocks | cfg_.fdatasync_blocks) && sync_due()) [[unlikely]] {
+            // fio's get_rw_ddir() gives DDIR_SYNC; the engine runs it on its own
+            // (libaio answers FIO_Q_BUSY until what is queued is committed).
+            if (batch_.empty())
+                batch_.push_back(prep_sync_io_u(t, cfg_.fsync_blocks == 0 ||
+                                                       writes_issued_ % cfg_.fsync_blocks != 0, true));
+            break;
+        }
+        const int ddir = rate_ddir(t);
+        if (ddir < 0)
+            break;
+        batch_.push_back(prep_io_u(t, static_cast<uint8_t>(ddir)));
+        s.usr += costs_.io_prep;
+    }
+}
+
+// The next I/O's direction under the rate cap (fio's rate_ddir()), or -1 when the thread
+// is ahead of the schedule: the draw is held, and the thread drains, then sleeps.
+[[gnu::always_inline]] inline int JobThread::rate_ddir(Time t) {
+    if (replay_)
+        return 0;
+    const uint8_t ddir = next_ddir();
+    if (!rate_.caps())
+        return ddir;
+    if (!rate_ramped_ && cfg_.ramp_time.count() > 0 && t >= ramp_end_) {
+        rate_.reset(ramp_end_);  // fio's reset_io_counters() at the end of ramp_time
+        rate_ramped_ = true;
+    }
+    const RateLimiter::Choice c = rate_.choose(ddir, t);
+    if (c.at > t) {
+        pending_ddir_ = c.ddir;
+        rate_until_ = c.at;
+        pause_ = Pause::RATE;
+        return -1;
+    }
+    return c.ddir;
+}
+
+// Into the kernel: the syscall, then each io_u's bio to submit_bio(), in order, until one
+// finds no tag.
+[[gnu::always_inline]] inline void JobThread::submit_batch(Step& s) {
+    step_first_ = batch_pos_;
+    if (batch_pos_ >= batch_.size())
+        return;
+    if (engine_->plugs())
+        plug_.start();
+    if (!batch_syscall_charged_) {
+        s.sys += costs_.syscall;
+        batch_syscall_charged_ = true;
+    }
+    while (batch_pos_ < batch_.size()) {
+        Duration extra;  // merge attempts under the elevator's lock, split pieces
+        if (!queue_io_u(batch_[batch_pos_], s.now(), extra)) {
+            // No tag: sleep in blk_mq_get_tag; the plug is flushed on the way (step_done).
+            s.sys += extra;
+            tag_wait_ = true;
+            q_.wait_for_tag(cpu_.id(), this);
+            break;
+        }
+        s.sys += extra + costs_.bio_submit + costs_.rq_alloc + costs_.plug;
+        ++batch_pos_;
+    }
+    const uint32_t nr = batch_pos_ - step_first_;
+    if (nr > 0) {
+        res_.depth.submit[batch_bucket(nr)] += 1;
+        ++res_.depth.submit_calls;
+        res_.depth.level[depth_bucket(in_kernel_)] += nr;
+        res_.depth.level_samples += nr;
+    }
 }
 
 // The share of a submission step lost to what the model does not run (cpu::HostConfig::
@@ -321,15 +346,13 @@ Duration JobThread::os_noise_delay() {
 // sleep for a tag) hands the plugged requests to the queue, then the loop goes on.
 void JobThread::step_done(uint64_t) {
     const Time now = eq_.now();
-    if (!plug_.empty())
-        unplug(now, tag_wait_);
-    if (!is_sync()) {
-        // io_submit returns: fio stamps issue_time (slat ends) for what it submitted.
-        const Time ret = sim::max(now, cpu_.free_at());
-        for (uint32_t i = step_first_; i < batch_pos_; ++i)
-            if (ious_[batch_[i]].ddir != DDIR_SYNC)
-                ious_[batch_[i]].issue_time = ret;
-    }
+    if (tag_wait_)
+        plug_.flush(q_, now, cpu_.id(), true);  // schedule() flushes the plug of a task going to sleep
+    else
+        plug_.finish(q_, now, cpu_.id());
+    const bool in_syscall =
+        engine_->committed(std::span<const uint32_t>(batch_).subspan(step_first_, batch_pos_ - step_first_), ious_,
+                           sim::max(now, cpu_.free_at()), in_kernel_ > 0 && nr_done_ == 0);
     // A tag wait comes first: an fsync whose empty flush found no tag is still submitting
     // (blk_mq_get_tag sleeps inside submit_bio), and only a freed tag can wake it.
     if (tag_wait_) {
@@ -344,7 +367,7 @@ void JobThread::step_done(uint64_t) {
         cpu_.step_end(this, now, false);
         return;
     }
-    if (is_sync() && in_kernel_ > 0 && nr_done_ == 0) {
+    if (in_syscall) {
         wait_min_ = 1;
         state_ = State::SLEEP_IO;   // in pread until end_io()
         cpu_.step_end(this, now, false);
@@ -353,12 +376,9 @@ void JobThread::step_done(uint64_t) {
     cpu_.step_end(this, now, true);
 }
 
-void JobThread::sleep_until(Time start, Duration sys, Duration usr, Time when) {
-    const Duration c = sys + usr;
-    res_.cpu_busy += c;
-    res_.cpu_sys += sys;
-    const Time end = cpu_.book(start, c);
-    cpu_.release(start);
+void JobThread::sleep_until(const Step& s, Time when) {
+    const Time end = cpu_.book(s.start, charge(s));
+    cpu_.release(s.start);
     schedule_wakeup(sim::max(end, when));
     state_ = State::SLEEP_TIMER;
 }
@@ -366,12 +386,12 @@ void JobThread::sleep_until(Time start, Duration sys, Duration usr, Time when) {
 // fio's handle_thinktime() after io_u_quiesce(), or rate_ddir()'s usec_sleep(): nothing is
 // in flight. The spin is user time on this core; the sleep leaves the core to others. Both
 // end at the job's runtime, as fio cuts them there.
-void JobThread::pause(Time start, Duration sys, Duration usr) {
+void JobThread::pause(Step& s) {
     const Pause p = pause_;
     pause_ = Pause::NONE;
-    const Time t0 = start + sys + usr;
+    const Time t0 = s.now();
     if (p == Pause::RATE) {
-        sleep_until(start, sys, usr, sim::min(rate_until_, end_time_));
+        sleep_until(s, sim::min(rate_until_, end_time_));
         return;
     }
     const JobConfig::ThinkTime& tt = cfg_.thinktime;
@@ -379,7 +399,8 @@ void JobThread::pause(Time start, Duration sys, Duration usr) {
     const Duration spin = std::min(tt.spin, left);
     const Duration total = std::min(std::max(tt.time, spin), left);  // spin, then sleep the rest
     rate_.thought(last_ddir_, total);
-    sleep_until(start, sys, usr + spin, t0 + total);
+    s.usr += spin;
+    sleep_until(s, t0 + total);
     if (total <= spin)
         woken_ = false;  // all spin, no sleep (fio's usec_sleep() is skipped): no context switch
 }
@@ -449,7 +470,7 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
         if (!random)
             next_seq_offset_[io.ddir] += io.len;
     }
-    cmdprio_.set_ioprio(io.bio, io.ddir, io.len, rng_prio_);
+    cmdprio_.set_ioprio(io.submit.bio, io.ddir, io.len, rng_prio_);
     if (rate_.caps() && !replay_)
         rate_.issued(io.ddir, io.len);  // fio's usec_for_io() after the submit
     last_ddir_ = io.ddir;
@@ -509,148 +530,69 @@ void JobThread::account_sync(IoU& io, Time done) {
     free_ious_.push_back(static_cast<uint32_t>(&io - ious_.data()));
 }
 
-// blk-mq's plug limits (block/blk.h): a plug is flushed before it takes a new request when
-// it holds BLK_MAX_REQUEST_COUNT requests or its last request is BLK_PLUG_FLUSH_SIZE or more.
-static constexpr uint32_t BLK_MAX_REQUEST_COUNT = 32;
-static constexpr uint64_t BLK_PLUG_FLUSH_SIZE = 128 * 1024;
-
-// submit_bio() for one io_u. A bio larger than the queue's limits is split first
-// (bio_split_to_limits: an X per cut; each piece is a bio of its own, chained to the io_u,
-// which ends when its last piece does). Each piece is then merged or gets a request.
-// Returns false when a piece found no tag: the task sleeps and resumes with that piece.
-// `extra` gets the CPU time beyond one bio's submission: the lock sections of merge
-// attempts and the further pieces' own submission work.
-bool JobThread::submit_one(uint32_t idx, Time now, Duration& extra) {
+// fio's td_io_queue() for one io_u: the engine's syscall builds its bio (block/fops.c's
+// __blkdev_direct_IO_simple / _async) and hands it to submit_bio(). False: a piece found no
+// tag; the task sleeps and submits the same io_u again when woken. `extra` gets the CPU time
+// beyond one bio's submission (RequestQueue::submit_bio).
+[[gnu::always_inline]] inline bool JobThread::queue_io_u(uint32_t idx, Time now, Duration& extra) {
     IoU& io = ious_[idx];
-    const uint32_t cpu = cpu_.id();
-    if (!io.bio_queued) {
-        // submit_bio(): trace Q once, even if the task then sleeps for a tag.
-        blkmq::Bio& bio = io.bio;
-        io.bio_queued = true;
-        io.queued = now;
-        bio.sector = io.offset >> 9;
-        bio.nr_sectors = io.len >> 9;
-        bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
-        // blkdev_fsync() → blkdev_issue_flush(): an empty REQ_PREFLUSH write; an O_SYNC or
-        // O_DSYNC direct write is REQ_FUA (block/fops.c dio_bio_write_op()).
-        bio.cmd_flags = io.ddir == DDIR_SYNC ? blkmq::REQ_PREFLUSH
-                        : (io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0;
-        bio.end_io = this;
-        bio.cookie = idx;
-        bio.pid = res_.pid;
-        bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
-        bio.task_ioprio_level = cfg_.prio;
-        if (io.ddir == DDIR_SYNC)
-            sync_wait_ = true;
-        if (q_.flush_bio_stripped(bio)) [[unlikely]] {
-            // No write cache: the empty flush ends in submit_bio_noacct(), before Q.
-            io.nr_pieces = io.pieces_left = 1;
-            io.next_piece = 0;
-            piece_submitted(io);
-            end_io(&bio, now);
-            return true;
-        }
-        q_.trace_bio(blkmq::TraceAction::QUEUE, bio, now, cpu, res_.pid);
-        const uint32_t max = q_.split_sectors();
-        io.nr_pieces = bio.nr_sectors > max ? (bio.nr_sectors + max - 1) / max : 1;
-        io.pieces_left = io.nr_pieces;
-        io.next_piece = 0;
-        io.piece_tried = false;
-        if (io.nr_pieces > 1) {
-            if (io.pieces.size() < io.nr_pieces)
-                io.pieces.resize(io.nr_pieces);  // once per io_u and size: not in steady state
-            uint32_t done = 0;
-            for (uint32_t k = 0; k < io.nr_pieces; ++k) {
-                blkmq::Bio& piece = io.pieces[k];
-                piece = bio;
-                piece.sector = bio.sector + done;
-                piece.nr_sectors = std::min(max, bio.nr_sectors - done);
-                piece.bi_next = nullptr;
-                done += piece.nr_sectors;
-                if (k + 1 < io.nr_pieces && q_.tracing())
-                    q_.trace_split(piece, now, cpu, res_.pid);
-            }
-        }
-    }
-    while (io.next_piece < io.nr_pieces) {
-        blkmq::Bio& bio = io.nr_pieces == 1 ? io.bio : io.pieces[io.next_piece];
-        if (!io.piece_tried) {
-            io.piece_tried = true;
-            if (io.next_piece > 0)
-                extra += costs_.bio_submit + costs_.rq_alloc + costs_.plug;
-            // blk_mq_attempt_bio_merge: the plug first, then the scheduler.
-            Duration lock_time;
-            const bool merged = q_.attempt_plug_merge(plug_, &bio, now + extra, cpu) ||
-                                q_.attempt_sched_merge(&bio, now + extra, cpu, lock_time);
-            extra += lock_time;
-            if (merged) {
-                piece_submitted(io);
-                continue;
-            }
-        }
-        if (!plug_.empty() &&
-            (plug_.size() >= BLK_MAX_REQUEST_COUNT || plug_.back()->bytes() >= BLK_PLUG_FLUSH_SIZE))
-            unplug(now + extra, false);
-        // Direct reads are synchronous; writes count as async for the elevator's limit_depth.
-        blkmq::Request* rq = q_.alloc_request(cpu, now + extra, bio.op == blkmq::ReqOp::READ);
-        if (rq == nullptr)
-            return false;
-        q_.bio_to_request(rq, &bio, res_.pid, io.queued);
-        if (q_.tracing())
-            q_.trace_bio(blkmq::TraceAction::GETRQ, bio, now + extra, cpu, res_.pid);  // blk_add_trace_getrq
-        // The piece counts as submitted before blk_insert_flush(), which may end it at once.
-        piece_submitted(io);
-        if ((rq->cmd_flags & blkmq::REQ_NOMERGE_FLAGS) && q_.insert_flush(rq, now + extra, cpu)) [[unlikely]]
-            continue;  // blk_insert_flush() before the plug: the flush machinery has it
-        if (q_.tracing() && plugged_ && plug_.empty())
-            q_.trace(blkmq::TraceAction::PLUG, *rq, now + extra, cpu);
-        plug_.push_back(rq);
-    }
-    return true;
+    if (!io.submit.started)
+        prep_bio(io, idx);
+    const blkmq::SubmitStatus st = q_.submit_bio(io.submit, plug_, cpu_.id(), now, extra);
+    note_submitted(io);
+    return st != blkmq::SubmitStatus::WAIT_TAG;
 }
 
-// One piece of the io_u's bio is in the kernel's hands; with the last one the io_u is in
-// flight (submit_bio has returned). Until then the task has not left submission: if it slept
-// for a tag it must resume submitting, not wait for a completion that cannot come.
-void JobThread::piece_submitted(IoU& io) {
-    ++io.next_piece;
-    io.piece_tried = false;
-    if (io.next_piece == io.nr_pieces) {
+void JobThread::prep_bio(IoU& io, uint32_t idx) {
+    blkmq::Bio& bio = io.submit.bio;
+    bio.sector = io.offset >> 9;
+    bio.nr_sectors = io.len >> 9;
+    bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
+    // blkdev_fsync() → blkdev_issue_flush(): an empty REQ_PREFLUSH write; an O_SYNC or
+    // O_DSYNC direct write is REQ_FUA (block/fops.c dio_bio_write_op()).
+    bio.cmd_flags = io.ddir == DDIR_SYNC ? blkmq::REQ_PREFLUSH
+                    : (io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0;
+    bio.end_io = this;
+    bio.cookie = idx;
+    bio.pid = res_.pid;
+    bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
+    bio.task_ioprio_level = cfg_.prio;
+    if (io.ddir == DDIR_SYNC)
+        sync_wait_ = true;
+}
+
+// Every piece of the io_u's bio is in the kernel's hands: it is in flight (submit_bio has
+// returned). Until then the task has not left submission: if it slept for a tag it must
+// resume submitting, not wait for a completion that cannot come. The bio may end inside
+// submit_bio (an empty flush with nothing to do), so end_io() notes it first.
+void JobThread::note_submitted(IoU& io) {
+    if (io.state == IoU::State::PREPPED && io.submit.submitted()) {
         io.state = IoU::State::INFLIGHT;
         ++in_kernel_;
         ++submitted_;
     }
 }
 
-// blk_finish_plug / blk_flush_plug: U, or UT when flushed because the task sleeps.
-void JobThread::unplug(Time now, bool from_schedule) {
-    if (!plugged_) {
-        q_.flush_plug(plug_, now, cpu_.id(), true);
-        return;
-    }
-    q_.trace_unplug(from_schedule ? blkmq::TraceAction::UNPLUG_TIMER : blkmq::TraceAction::UNPLUG,
-                    plug_.size(), now, cpu_.id(), res_.pid);
-    q_.flush_plug(plug_, now, cpu_.id());
-}
-
 void JobThread::end_io(blkmq::Bio* bio, Time now) {
     const uint32_t idx = bio->cookie;
+    if (idx < ious_.size())
+        note_submitted(ious_[idx]);
     // In flight, or a piece of a split bio whose later pieces still wait to be submitted:
     // fewer pieces have ended than were submitted.
     if (idx >= ious_.size() ||
         !(ious_[idx].state == IoU::State::INFLIGHT ||
-          (ious_[idx].state == IoU::State::PREPPED && ious_[idx].bio_queued &&
-           ious_[idx].nr_pieces - ious_[idx].pieces_left < ious_[idx].next_piece)))
+          (ious_[idx].state == IoU::State::PREPPED && ious_[idx].submit.started &&
+           ious_[idx].submit.nr_pieces - ious_[idx].submit.pieces_left < ious_[idx].submit.next_piece)))
         throw std::logic_error(fmt::format(
             "invariant violated: job '{}' got a completion for io_u {} that is not in flight "
             "(sector {})", cfg_.name, idx, bio->sector));
     IoU& io = ious_[idx];
-    if (--io.pieces_left > 0)
+    if (--io.submit.pieces_left > 0)
         return;  // bio_endio of a split piece: the chain's parent waits for the rest
     if (io.ddir == DDIR_SYNC) {
         // submit_bio_wait() returns in blkdev_issue_flush(): fsync() is about to return.
         io.state = IoU::State::DONE;
-        io.bio_queued = false;
+        io.submit.started = false;
         io.kernel_done = now;
         --in_kernel_;
         sync_wait_ = false;
@@ -661,7 +603,7 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     }
     io.state = IoU::State::DONE;
     kernel_bytes_[io.ddir] += io.len;
-    io.bio_queued = false;
+    io.submit.started = false;
     io.kernel_done = now;
     io.next_done = 0;
     if (done_tail_)
@@ -683,7 +625,7 @@ void JobThread::tag_wakeup(Time now) {
 
 Duration JobThread::reap(Time t0, uint32_t max) {
     const uint32_t n = std::min(nr_done_, max);
-    Duration cost = is_sync() ? Duration() : costs_.reap;
+    Duration cost = engine_->reap_cost();
     for (uint32_t i = 0; i < n; ++i) {
         const uint32_t idx = done_head_ - 1;
         IoU& io = ious_[idx];
@@ -714,15 +656,15 @@ void JobThread::account_done(IoU& io, Time done) {
     const auto clat = static_cast<uint64_t>((done - io.issue_time).count());
     d.add_clat(clat);
     if (cfg_.uses_prio())
-        add_prio_clat(d, io.bio.ioprio_class, io.bio.ioprio_level, clat);
+        add_prio_clat(d, io.submit.bio.ioprio_class, io.submit.bio.ioprio_level, clat);
     d.lat.add(static_cast<double>((done - io.start_time).count()));
-    if (!is_sync())
+    if (engine_->slat())
         d.slat.add(static_cast<double>((io.issue_time - io.start_time).count()));
     bw_[io.ddir].add(done, io.len);
     iops_[io.ddir].add(done, 1);
     if (log_) {
-        const uint16_t ioprio = io.bio.ioprio_class
-                                    ? static_cast<uint16_t>(io.bio.ioprio_class << 13 | (io.bio.ioprio_level & 7))
+        const uint16_t ioprio = io.submit.bio.ioprio_class
+                                    ? static_cast<uint16_t>(io.submit.bio.ioprio_class << 13 | (io.submit.bio.ioprio_level & 7))
                                     : 0;
         log_->add({io.issue_time - ramp_end_, done - ramp_end_, io.ddir, io.len, io.offset, ioprio,
                    static_cast<uint64_t>((io.issue_time - io.start_time).count()), clat,
@@ -732,7 +674,7 @@ void JobThread::account_done(IoU& io, Time done) {
 
 void JobThread::enable_logs(uint32_t thread_number) {
     if (cfg_.logs.any())
-        log_ = std::make_unique<IoLog>(cfg_.logs, thread_number, !is_sync());
+        log_ = std::make_unique<IoLog>(cfg_.logs, thread_number, engine_->slat());
 }
 
 void JobThread::log_files(std::size_t job, std::vector<result::FioLogFile>& out) const {

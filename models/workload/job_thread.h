@@ -7,14 +7,7 @@
 // carries it has run. Between steps the thread may sleep: in pread / io_getevents for
 // completions, or in the block layer for a tag.
 //
-// Engines (fio's semantics):
-//   psync     one I/O per pread/pwrite; the thread sleeps until it completes (unless the
-//             driver completes it inline), then issues the next.
-//   libaio    up to iodepth io_us in flight; io_submit() per iodepth_batch_submit io_us;
-//   io_uring  when the queue is full, wait for iodepth_batch_complete_min completions and
-//             reap up to iodepth_batch_complete_max. Completions are read from the shared
-//             ring without a syscall when present (libaio's user_io_getevents, the CQ ring).
-// libaio and io_uring differ here only in their cost profile entries.
+// The engine (engine.h) decides what differs between psync, libaio and io_uring.
 //
 // fio's pauses: thinktime (think_time.h) and a rate cap (rate.h) first drain what the
 // thread has in flight, as fio's io_u_quiesce() does, then the thread sleeps; the spinning
@@ -26,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/blkmq/plug.h"
 #include "models/blkmq/request.h"
 #include "models/blkmq/request_queue.h"
 #include "models/blkmq/tags.h"
@@ -34,6 +28,7 @@
 #include "models/result/job_result.h"
 #include "models/workload/buflen.h"
 #include "models/workload/cmdprio.h"
+#include "models/workload/engine.h"
 #include "models/workload/io_log.h"
 #include "models/workload/io_u.h"
 #include "models/workload/job_config.h"
@@ -83,11 +78,27 @@ private:
     // A pause that begins once nothing is in flight (fio's io_u_quiesce()).
     enum class Pause : uint8_t { NONE, THINK, RATE };
 
+    // The CPU time a step has spent so far, from `start`.
+    struct Step {
+        sim::Time start;
+        sim::Duration sys, usr;
+        sim::Time now() const { return start + sys + usr; }
+    };
+
+    // run_step's parts, in their order; forced inline into it (job_thread.cc), so that the
+    // step's times stay in registers.
+    void resume(Step& s);
+    bool next_batch(Step& s);
+    bool get_completions(Step& s, bool full, bool draining);
+    void queue_batch(Step& s);
+    int rate_ddir(sim::Time t);
+    void submit_batch(Step& s);
+    sim::Duration charge(const Step& s);
+
     void wakeup_event(uint64_t);
     void step_done(uint64_t);
     void schedule_wakeup(sim::Time when);
     bool done_issuing(sim::Time now) const;
-    bool is_sync() const { return cfg_.ioengine == IoEngine::PSYNC; }
     // A replaying job's next I/O may not be issued before this instant.
     sim::Time replay_due() const;
 
@@ -100,19 +111,17 @@ private:
     uint32_t prep_sync_io_u(sim::Time now, bool datasync, bool account);
     void account_sync(IoU& io, sim::Time done);
     // The step books its CPU time and the thread sleeps until `when` (SLEEP_TIMER).
-    void sleep_until(sim::Time start, sim::Duration sys, sim::Duration usr, sim::Time when);
+    void sleep_until(const Step& s, sim::Time when);
     // Thinks or waits for the rate cap, now that nothing is in flight.
-    void pause(sim::Time start, sim::Duration sys, sim::Duration usr);
+    void pause(Step& s);
     void check_min_rate(sim::Time now);
     sim::Duration reap(sim::Time t0, uint32_t max);
     void account_done(IoU& io, sim::Time done);
     static void add_prio_clat(result::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat);
-    // kernel side
-    // bio → (merge | request) → plug; false: no tag. `lock_time` gets the time spent in the
-    // elevator's lock (spin + hold) for a scheduler merge attempt.
-    bool submit_one(uint32_t idx, sim::Time now, sim::Duration& extra);
-    void piece_submitted(IoU& io);
-    void unplug(sim::Time now, bool from_schedule);
+    // The io_u's bio to RequestQueue::submit_bio(); false: it waits for a tag.
+    bool queue_io_u(uint32_t idx, sim::Time now, sim::Duration& extra);
+    void prep_bio(IoU& io, uint32_t idx);
+    void note_submitted(IoU& io);
     void finish(sim::Time now);
 
     sim::EventQueue& eq_;
@@ -121,6 +130,7 @@ private:
     blkmq::RequestQueue& q_;
     const cpu::CpuCosts& costs_;
     result::JobResult& res_;
+    std::unique_ptr<Engine> engine_;
     sim::Rng rng_offsets_, rng_ddir_, rng_prio_;
     // cpu::HostConfig::os_noise: the mean of the delay each submission step loses to work the
     // model does not run (ticks, other tasks), exponentially distributed, from its own stream.
@@ -162,11 +172,9 @@ private:
     uint32_t batch_pos_ = 0;                  // first io_u of the batch not yet submitted
     uint32_t step_first_ = 0;                 // first io_u submitted by the current step
     bool batch_syscall_charged_ = false;
-    blkmq::RequestList plug_;
-    // The task's plug (blk_start_plug). Without one (a psync job on a kernel before 6.11, see
-    // cpu::HostConfig::submit_bio_plug) plug_ only carries the pread's requests to step_done,
-    // where they go in with no P/U and with the hctx run on kblockd.
-    bool plugged_;
+    // The task's plug, started around each submission when the engine plugs (blkmq::Plug
+    // says what happens without one).
+    blkmq::Plug plug_;
     bool tag_wait_ = false;                   // asleep (or going to sleep) for a tag
     bool woken_ = false;                      // next step pays a context switch
 

@@ -1,0 +1,27 @@
+// What libaio and io_uring share in blksim: queue io_us, commit them in one syscall
+// (io_submit / io_uring_enter), reap completions from a ring (fio's engines/libaio.c,
+// engines/io_uring.c). They differ only in their cost profile entries.
+#pragma once
+
+#include "models/workload/engine.h"
+
+namespace blksim::workload::engines {
+
+class Aio : public Engine {
+public:
+    Reap getevents(uint32_t nr_done, uint32_t in_kernel, bool full, bool draining) const override;
+    sim::Duration wake_cost(bool submitting) const override;
+    void queued(IoU& first, sim::Time t) const override;
+    bool committed(std::span<const uint32_t> submitted, std::span<IoU> ious, sim::Time ret,
+                   bool io_pending) const override;
+
+protected:
+    Aio(const JobConfig& cfg, const cpu::HostConfig& host);
+
+private:
+    uint32_t complete_min_;   // iodepth_batch_complete_min
+    uint32_t complete_max_;   // iodepth_batch_complete_max, 0 resolved
+    sim::Duration syscall_;
+};
+
+}  // namespace blksim::workload::engines
