@@ -1,8 +1,6 @@
 #include "models/blkmq/request_queue.h"
 
-#include "models/sched/bfq.h"
-#include "models/sched/kyber.h"
-#include "models/sched/mq_deadline.h"
+#include "models/sched/scheduler_kinds.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -52,12 +50,10 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
     // An elevator brings scheduler tags: nr_requests per hctx, by default
     // 2 * min(set->queue_depth, BLKDEV_DEFAULT_RQ = 128) (blk_mq_init_sched); without one
     // nr_requests is the tag set's queue_depth.
-    if (cfg.scheduler == "mq-deadline")
-        elevator_ = std::make_unique<sched::MqDeadline>(cfg.mq_deadline);
-    if (cfg.scheduler == "kyber")
-        elevator_ = std::make_unique<sched::Kyber>(cfg.kyber, eq_, mq_map_, nr_hw);
-    if (cfg.scheduler == "bfq")
-        elevator_ = std::make_unique<sched::Bfq>(cfg.bfq, eq_, dev.rotational());
+    const sched::SchedulerKind* kind = sched::find_scheduler_kind(cfg.scheduler);
+    if (kind == nullptr)
+        throw std::invalid_argument(fmt::format("queue {}: unknown scheduler '{}'", name_, cfg.scheduler));
+    elevator_ = kind->make(cfg.iosched, {eq_, mq_map_, nr_hw, dev.rotational()});
     if (elevator_) {
         // blk_mq_run_hw_queue(hctx, async) from the policy (kyber_domain_wake, bfq's idle
         // timer): kblockd runs the hctx now, pulling in a delayed run that may be pending

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/device/null_blk_config.h"
 #include "models/blkmq/request_queue.h"
 #include "models/blkmq/tag_set.h"
 #include "models/cpu/cpu.h"

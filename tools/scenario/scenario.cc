@@ -40,6 +40,7 @@
 #include "tools/replay/trace_reader.h"
 #include "models/topology/topology.h"
 #include "tools/scenario/decode.h"
+#include "models/sched/scheduler_kinds.h"
 #include "tools/scenario/device_params.h"
 #include "tools/scenario/fio_job.h"
 #include "tools/scenario/json_util.h"
@@ -56,8 +57,6 @@ namespace fs = std::filesystem;
 // ---------------------------------------------------------------------------------------
 // The names a scenario may use, one table per kind. scenarios/schema.json lists the same
 // names in its enums (test_scenario.cc checks that the two agree).
-
-constexpr std::string_view kSchedulers[] = {"none", "mq-deadline", "kyber", "bfq"};
 
 struct EngineName {
     std::string_view name;
@@ -428,7 +427,7 @@ private:
                     notes_.push_back(o.describe() + ": replaced by --scheduler " + scheduler_override_);
                     return;
                 }
-                if (std::find(std::begin(kSchedulers), std::end(kSchedulers), value) == std::end(kSchedulers))
+                if (sched::find_scheduler_kind(value) == nullptr)
                     return unsupported_.add(o, "blksim's schedulers: " + join(supported_schedulers()), true);
             }
             if (canon == "rw") {
@@ -1284,6 +1283,10 @@ std::vector<DeviceProfileInfo> device_profiles(const std::string& base_dir) {
     return out;
 }
 
-std::vector<std::string> supported_schedulers() { return {std::begin(kSchedulers), std::end(kSchedulers)}; }
+std::vector<std::string> supported_schedulers() {
+    std::vector<std::string> names;
+    for (const sched::SchedulerKind* k : sched::scheduler_kinds()) names.emplace_back(k->name());
+    return names;
+}
 
 }  // namespace blksim::scenario
