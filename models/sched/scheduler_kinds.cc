@@ -19,6 +19,7 @@ const SchedulerKind& none_kind() { return kNone; }
 const SchedulerKind& mq_deadline_kind();
 const SchedulerKind& kyber_kind();
 const SchedulerKind& bfq_kind();
+const SchedulerKind& noop_kind();
 
 std::span<const SchedulerKind* const> scheduler_kinds() {
     static const SchedulerKind* const kinds[] = {
@@ -26,6 +27,7 @@ std::span<const SchedulerKind* const> scheduler_kinds() {
         &mq_deadline_kind(),
         &kyber_kind(),
         &bfq_kind(),
+        &noop_kind(),
     };
     return kinds;
 }
