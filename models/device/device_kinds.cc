@@ -12,6 +12,7 @@ const DeviceKind& nvme_kind();
 const DeviceKind& hdd_kind();
 const DeviceKind& sata_ssd_kind();
 const DeviceKind& raid_kind();
+const DeviceKind& ramdisk_kind();
 
 std::span<const DeviceKind* const> device_kinds() {
     static const DeviceKind* const kinds[] = {
@@ -20,6 +21,7 @@ std::span<const DeviceKind* const> device_kinds() {
         &hdd_kind(),
         &sata_ssd_kind(),
         &raid_kind(),
+        &ramdisk_kind(),
     };
     return kinds;
 }
