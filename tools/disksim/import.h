@@ -24,7 +24,7 @@ dev::HddConfig hdd_config_from_profile(const nlohmann::json& profile, const std:
 
 // The "measured" object of an HDD profile's params (a measured drive: layout, seek table,
 // cache and overheads) applied to `c`; `ptr` is its JSON path for messages. Used by the
-// profile reader below and by the scenario loader (tools/scenario/scenario.cc).
+// profile reader below and by the scenario loader (tools/scenario/device_params.cc).
 void apply_measured(const nlohmann::json& measured, const std::string& file, const std::string& ptr, dev::HddConfig& c);
 
 // Reads a profile file (or scenarios/devices/NAME.json for a bare NAME, looked up in

@@ -229,52 +229,70 @@ public:
                 options_done = true;  // getopt: what follows are job files
                 continue;
             }
-            const std::string body = arg.substr(arg[1] == '-' ? 2 : 1);
-            const size_t eq = body.find('=');
-            const std::string name = body.substr(0, eq);
-            std::optional<std::string> value;
-            if (eq != std::string::npos) value = body.substr(eq + 1);
-            std::string raw = arg;
-            if (!valid_option_name(name))
-                fail(at, squote(arg) + ": expected --option=value (or -option=value)");
-
-            // The value may be the next argument, as getopt allows for options that need one.
-            const auto take_value = [&](bool needs) {
-                if (value || !needs) return;
-                if (i + 1 >= args.size())
-                    fail(at, squote(arg) + ": option '" + name + "' needs a value (" + name + "=...)");
-                value = args[++i];
-                raw += " " + *value;
-            };
-
-            if (const CliOption* c = find_cli_option(name)) {
-                take_value(c->needs_value);
-                Option o{name, value, raw, at};
-                switch (c->kind) {
-                    case CliKind::OUTPUT_FORMAT: settings_.output_format = o; break;
-                    case CliKind::MINIMAL: o.value = "terse"; settings_.output_format = o; break;
-                    case CliKind::OUTPUT: settings_.output = o; break;
-                    case CliKind::SECTION: sections_.push_back(*value); break;
-                    case CliKind::PARSE_ONLY: settings_.parse_only = true; break;
-                    case CliKind::IGNORED: settings_.ignored.push_back(o); break;
-                    case CliKind::UNSUPPORTED: settings_.unsupported.push_back(o); break;
-                }
-                continue;
-            }
-            if (name == "name") {
-                take_value(true);
-                close_section();
-                open_section(*value, at);
-                continue;
-            }
-            const OptionInfo* info = find_option(name);
-            take_value(info && info->needs_value);
-            if (!in_global_ && !job_) open_section("global", at);  // before the first --name
-            add(Option{name, value ? std::optional(substitute_at(*value, at)) : std::nullopt, raw, at});
-            job_options_ = true;
+            i = command_line_option(args, i, at);
         }
         close_section();
+        command_line_job_files(job_files);
+        if (jobs_.empty() && job_files.empty() && !global_.empty()) {
+            // The mailing-list form: options only. One job of them all.
+            Job j{"job", global_.front().where, global_};
+            jobs_.push_back(std::move(j));
+            implicit_job_ = true;
+        }
+    }
 
+    // The option argument args[i] (at): fio's own options, --name, or a job option. Returns
+    // the index of the last argument it used (its value may be the next one).
+    size_t command_line_option(const std::vector<std::string>& args, size_t i, const Location& at) {
+        const std::string& arg = args[i];
+        const std::string body = arg.substr(arg[1] == '-' ? 2 : 1);
+        const size_t eq = body.find('=');
+        const std::string name = body.substr(0, eq);
+        std::optional<std::string> value;
+        if (eq != std::string::npos) value = body.substr(eq + 1);
+        std::string raw = arg;
+        if (!valid_option_name(name))
+            fail(at, squote(arg) + ": expected --option=value (or -option=value)");
+
+        // The value may be the next argument, as getopt allows for options that need one.
+        const auto take_value = [&](bool needs) {
+            if (value || !needs) return;
+            if (i + 1 >= args.size())
+                fail(at, squote(arg) + ": option '" + name + "' needs a value (" + name + "=...)");
+            value = args[++i];
+            raw += " " + *value;
+        };
+
+        if (const CliOption* c = find_cli_option(name)) {
+            take_value(c->needs_value);
+            Option o{name, value, raw, at};
+            switch (c->kind) {
+                case CliKind::OUTPUT_FORMAT: settings_.output_format = o; break;
+                case CliKind::MINIMAL: o.value = "terse"; settings_.output_format = o; break;
+                case CliKind::OUTPUT: settings_.output = o; break;
+                case CliKind::SECTION: sections_.push_back(*value); break;
+                case CliKind::PARSE_ONLY: settings_.parse_only = true; break;
+                case CliKind::IGNORED: settings_.ignored.push_back(o); break;
+                case CliKind::UNSUPPORTED: settings_.unsupported.push_back(o); break;
+            }
+            return i;
+        }
+        if (name == "name") {
+            take_value(true);
+            close_section();
+            open_section(*value, at);
+            return i;
+        }
+        const OptionInfo* info = find_option(name);
+        take_value(info && info->needs_value);
+        if (!in_global_ && !job_) open_section("global", at);  // before the first --name
+        add(Option{name, value ? std::optional(substitute_at(*value, at)) : std::nullopt, raw, at});
+        job_options_ = true;
+        return i;
+    }
+
+    // The job files named on the command line, in order.
+    void command_line_job_files(const std::vector<std::pair<std::string, Location>>& job_files) {
         for (size_t k = 0; k < job_files.size(); ++k) {
             const auto& [path, at] = job_files[k];
             if (path == "-") fail(at, "reading a job file from standard input is not supported; name the file");
@@ -286,13 +304,6 @@ public:
             lines(text, path, fs::path(path).parent_path(), false);
             close_section();
             files_.push_back(path);
-        }
-
-        if (jobs_.empty() && job_files.empty() && !global_.empty()) {
-            // The mailing-list form: options only. One job of them all.
-            Job j{"job", global_.front().where, global_};
-            jobs_.push_back(std::move(j));
-            implicit_job_ = true;
         }
     }
 
