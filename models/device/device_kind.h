@@ -100,6 +100,7 @@ struct DeviceOps {
     std::unique_ptr<Device> (*make)(const C&, sim::EventQueue&, uint32_t nr_cpus);
     DeviceGeometry (*geometry)(const C&);
     kind::Problem (*validate)(const C&, uint32_t nr_cpus) = nullptr;
+    bool may_be_member = false;  // may sit behind a RAID controller
 };
 
 template <class C>
@@ -121,6 +122,7 @@ public:
         return ops_.make(of(p), eq, nr_cpus);
     }
     DeviceGeometry geometry(const ModelParams& p) const override { return ops_.geometry(of(p)); }
+    bool may_be_member() const override { return ops_.may_be_member; }
 
 protected:
     static C& of(ModelParams& p) { return std::any_cast<C&>(p.config()); }

@@ -798,13 +798,7 @@ kind::Problem validate(const C& c, uint32_t nr_cpus) {
     return {};
 }
 
-class HddKind final : public DeviceKindOf<C> {
-public:
-    using DeviceKindOf<C>::DeviceKindOf;
-    bool may_be_member() const override { return true; }
-};
-
-constinit const HddKind kKind{
+constinit const DeviceKindOf<C> kKind{
     "hdd",
     "SATA hard disk: zoned geometry, fitted seek curve, rotation in time, NCQ with RPO/FIFO, NCQ priority, "
     "read-ahead and write-back cache",
@@ -815,7 +809,8 @@ constinit const HddKind kKind{
          return std::make_unique<Hdd>(eq, c);
      },
      .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes / 512 * 512, c.blocksize, 1, c.queue_depth}; },
-     .validate = validate}};
+     .validate = validate,
+     .may_be_member = true}};
 
 }  // namespace
 

@@ -266,13 +266,7 @@ kind::Problem validate(const C& c, uint32_t nr_cpus) {
     return {};
 }
 
-class SataSsdKind final : public DeviceKindOf<C> {
-public:
-    using DeviceKindOf<C>::DeviceKindOf;
-    bool may_be_member() const override { return true; }
-};
-
-constinit const SataSsdKind kKind{
+constinit const DeviceKindOf<C> kKind{
     "sata_ssd",
     "SATA SSD: NCQ 32, per-command controller time, channels x dies flash, write buffer draining at "
     "the program rate / WAF, sequential read-ahead, 550 MB/s link",
@@ -283,7 +277,8 @@ constinit const SataSsdKind kKind{
          return std::make_unique<SataSsd>(eq, c);
      },
      .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes / 512 * 512, c.blocksize, 1, c.queue_depth}; },
-     .validate = validate}};
+     .validate = validate,
+     .may_be_member = true}};
 
 }  // namespace
 
