@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "models/device/null_blk_config.h"
 #include "models/topology/machine.h"
 
 using namespace blksim;
@@ -20,8 +21,8 @@ static topology::MachineConfig nullblk_machine(uint32_t numjobs, uint32_t iodept
     c.complete_rq = 150_ns; c.io_complete = 80_ns; c.reap = 50_ns; c.context_switch = 1500_ns;
     dev::DeviceConfig d;
     d.name = "nullb0";
-    d.null_blk.irqmode = dev::NullBlkConfig::IrqMode::NONE;
-    d.null_blk.completion_nsec = 0_ns;
+    d.as<dev::NullBlkConfig>().irqmode = dev::NullBlkConfig::IrqMode::NONE;
+    d.as<dev::NullBlkConfig>().completion_nsec = 0_ns;
     m.devices.push_back(d);
     blkmq::QueueConfig q;
     q.device = "nullb0";
@@ -60,10 +61,10 @@ static void BM_nullblk_depth(benchmark::State& state) {
     const auto jobs = static_cast<uint32_t>(state.range(0)), depth = static_cast<uint32_t>(state.range(1));
     const auto runtime = sim::Duration::ns(std::max<int64_t>(150'000'000, 100'000'000'000 / (jobs * depth)));
     auto cfg = nullblk_machine(jobs, depth, runtime);
-    cfg.devices[0].null_blk.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-    cfg.devices[0].null_blk.completion_nsec = 100_us;
-    cfg.devices[0].null_blk.hw_queue_depth = 10240;
-    cfg.devices[0].null_blk.submit_queues = 8;
+    cfg.devices[0].as<dev::NullBlkConfig>().irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+    cfg.devices[0].as<dev::NullBlkConfig>().completion_nsec = 100_us;
+    cfg.devices[0].as<dev::NullBlkConfig>().hw_queue_depth = 10240;
+    cfg.devices[0].as<dev::NullBlkConfig>().submit_queues = 8;
     uint64_t ios = 0;
     for (auto _ : state) {
         topology::Machine m(cfg);

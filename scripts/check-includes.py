@@ -35,23 +35,12 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 # layer that calls them, whose folder they count in.
 INTERFACES = {
     "models/sched/elevator*.h": "models/blkmq",   # the elevator's operations (elevator_mq_ops)
+    "models/sched/scheduler_kind.h": "models/blkmq",  # how a queue builds its elevator (elevator_type)
     "models/device/device.h": "models/blkmq",     # the driver's operations (blk_mq_ops)
 }
 
 # (including file, included file): why the include is still there and who removes it.
 ALLOWED = {
-    ("models/blkmq/request_queue.cc", "models/sched/bfq.h"):
-        "the scheduler factory by name; h-kinds replaces it with the scheduler descriptor list",
-    ("models/blkmq/request_queue.cc", "models/sched/kyber.h"):
-        "the scheduler factory by name; h-kinds replaces it with the scheduler descriptor list",
-    ("models/blkmq/request_queue.cc", "models/sched/mq_deadline.h"):
-        "the scheduler factory by name; h-kinds replaces it with the scheduler descriptor list",
-    ("models/blkmq/queue_config.h", "models/sched/bfq_config.h"):
-        "every scheduler's tunables in QueueConfig; h-kinds moves them into the scheduler descriptors",
-    ("models/blkmq/queue_config.h", "models/sched/kyber.h"):
-        "every scheduler's tunables in QueueConfig; h-kinds moves them into the scheduler descriptors",
-    ("models/blkmq/queue_config.h", "models/sched/mq_deadline.h"):
-        "every scheduler's tunables in QueueConfig; h-kinds moves them into the scheduler descriptors",
     ("models/result/job_result.h", "models/workload/job_config.h"):
         "fio's report echoes the job's options (JobResult::config is the job's JobConfig); goes "
         "when the options fio prints are a result struct of their own or JobConfig leaves workload",

@@ -1,8 +1,6 @@
 #include "models/blkmq/request_queue.h"
 
-#include "models/sched/bfq.h"
-#include "models/sched/kyber.h"
-#include "models/sched/mq_deadline.h"
+#include "models/sched/scheduler_kind.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -18,7 +16,7 @@ using sim::Time;
 static constexpr Duration BLK_MQ_RESOURCE_DELAY = Duration::ns(3'000'000);
 
 RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg,
-                           dev::Device& dev, TagSet& tag_set,
+                           const sched::SchedulerKind& elevator, dev::Device& dev, TagSet& tag_set,
                            std::span<const std::unique_ptr<cpu::Cpu>> cpus, const cpu::CpuCosts& costs,
                            uint32_t budget_depth)
     : name_(std::move(name)), eq_(eq), cfg_(cfg), dev_(dev), tag_set_(tag_set),
@@ -52,12 +50,7 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
     // An elevator brings scheduler tags: nr_requests per hctx, by default
     // 2 * min(set->queue_depth, BLKDEV_DEFAULT_RQ = 128) (blk_mq_init_sched); without one
     // nr_requests is the tag set's queue_depth.
-    if (cfg.scheduler == "mq-deadline")
-        elevator_ = std::make_unique<sched::MqDeadline>(cfg.mq_deadline);
-    if (cfg.scheduler == "kyber")
-        elevator_ = std::make_unique<sched::Kyber>(cfg.kyber, eq_, mq_map_, nr_hw);
-    if (cfg.scheduler == "bfq")
-        elevator_ = std::make_unique<sched::Bfq>(cfg.bfq, eq_, dev.rotational());
+    elevator_ = elevator.make(cfg.iosched, {eq_, mq_map_, nr_hw, dev.rotational()});
     sched::LockCost lock_cost;
     if (elevator_) {
         // blk_mq_run_hw_queue(hctx, async) from the policy (kyber_domain_wake, bfq's idle

@@ -27,6 +27,10 @@
 #include "sim/stats.h"
 #include "sim/timer.h"
 
+namespace blksim::sched {
+class SchedulerKind;
+}
+
 namespace blksim::blkmq {
 
 class Plug;
@@ -52,8 +56,10 @@ struct QueueStats {
 
 class RequestQueue final : public DriverQueue {
 public:
-    RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg, dev::Device& dev,
-                 TagSet& tag_set, std::span<const std::unique_ptr<cpu::Cpu>> cpus,
+    // `elevator` is the scheduler's descriptor (the kernel's elevator_type, which
+    // elevator_init_mq() finds by name), found by whoever builds the queue.
+    RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg,
+                 const sched::SchedulerKind& elevator, dev::Device& dev, TagSet& tag_set, std::span<const std::unique_ptr<cpu::Cpu>> cpus,
                  const cpu::CpuCosts& costs, uint32_t budget_depth = 0);
     RequestQueue(const RequestQueue&) = delete;
     RequestQueue& operator=(const RequestQueue&) = delete;

@@ -1,5 +1,7 @@
 #include "models/device/hdd.h"
 
+#include "models/device/device_kind.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -699,5 +701,123 @@ std::string Hdd::check_idle() const {
                std::to_string(cfg_.queue_depth);
     return {};
 }
+
+}  // namespace blksim::dev
+
+// --- the model's descriptor ---
+
+namespace blksim::dev {
+namespace {
+
+using C = HddConfig;
+constexpr int64_t kBlockSizes[] = {512, 4096};
+constexpr std::string_view kSched[] = {"rpo", "fifo"};
+#define BLKSIM_TIME_HELP " A time: integer nanoseconds or a string such as \"7400us\"."
+constexpr kind::Param<C> kParams[] = {
+    kind::integer("gb", &C::size_bytes, 1, 1048576,
+                  "Capacity in 10^9 bytes, 1..1048576 (or give sectors). Default: 4000787030016 bytes (4 TB).", kind::kGB),
+    kind::integer("sectors", &C::size_bytes, 2097152, 281474976710656,
+                  "Capacity in 512-byte sectors as the drive reports it (IDENTIFY), overrides gb. Default 7814037168.", 512),
+    kind::one_of("blocksize", &C::blocksize, kBlockSizes,
+                 "Logical block size: 512 (512n/512e) or 4096 (4Kn). Default 512."),
+    kind::integer("rpm", &C::rpm, 3600, 20000, "Spindle speed, revolutions per minute, 3600..20000. Default 7200."),
+    kind::integer("heads", &C::heads, 1, 64, "Recording surfaces (tracks per cylinder), 1..64. Default 8."),
+    kind::integer("zones", &C::zones, 1, 1000,
+                  "Recording zones of equal radial width (zoned bit recording), 1..1000. Default 24."),
+    kind::integer("outer_mbps", &C::outer_bytes_per_s, 1, 10000,
+                  "Sustained media rate of the outer zone (LBA 0), MB/s of 10^6 bytes, head and cylinder switches "
+                  "included: the datasheet's maximum sustained transfer rate. 1..10000. Default 227.", kind::kMB),
+    kind::integer("inner_mbps", &C::inner_bytes_per_s, 1, 10000,
+                  "Sustained media rate of the innermost zone, MB/s, at most outer_mbps; the rate falls linearly in "
+                  "between. Default 114.", kind::kMB),
+    kind::time("seek_track_to_track", &C::seek_track_to_track,
+               "Single-track seek, read, settling included (datasheet). Default 230 us." BLKSIM_TIME_HELP, 0),
+    kind::time("seek_average", &C::seek_average,
+               "Average seek, read, settling included: the datasheet's weighted average over all seek lengths. The seek "
+               "curve a+b*sqrt(d) / c+e*d is fitted to the three figures. Default 7400 us." BLKSIM_TIME_HELP, 0),
+    kind::time("seek_full_stroke", &C::seek_full_stroke,
+               "Full-stroke seek, read (datasheet). Default 15 ms." BLKSIM_TIME_HELP, 0),
+    kind::time("write_settle", &C::write_settle,
+               "Extra settling before a write after a head movement. Default 90 us." BLKSIM_TIME_HELP, 0),
+    kind::time("head_switch", &C::head_switch,
+               "Switching to another surface of the same cylinder. Default 230 us." BLKSIM_TIME_HELP, 0),
+    kind::time("cmd_overhead", &C::cmd_overhead,
+               "Firmware time per command that finds the drive idle, and per cache hit. Default 100 us." BLKSIM_TIME_HELP, 0),
+    kind::integer("link_mbps", &C::link_bytes_per_s, 1, 100000,
+                  "Host interface rate in MB/s: 600 for SATA 6 Gb/s, 300 for 3 Gb/s, 1200 for SAS 12 Gb/s. Default 600.",
+                  kind::kMB),
+    kind::integer("queue_depth", &C::queue_depth, 1, 128,
+                  "Command queue depth: commands the drive queues (the tag set's depth; 1 = no queueing). SATA NCQ: "
+                  "1..32; SAS tagged queueing: up to 128 here. Default 32."),
+    kind::choice<C>("sched", kSched, {}, [](C& c, int64_t v) { c.sched = v == 1 ? C::Sched::FIFO : C::Sched::RPO; },
+                    [](const C& c) -> int64_t { return c.sched == C::Sched::FIFO ? 1 : 0; },
+                    "The drive's command scheduling: rpo (rotational position optimisation, shortest positioning time "
+                    "first) or fifo. Default rpo."),
+    kind::time("max_wait", &C::max_wait,
+               "Aging bound: a command that has waited this long is served next, oldest first; also the starvation "
+               "guard of NCQ priority. 0 = none. Default 890 ms." BLKSIM_TIME_HELP, 0),
+    kind::integer("sched_lookahead", &C::sched_lookahead, 0, 1,
+                  "1 = the firmware picks the next command when it starts the current one (seek-ahead), 0 = when the "
+                  "current one ends. Default 1."),
+    kind::flag("ncq_prio_supported", &C::ncq_prio_supported,
+               "sysfs ncq_prio_supported: the drive honours the NCQ PRIO bit. Default 1."),
+    kind::flag("ncq_prio_enable", &C::ncq_prio_enable,
+               "sysfs ncq_prio_enable: libata sends commands of ioprio class RT as high priority. Default 0 (the "
+               "kernel's)."),
+    kind::integer("cache_mb", &C::cache_mb, 1, 65536,
+                  "Drive buffer in MiB, 1..65536; half of it may hold dirty write data. Default 256."),
+    kind::integer("cache_segments", &C::cache_segments, 1, 64, "Read cache segments (LRU), 1..64. Default 16."),
+    kind::integer("read_ahead_kb", &C::read_ahead_kb, 0, 1048576,
+                  "Prefetch after a sequential read, KiB (capped at one segment); 0 = off. Default 512."),
+    kind::flag("write_cache", &C::write_cache,
+               "Write cache enabled (WCE; sysfs cache_type \"write back\"): writes are acknowledged from the buffer and "
+               "destaged later. Default 1."),
+    kind::flag("fua", &C::fua,
+               "FUA writes (WRITE FPDMA QUEUED with FUA, offered by libata): with the write cache on, a FUA write goes "
+               "through to the media before it is acknowledged; 0: the block layer sends a flush after it instead. "
+               "Default 1."),
+    kind::integer("irq_cpu", &C::irq_cpu, 0, 4095,
+                  "The CPU the drive's interrupt (AHCI's single MSI vector) arrives on. Default 0."),
+    kind::object<C>("measured",
+                    "A measured drive's description, as blksim import-disksim writes it from DiskSim's files: explicit "
+                    "zones with skews, spare and slipped sectors, a seek table, segmented cache, per-outcome overheads, "
+                    "bus time per sector (docs/disksim.md). Checked by the loader, key by key."),
+};
+#undef BLKSIM_TIME_HELP
+
+kind::Problem validate(const C& c, uint32_t nr_cpus) {
+    if (c.ncq_prio_enable && !c.ncq_prio_supported)
+        return {"ncq_prio_enable",
+                "ncq_prio_enable=1 on a drive without NCQ priority (ncq_prio_supported=0): the kernel refuses it",
+                "ncq_prio_supported"};
+    if (kind::Problem p = kind::check_irq_cpu(c.irq_cpu, nr_cpus)) return p;
+    if (c.size_bytes < (1ULL << 30)) return {"", "an HDD needs at least 1 GiB (gb or sectors)"};
+    try {
+        const HddMechanics mech(c);  // the figures must describe a drive
+    } catch (const std::invalid_argument& e) {
+        std::string msg = e.what();
+        if (msg.starts_with("hdd: ")) msg = msg.substr(5);
+        return {"", msg};
+    }
+    return {};
+}
+
+constinit const DeviceKindOf<C> kKind{
+    "hdd",
+    "SATA hard disk: zoned geometry, fitted seek curve, rotation in time, NCQ with RPO/FIFO, NCQ priority, "
+    "read-ahead and write-back cache",
+    "The HDD model's parameters (models/device/hdd_config.h); defaults when left out (an enterprise 7200 rpm SATA "
+    "drive).",
+    {.params = kParams,
+     .make = [](const C& c, sim::EventQueue& eq, uint32_t) -> std::unique_ptr<Device> {
+         return std::make_unique<Hdd>(eq, c);
+     },
+     .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes / 512 * 512, c.blocksize, 1, c.queue_depth}; },
+     .validate = validate,
+     .may_be_member = true}};
+
+}  // namespace
+
+const DeviceKind& hdd_kind() { return kKind; }
 
 }  // namespace blksim::dev

@@ -1,5 +1,7 @@
 #include "models/device/null_blk.h"
 
+#include "models/device/device_kind.h"
+
 namespace blksim::dev {
 
 using Path = blkmq::DriverQueue::CompletionPath;
@@ -68,5 +70,68 @@ void NullBlk::timer_expired(uint64_t) {
     if (fired && count_ > 0)
         arm_head();
 }
+
+}  // namespace blksim::dev
+
+// --- the model's descriptor ---
+
+namespace blksim::dev {
+namespace {
+
+using C = NullBlkConfig;
+constexpr int64_t kIrqModes[] = {0, 1, 2};
+constexpr int64_t kBlockSizes[] = {512, 1024, 2048, 4096};
+constexpr kind::Param<C> kParams[] = {
+    kind::choice<C>("irqmode", {}, kIrqModes, [](C& c, int64_t v) { c.irqmode = static_cast<C::IrqMode>(v); },
+                    [](const C& c) { return static_cast<int64_t>(c.irqmode); },
+                    "null_blk irqmode: how completions are signalled: 0 = none (in the submitter's context), 1 = "
+                    "softirq (default), 2 = timer (after completion_nsec)."),
+    kind::time("completion_nsec", &C::completion_nsec,
+               "null_blk completion_nsec: completion delay for irqmode=2. Integer nanoseconds or a time such as "
+               "\"10us\". Default 10000.", 0),
+    kind::integer("hw_queue_depth", &C::hw_queue_depth, 1, 10240,
+                  "null_blk hw_queue_depth: tags per hardware queue, 1..10240 (BLK_MQ_MAX_DEPTH). Default {default}."),
+    kind::integer("submit_queues", &C::submit_queues, 1, 1024,
+                  "null_blk submit_queues: number of hardware queues, 1..1024. Default 1."),
+    kind::one_of("blocksize", &C::blocksize, kBlockSizes,
+                 "null_blk bs: logical block size in bytes: 512, 1024, 2048 or 4096. Default 512."),
+    kind::integer("gb", &C::size_bytes, 1, 1048576, "null_blk gb: capacity in GB of 10^9 bytes, 1..1048576. Default 250.",
+                  kind::kGB),
+    kind::integer("requeue_every", &C::requeue_every, 0, 1000000,
+                  "Fault injection (a simplification of null_blk's requeue attribute): every Nth ->queue_rq is refused, "
+                  "alternately with BLK_STS_RESOURCE (the request goes back to hctx->dispatch and the queue is rerun) "
+                  "and by the driver calling blk_mq_requeue_request (trace R; the requeue work reinserts it at the head "
+                  "of the elevator or software queue), as null_queue_rq alternates. 0 = never (default)."),
+    kind::flag("shared_tags", &C::shared_tags,
+               "null_blk shared_tags: 1 = all null_blk devices with shared_tags=1 use one tag set "
+               "(BLK_MQ_F_TAG_QUEUE_SHARED once two queues use it). Default 0."),
+    kind::flag("shared_tag_bitmap", &C::shared_tag_bitmap,
+               "null_blk shared_tag_bitmap: 1 = host-wide tags (BLK_MQ_F_TAG_HCTX_SHARED): one space of hw_queue_depth "
+               "tags for all submit_queues instead of hw_queue_depth per queue; with shared_tags too, the fair share's "
+               "user is the request queue. Default 0."),
+    kind::flag("memory_backed", &C::memory_backed,
+               "null_blk memory_backed: keep the written data (no effect on a simulation's timing; accepted as "
+               "null_blk has it). Default 0."),
+    kind::integer("cache_size", &C::cache_size_mb, 0, 1048576,
+                  "null_blk cache_size, MiB: a write cache in front of the device; with it the queue has a volatile "
+                  "write cache, so flushes (fsync) and FUA writes reach the driver (null_handle_flush ends them like "
+                  "any request). 0 (default): no write cache, REQ_PREFLUSH/REQ_FUA are stripped and an empty flush "
+                  "ends in the block layer."),
+    kind::flag("fua", &C::fua,
+               "null_blk fua: with a cache_size, the queue honours FUA (BLK_FEAT_FUA). Default 1, as null_blk."),
+};
+
+constinit const DeviceKindOf<C> kKind{
+    "null_blk", "drivers/block/null_blk: no media, completes per irqmode; the calibration device",
+    "null_blk module parameters (drivers/block/null_blk), kernel defaults when left out.",
+    {.params = kParams,
+     .make = [](const C& c, sim::EventQueue& eq, uint32_t) -> std::unique_ptr<Device> {
+         return std::make_unique<NullBlk>(eq, c);
+     },
+     .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes, c.blocksize, c.submit_queues, c.hw_queue_depth}; }}};
+
+}  // namespace
+
+const DeviceKind& null_blk_kind() { return kKind; }
 
 }  // namespace blksim::dev

@@ -9,7 +9,7 @@
 
 #include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
-#include "models/device/device_config.h"
+#include "models/device/null_blk_config.h"
 #include "sim/event_queue.h"
 
 #include <vector>

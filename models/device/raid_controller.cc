@@ -1,13 +1,13 @@
 #include "models/device/raid_controller.h"
 
+#include "models/device/device_kind.h"
+
 #include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "models/blkmq/hw_queue.h"
-#include "models/device/hdd.h"
-#include "models/device/sata_ssd.h"
 #include "models/result/device_report.h"
 
 namespace blksim::dev {
@@ -26,9 +26,7 @@ const char* level_name(RaidConfig::Level l) {
     return "?";
 }
 
-uint64_t member_config_sectors(const RaidMember& m) {
-    return (m.model == DeviceModel::HDD ? m.hdd.size_bytes : m.sata_ssd.size_bytes) / 512;
-}
+uint64_t member_config_sectors(const RaidMember& m) { return m.model.kind().geometry(m.model).capacity_bytes / 512; }
 
 uint32_t data_members_of(RaidConfig::Level l, uint32_t n) {
     switch (l) {
@@ -72,9 +70,9 @@ std::string RaidController::check_config(const RaidConfig& cfg) {
     if (static_cast<uint64_t>(cfg.cache_mb) * 1024 / cfg.cache_line_kb < 64)
         return "the cache must hold at least 64 lines (cache_mb * 1024 / cache_line_kb)";
     for (const RaidMember& m : cfg.members) {
-        if (m.model != DeviceModel::HDD && m.model != DeviceModel::SATA_SSD)
+        if (m.model.empty() || !m.model.kind().may_be_member())
             return "members must be hdd or sata_ssd devices";
-        if ((m.model == DeviceModel::HDD ? m.hdd.blocksize : m.sata_ssd.blocksize) > cfg.blocksize)
+        if (m.model.kind().geometry(m.model).logical_block_size > cfg.blocksize)
             return fmt::format("member '{}' has a larger logical block than the volume's {} B", m.name, cfg.blocksize);
         if (member_config_sectors(m) < cfg.strip_kb * 2ULL)
             return fmt::format("member '{}' is smaller than one strip", m.name);
@@ -93,10 +91,7 @@ RaidController::RaidController(sim::EventQueue& eq, const RaidConfig& cfg, uint3
     uint32_t total_depth = 0;
     for (const RaidMember& m : cfg.members) {
         Member mem;
-        if (m.model == DeviceModel::HDD)
-            mem.dev = std::make_unique<Hdd>(eq, m.hdd);
-        else
-            mem.dev = std::make_unique<SataSsd>(eq, m.sata_ssd);
+        mem.dev = m.model.kind().make(m.model, eq, nr_cpus);
         mem.dev->set_completion_sink(&RaidController::member_done_sink, this);
         mem.depth = std::min(cfg.member_queue_depth, mem.dev->queue_depth());
         total_depth += mem.depth;
@@ -909,5 +904,93 @@ std::string RaidController::check_idle() const {
     }
     return {};
 }
+
+}  // namespace blksim::dev
+
+// --- the model's descriptor ---
+
+namespace blksim::dev {
+namespace {
+
+using C = RaidConfig;
+constexpr std::string_view kLevels[] = {"raid0", "raid1", "raid10", "raid5"};
+constexpr int64_t kBlockSizes[] = {512, 4096};
+constexpr kind::Param<C> kParams[] = {
+    kind::choice<C>("level", kLevels, {}, [](C& c, int64_t v) { c.level = static_cast<C::Level>(v); },
+                    [](const C& c) { return static_cast<int64_t>(c.level); },
+                    "RAID level: raid0, raid1 (2 members), raid10 (even, >= 4) or raid5 (>= 3). Default raid0."),
+    kind::integer("strip_kb", &C::strip_kb, 8, 1024,
+                  "Strip size per member, KiB (storcli strip=), a multiple of cache_line_kb. Default 256."),
+    kind::integer("queue_depth", &C::queue_depth, 1, 4096,
+                  "The virtual drive's queue depth as Linux sees it (tag set depth). Default 256."),
+    kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size of the virtual drive. Default 512."),
+    kind::integer("fw_cores", &C::fw_cores, 1, 16, "Firmware processors serving host commands in parallel. Default 2."),
+    kind::time("cmd_overhead", &C::cmd_overhead,
+               "Firmware time per host command. Default 10us. A time: integer nanoseconds or a string such as \"10us\".", 0),
+    kind::time("write_overhead", &C::write_overhead,
+               "Extra firmware time per host write (cache allocation, mirroring the data to the battery-backed copy). "
+               "Default 1us. A time: integer nanoseconds or a string such as \"10us\".", 0),
+    kind::time("member_io_overhead", &C::member_io_overhead,
+               "Firmware time per command it sends to a member disk. Default 3us. A time: integer nanoseconds or a "
+               "string such as \"10us\".", 0),
+    kind::time("xor_per_kb", &C::xor_per_kb,
+               "RAID 5 parity engine time per KiB. Default 50ns. A time: integer nanoseconds or a string such as \"10us\".", 0),
+    kind::integer("link_mbps", &C::link_bytes_per_s, 100, 100000, "Host link (PCIe) rate, MB/s. Default 7880 (PCIe 3.0 x8).",
+                  kind::kMB),
+    kind::integer("cache_mb", &C::cache_mb, 1, 65536, "Cache size, MiB. Default 2048."),
+    kind::integer("cache_line_kb", &C::cache_line_kb, 4, 1024, "Cache line, KiB. Default 64."),
+    kind::flag("write_back", &C::write_back,
+               "Write policy: 1 = write back (wrcache=wb, battery-backed), 0 = write through. Default 1."),
+    kind::flag("read_ahead", &C::read_ahead, "Read policy: 1 = read ahead (rdcache=ra), 0 = no read ahead. Default 1."),
+    kind::integer("read_ahead_kb", &C::read_ahead_kb, 0, 1048576,
+                  "How far ahead of a sequential stream the firmware reads, KiB. Default 1024."),
+    kind::integer("dirty_pct", &C::dirty_pct, 1, 90, "Writes wait while this percentage of the cache is dirty. Default 50."),
+    kind::integer("destage_pct", &C::destage_pct, 0, 89,
+                  "Destaging runs while more than this percentage is dirty (below dirty_pct). Default 10."),
+    kind::time("flush_interval", &C::flush_interval,
+               "Dirty data older than this (the cache flush interval) is written out. Default 4s. A time: integer "
+               "nanoseconds or a string such as \"10us\".", 0),
+    kind::integer("member_queue_depth", &C::member_queue_depth, 1, 256,
+                  "Commands the firmware keeps in each member disk. Default 32."),
+    kind::integer("nr_hw_queues", &C::nr_hw_queues, 0, 1024,
+                  "Hardware queues (hctxs) megaraid_sas registers: with more than one (host_tagset_enable=1, kernels "
+                  "from 5.11) they share one host-wide tag space and each has its reply queue, interrupting the hctx's "
+                  "first CPU; 1 = one queue, interrupts on irq_cpu (host_tagset_enable=0, or kernels before 5.11); 0 = "
+                  "one per CPU. Capped at the number of CPUs. Default 0."),
+    kind::integer("irq_cpu", &C::irq_cpu, 0, 4095, "CPU the completion interrupt goes to. Default 0."),
+};
+
+class RaidKind final : public DeviceKindOf<C> {
+public:
+    using DeviceKindOf<C>::DeviceKindOf;
+    std::string check_complete(const ModelParams& p) const override { return RaidController::check_config(of(p)); }
+    bool has_members() const override { return true; }
+    void add_member(ModelParams& p, std::string name, ModelParams member) const override {
+        std::any_cast<C&>(p.config()).members.push_back({std::move(name), std::move(member)});
+    }
+};
+
+constinit const RaidKind kKind{
+    "raid",
+    "hardware RAID controller (MegaRAID SAS3508 class) exporting one VD over member disks: firmware cores, "
+    "LRU cache with read-ahead, write back with C-SCAN destage, RAID 0/1/10/5, megaraid_sas's hctxs",
+    "The hardware RAID controller model's parameters (models/device/raid_config.h RaidConfig); defaults: a "
+    "MegaRAID SAS3508-class card.",
+    {.params = kParams,
+     .make = [](const C& c, sim::EventQueue& eq, uint32_t nr_cpus) -> std::unique_ptr<Device> {
+         return std::make_unique<RaidController>(eq, c, nr_cpus);
+     },
+     .geometry = [](const C& c) {
+         return DeviceGeometry{raid_capacity_sectors(c) * 512, c.blocksize, c.nr_hw_queues, c.queue_depth};
+     },
+     .validate = [](const C& c, uint32_t nr_cpus) {
+         if (kind::Problem p = kind::check_irq_cpu(c.irq_cpu, nr_cpus)) return p;
+         if (c.flush_interval.count() <= 0) return kind::Problem{"flush_interval", "flush_interval must be > 0"};
+         return kind::Problem{};
+     }}};
+
+}  // namespace
+
+const DeviceKind& raid_kind() { return kKind; }
 
 }  // namespace blksim::dev

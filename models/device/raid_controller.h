@@ -40,7 +40,7 @@
 
 #include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
-#include "models/device/device_config.h"
+#include "models/device/raid_config.h"
 #include "sim/event_queue.h"
 
 namespace blksim::dev {

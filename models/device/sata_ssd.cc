@@ -1,5 +1,7 @@
 #include "models/device/sata_ssd.h"
 
+#include "models/device/device_kind.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -191,5 +193,95 @@ std::string SataSsd::check_idle() const {
                std::to_string(cfg_.queue_depth);
     return {};
 }
+
+}  // namespace blksim::dev
+
+// --- the model's descriptor ---
+
+namespace blksim::dev {
+namespace {
+
+using C = SataSsdConfig;
+constexpr int64_t kBlockSizes[] = {512, 4096};
+constexpr kind::Param<C> kParams[] = {
+    kind::integer("gb", &C::size_bytes, 1, 1048576,
+                  "Capacity in 10^9 bytes, 1..1048576 (or give sectors). Default 500107862016 bytes (500 GB).", kind::kGB),
+    kind::integer("sectors", &C::size_bytes, 2097152, 281474976710656,
+                  "Capacity in 512-byte sectors, overrides gb. Default 976773168.", 512),
+    kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size: 512 or 4096. Default 512."),
+    kind::integer("queue_depth", &C::queue_depth, 1, 32,
+                  "NCQ depth, 1..32 (the tag set depth, or the dispatch budget behind an HBA). Default 32."),
+    kind::integer("link_mbps", &C::link_bytes_per_s, 1, 100000,
+                  "Host link rate in MB/s (10^6 bytes), all data crosses it one transfer at a time, 1..100000. Default "
+                  "550 (SATA 6 Gb/s after encoding and framing).", kind::kMB),
+    kind::time("cmd_overhead", &C::cmd_overhead,
+               "Controller time per command, one command at a time (the 4 KiB IOPS ceiling). Default 10200 ns. A time: "
+               "integer nanoseconds or a string such as \"10us\".", 0),
+    kind::time("write_overhead", &C::write_overhead,
+               "Extra controller time per write command. Default 900 ns. A time: integer nanoseconds or a string.", 0),
+    kind::integer("channels", &C::channels, 1, 64, "Flash channels, 1..64. Default 8."),
+    kind::integer("dies_per_channel", &C::dies_per_channel, 1, 64, "Flash dies per channel, 1..64. Default 2."),
+    kind::integer("page_kb", &C::page_kb, 1, 1024,
+                  "Flash page in KiB, the striping unit over the dies, 1..1024. Default 16."),
+    kind::time("read_latency", &C::read_latency,
+               "Page read time (tR); the die is busy for it. Default 70 us. A time: integer nanoseconds or a string "
+               "such as \"70us\".", 0),
+    kind::time("program_latency", &C::program_latency,
+               "Page program time (tPROG); the write buffer drains at dies x page / program_latency / gc_waf. Default "
+               "870 us. A time: integer nanoseconds or a string.", 1),
+    kind::integer("buffer_mb", &C::buffer_bytes, 1, 10000000,
+                  "Write buffer (DRAM + SLC cache) in 10^6 bytes; writes complete once in it and wait when it is full, "
+                  "1..10000000. Default 22000.", kind::kMB),
+    kind::integer("buffer_write_mbps", &C::buffer_write_bytes_per_s, 1, 100000,
+                  "Rate at which write data enters the buffer, MB/s (writes cross the link at min(link_mbps, this)), "
+                  "1..100000. Default 520.", kind::kMB),
+    kind::number("gc_waf", &C::gc_waf, 1, 100,
+                 "Steady-state garbage collection as a write amplification factor multiplying program work, 1..100. "
+                 "Default 1 (fresh drive)."),
+    kind::integer("read_ahead_kb", &C::read_ahead_kb, 0, 65536,
+                  "Controller read-ahead after a sequential read, KiB (0 = off), 0..65536. Default 256."),
+    kind::integer("irq_cpu", &C::irq_cpu, 0, kind::kNoMax,
+                  "CPU that takes the drive's interrupt (AHCI: one MSI vector). Default 0."),
+    kind::flag("write_cache", &C::write_cache,
+               "The drive's volatile (DRAM) write cache, WCE: flushes (FLUSH CACHE, non-queued) and FUA reach it. "
+               "Default 1."),
+    kind::flag("fua", &C::fua,
+               "FUA writes honoured: acknowledged once programmed (program_latency after the buffer has them). "
+               "Default 1."),
+    kind::time("flush_latency", &C::flush_latency,
+               "Time of a FLUSH CACHE once the NCQ queue is drained (an estimate for a consumer drive without "
+               "power-loss protection). Suffixes ns, us, ms, s; a bare number is ns. Default 2 ms."),
+};
+
+kind::Problem validate(const C& c, uint32_t nr_cpus) {
+    if (c.queue_depth < 1 || c.queue_depth > 32)
+        return {"queue_depth", "NCQ depth must be 1..32, got " + std::to_string(c.queue_depth)};
+    if (!(c.gc_waf >= 1.0) || c.gc_waf > 100.0)
+        return {"gc_waf", "write amplification factor must be 1..100 (1 = no garbage collection)"};
+    if (c.program_latency.count() <= 0)
+        return {"program_latency",
+                "program_latency must be > 0 (the buffer drains at dies x page / program_latency)"};
+    if (kind::Problem p = kind::check_irq_cpu(c.irq_cpu, nr_cpus)) return p;
+    if (c.size_bytes < (1ULL << 30)) return {"", "a SATA SSD needs at least 1 GiB (gb or sectors)"};
+    return {};
+}
+
+constinit const DeviceKindOf<C> kKind{
+    "sata_ssd",
+    "SATA SSD: NCQ 32, per-command controller time, channels x dies flash, write buffer draining at "
+    "the program rate / WAF, sequential read-ahead, 550 MB/s link",
+    "The SATA SSD model's parameters (models/device/sata_ssd_config.h); defaults when left out (a Samsung 860 EVO "
+    "500 GB class drive, scenarios/devices/samsung-860evo-500g.json).",
+    {.params = kParams,
+     .make = [](const C& c, sim::EventQueue& eq, uint32_t) -> std::unique_ptr<Device> {
+         return std::make_unique<SataSsd>(eq, c);
+     },
+     .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes / 512 * 512, c.blocksize, 1, c.queue_depth}; },
+     .validate = validate,
+     .may_be_member = true}};
+
+}  // namespace
+
+const DeviceKind& sata_ssd_kind() { return kKind; }
 
 }  // namespace blksim::dev

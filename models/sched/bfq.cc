@@ -3,6 +3,7 @@
 // expiration, budget feedback, idling) and completion are in bfq_dispatch.cc, B-WF2Q+ in
 // bfq_wf2q.cc, the peak rate, weight raising and bursts in bfq_wr.cc.
 #include "models/sched/bfq.h"
+#include "models/sched/scheduler_kind.h"
 
 #include <algorithm>
 #include <climits>
@@ -55,6 +56,19 @@ constexpr Tunable<T> kTunables[] = {
 std::span<const Tunable<BfqTunables>> bfq_tunables() { return kTunables; }
 
 const Tunable<BfqTunables>* find_bfq_tunable(std::string_view name) { return find_tunable(bfq_tunables(), name); }
+
+// slice_idle and slice_idle_us: the later sysfs write would win, a JSON object has no order.
+static constexpr std::array<std::string_view, 2> kBfqSameSetting[] = {{"slice_idle", "slice_idle_us"}};
+
+static constinit const SchedulerKindOf<BfqTunables> kBfqKind{
+    "bfq", "block/bfq-iosched.c: per-process queues, budgets in sectors, B-WF2Q+ by weight, strict classes, "
+           "idling for sync queues, budget feedback, weight raising (low_latency), one lock",
+    kTunables,
+    [](const BfqTunables& t, const ElevatorContext& c) -> std::unique_ptr<Elevator> {
+        return std::make_unique<Bfq>(t, c.eq, c.rotational);
+    },
+    kBfqSameSetting};
+const SchedulerKind& bfq_kind() { return kBfqKind; }
 
 // bfq_init_queue().
 Bfq::Bfq(const BfqTunables& t, sim::EventQueue& eq, bool rotational)

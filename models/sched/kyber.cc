@@ -1,5 +1,6 @@
 // Kyber: see kyber.h for the policy, the feedback loop and what is simplified.
 #include "models/sched/kyber.h"
+#include "models/sched/scheduler_kind.h"
 
 #include <algorithm>
 #include <climits>
@@ -40,6 +41,14 @@ uint32_t sbq_calc_wake_batch(uint32_t depth) { return std::clamp<uint32_t>(depth
 std::span<const Tunable<KyberTunables>> kyber_tunables() { return kTunables; }
 
 const Tunable<KyberTunables>* find_kyber_tunable(std::string_view name) { return find_tunable(kyber_tunables(), name); }
+
+static constinit const SchedulerKindOf<KyberTunables> kKyberKind{
+    "kyber", "block/kyber-iosched.c: per-domain token pools, batches, latency targets, depths scaled "
+             "every 100 ms from p90/p99 histograms",
+    kTunables, [](const KyberTunables& t, const ElevatorContext& c) -> std::unique_ptr<Elevator> {
+        return std::make_unique<Kyber>(t, c.eq, c.cpu_to_hctx, c.nr_hw_queues);
+    }};
+const SchedulerKind& kyber_kind() { return kKyberKind; }
 
 // kyber_queue_data_alloc() + kyber_init_hctx(): every pool starts at its maximum depth.
 Kyber::Kyber(const KyberTunables& t, sim::EventQueue& eq, std::span<const uint32_t> cpu_to_hctx, uint32_t nr_hw_queues)

@@ -1,5 +1,6 @@
 // mq-deadline: see mq_deadline.h for the policy, the jiffies clock and the lock.
 #include "models/sched/mq_deadline.h"
+#include "models/sched/scheduler_kind.h"
 
 #include <algorithm>
 #include <climits>
@@ -56,6 +57,13 @@ constexpr Tunable<T> kTunables[] = {
 std::span<const Tunable<MqDeadlineTunables>> mq_deadline_tunables() { return kTunables; }
 
 const Tunable<MqDeadlineTunables>* find_mq_deadline_tunable(std::string_view name) { return find_tunable(mq_deadline_tunables(), name); }
+
+static constinit const SchedulerKindOf<MqDeadlineTunables> kMqDeadlineKind{
+    "mq-deadline", "block/mq-deadline.c: per-priority sector-sorted and FIFO lists, batches, expiry, one lock",
+    kTunables, [](const MqDeadlineTunables& t, const ElevatorContext&) -> std::unique_ptr<Elevator> {
+        return std::make_unique<MqDeadline>(t);
+    }};
+const SchedulerKind& mq_deadline_kind() { return kMqDeadlineKind; }
 
 MqDeadline::MqDeadline(const MqDeadlineTunables& t) { set_tunables(t); }
 

@@ -7,11 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "models/device/null_blk.h"
-#include "models/device/hdd.h"
-#include "models/device/nvme.h"
-#include "models/device/raid_controller.h"
-#include "models/device/sata_ssd.h"
+#include "models/device/device.h"
+#include "models/sched/scheduler_kinds.h"
 #include "models/topology/topology.h"
 
 namespace blksim::topology {
@@ -24,29 +21,8 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
     for (uint32_t c = 0; c < cfg.host.nr_cpus; ++c)
         cpus_.push_back(std::make_unique<cpu::Cpu>(eq_, c));
 
-    std::vector<dev::NullBlk*> null_blks;
-    for (const auto& d : cfg.devices) {
-        switch (d.model) {
-        case dev::DeviceModel::NULL_BLK: {
-            auto nb = std::make_unique<dev::NullBlk>(eq_, d.null_blk);
-            null_blks.push_back(nb.get());
-            devices_.push_back(std::move(nb));
-            break;
-        }
-        case dev::DeviceModel::NVME:
-            devices_.push_back(std::make_unique<dev::Nvme>(eq_, d.nvme, cfg.host.nr_cpus));
-            break;
-        case dev::DeviceModel::HDD:
-            devices_.push_back(std::make_unique<dev::Hdd>(eq_, d.hdd));
-            break;
-        case dev::DeviceModel::SATA_SSD:
-            devices_.push_back(std::make_unique<dev::SataSsd>(eq_, d.sata_ssd));
-            break;
-        case dev::DeviceModel::RAID:
-            devices_.push_back(std::make_unique<dev::RaidController>(eq_, d.raid, cfg.host.nr_cpus));
-            break;
-        }
-    }
+    for (const auto& d : cfg.devices)
+        devices_.push_back(d.kind().make(d.model, eq_, cfg.host.nr_cpus));
     // The driver's tag sets: one per device, except null_blk devices loaded with
     // shared_tags=1, which all use the module's one set (it takes the first one's geometry),
     // and SCSI disks behind an HBA, which all use the host's (shost->tag_set, can_queue
@@ -69,7 +45,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             continue;
         }
         const uint32_t nr_hw = std::max(1u, std::min(dv.nr_hw_queues(), cfg.host.nr_cpus));
-        const bool shared = d.model == dev::DeviceModel::NULL_BLK && d.null_blk.shared_tags;
+        const bool shared = null_blk_shared_tags(d);
         if (shared && null_blk_shared) {
             if (null_blk_shared->nr_hw_queues() != nr_hw || null_blk_shared->queue_depth() != dv.queue_depth() ||
                 null_blk_shared->hctx_shared() != dv.host_tagset())
@@ -92,8 +68,11 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
         if (di == cfg.devices.size())
             throw std::invalid_argument(fmt::format("queue names unknown device '{}'", qc.device));
         const uint32_t budget = topo.host_adapter(di) ? devices_[di]->queue_depth() : 0;
+        const sched::SchedulerKind* elevator = sched::find_scheduler_kind(qc.scheduler);
+        if (elevator == nullptr)
+            throw std::invalid_argument(fmt::format("queue {}: unknown scheduler '{}'", qc.device, qc.scheduler));
         queues_.push_back(std::make_unique<blkmq::RequestQueue>(
-            qc.device, eq_, qc, *devices_[di], *device_tag_set_[di], cpus_, cfg.host.costs, budget));
+            qc.device, eq_, qc, *elevator, *devices_[di], *device_tag_set_[di], cpus_, cfg.host.costs, budget));
         devices_[di]->attach(queues_.back().get());
     }
     for (const auto& q : queues_) {

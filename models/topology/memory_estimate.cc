@@ -25,27 +25,11 @@ constexpr uint64_t kPerIoUnit = 176;
 
 // Hardware queues the device's driver asks for; blk-mq caps them at the CPUs.
 uint64_t hw_queues(const dev::DeviceConfig& d, uint32_t cpus) {
-    uint32_t n = 1;
-    switch (d.model) {
-        case dev::DeviceModel::NULL_BLK: n = d.null_blk.submit_queues; break;
-        case dev::DeviceModel::NVME: n = d.nvme.nr_io_queues; break;
-        case dev::DeviceModel::RAID: n = d.raid.nr_hw_queues; break;
-        case dev::DeviceModel::HDD:
-        case dev::DeviceModel::SATA_SSD: n = 1; break;
-    }
+    const uint32_t n = d.kind().geometry(d.model).nr_hw_queues;
     return n == 0 ? cpus : std::min(n, cpus);
 }
 
-uint64_t queue_depth(const dev::DeviceConfig& d) {
-    switch (d.model) {
-        case dev::DeviceModel::NULL_BLK: return d.null_blk.hw_queue_depth;
-        case dev::DeviceModel::NVME: return d.nvme.queue_depth;
-        case dev::DeviceModel::RAID: return d.raid.queue_depth;
-        case dev::DeviceModel::HDD: return d.hdd.queue_depth;
-        case dev::DeviceModel::SATA_SSD: return d.sata_ssd.queue_depth;
-    }
-    return 1;
-}
+uint64_t queue_depth(const dev::DeviceConfig& d) { return d.kind().geometry(d.model).queue_depth; }
 
 }  // namespace
 

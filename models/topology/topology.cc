@@ -8,7 +8,16 @@
 #include <boost/graph/graphviz.hpp>
 #include <fmt/format.h>
 
+#include "models/device/null_blk_config.h"
+#include "models/device/nvme_config.h"
+#include "models/device/raid_config.h"
+
 namespace blksim::topology {
+
+bool null_blk_shared_tags(const dev::DeviceConfig& d) {
+    const auto* nb = d.get<dev::NullBlkConfig>();
+    return nb && nb->shared_tags;
+}
 
 namespace {
 
@@ -110,9 +119,11 @@ Topology::Topology(const MachineConfig& cfg) : hba_of_device_(cfg.devices.size()
         dv.push_back(boost::add_vertex(Node{NodeKind::DEVICE, dc.name}, g_));
         // The disks of a hardware RAID volume hang off it: the controller's firmware drives
         // them; Linux never sees them.
-        for (const auto& m : dc.raid.members)
-            boost::add_edge(dv[d], boost::add_vertex(Node{NodeKind::MEMBER, m.name}, g_), g_);
-        if (dc.model == dev::DeviceModel::RAID && !dc.controller.empty())
+        const auto* raid = dc.get<dev::RaidConfig>();
+        if (raid)
+            for (const auto& m : raid->members)
+                boost::add_edge(dv[d], boost::add_vertex(Node{NodeKind::MEMBER, m.name}, g_), g_);
+        if (raid && !dc.controller.empty())
             throw Error({Ref::Kind::DEVICE, d, "controller"},
                         fmt::format("device '{}' is a RAID controller's volume: the RAID controller is itself "
                                     "the SCSI host, so it sits on the host, not behind '{}'", dc.name, dc.controller));
@@ -125,12 +136,12 @@ Topology::Topology(const MachineConfig& cfg) : hba_of_device_(cfg.devices.size()
             throw Error({Ref::Kind::DEVICE, d, "controller"},
                         fmt::format("device '{}' names unknown controller '{}' (controllers: {})", dc.name,
                                     dc.controller, join_names(cnames)));
-        if (dc.model == dev::DeviceModel::NVME)
+        if (dc.get<dev::NvmeConfig>())
             throw Error({Ref::Kind::DEVICE, d, "controller"},
                         fmt::format("device '{}' is NVMe, which is its own controller on PCIe; only SCSI "
                                     "disks (and null_blk standing in for scsi_debug) sit behind an hba",
                                     dc.name));
-        if (dc.model == dev::DeviceModel::NULL_BLK && dc.null_blk.shared_tags)
+        if (null_blk_shared_tags(dc))
             throw Error({Ref::Kind::DEVICE, d, "controller"},
                         fmt::format("device '{}' is null_blk with shared_tags=1, which takes its tags from "
                                     "the module; behind an hba the tags are the host's", dc.name));
@@ -169,7 +180,7 @@ Topology::Topology(const MachineConfig& cfg) : hba_of_device_(cfg.devices.size()
             if (t == Graph::null_vertex())
                 t = boost::add_vertex(Node{NodeKind::TAG_SET, cnames[*hba_of_device_[d]] + " host tags"}, g_);
             tv = t;
-        } else if (cfg.devices[d].model == dev::DeviceModel::NULL_BLK && cfg.devices[d].null_blk.shared_tags) {
+        } else if (null_blk_shared_tags(cfg.devices[d])) {
             if (null_blk_shared == Graph::null_vertex())
                 null_blk_shared = boost::add_vertex(Node{NodeKind::TAG_SET, "null_blk shared tags"}, g_);
             tv = null_blk_shared;

@@ -18,6 +18,9 @@
 
 namespace blksim::topology {
 
+// A null_blk device loaded with shared_tags=1: it takes its tags from the module's one set.
+bool null_blk_shared_tags(const dev::DeviceConfig& d);
+
 class Topology {
 public:
     // What a topology error is about: the config entry and the field holding the bad link.

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "models/device/hdd_config.h"
 #include "models/device/hdd_mechanics.h"
 
 using namespace blksim;

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "models/device/hdd_config.h"
 #include "models/report/fio_output.h"
 #include "models/result/run_result.h"
 #include "models/topology/machine.h"
@@ -47,19 +48,19 @@ TEST_CASE("HDD scenario: params decode with units, the profile fills the rest", 
                              "params": { "ncq_prio_enable": 1, "seek_average": "8ms", "sched": "fifo",
                                          "cache_mb": 128 } })");
     const auto& d = s.machine.devices.at(0);
-    CHECK(d.model == dev::DeviceModel::HDD);
-    CHECK(d.hdd.ncq_prio_enable);
-    CHECK(d.hdd.seek_average == 8_ms);                         // the entry overrides the profile
-    CHECK(d.hdd.sched == dev::HddConfig::Sched::FIFO);
-    CHECK(d.hdd.cache_mb == 128);
-    CHECK(d.hdd.size_bytes == 7'814'037'168ULL * 512);        // from the profile
-    CHECK(d.hdd.seek_track_to_track == 230_us);
-    CHECK(d.hdd.max_wait == 890_ms);
+    CHECK(d.kind().name() == "hdd");
+    CHECK(d.as<dev::HddConfig>().ncq_prio_enable);
+    CHECK(d.as<dev::HddConfig>().seek_average == 8_ms);                         // the entry overrides the profile
+    CHECK(d.as<dev::HddConfig>().sched == dev::HddConfig::Sched::FIFO);
+    CHECK(d.as<dev::HddConfig>().cache_mb == 128);
+    CHECK(d.as<dev::HddConfig>().size_bytes == 7'814'037'168ULL * 512);        // from the profile
+    CHECK(d.as<dev::HddConfig>().seek_track_to_track == 230_us);
+    CHECK(d.as<dev::HddConfig>().max_wait == 890_ms);
     // A model without profile takes the defaults.
     const auto plain = load(R"({ "name": "sdb", "model": "hdd", "params": { "gb": 2000, "rpm": 5400 } })");
-    CHECK(plain.machine.devices.at(0).hdd.size_bytes == 2'000'000'000'000ULL);
-    CHECK(plain.machine.devices.at(0).hdd.rpm == 5400);
-    CHECK_FALSE(plain.machine.devices.at(0).hdd.ncq_prio_enable);  // the kernel's default
+    CHECK(plain.machine.devices.at(0).as<dev::HddConfig>().size_bytes == 2'000'000'000'000ULL);
+    CHECK(plain.machine.devices.at(0).as<dev::HddConfig>().rpm == 5400);
+    CHECK_FALSE(plain.machine.devices.at(0).as<dev::HddConfig>().ncq_prio_enable);  // the kernel's default
 }
 
 TEST_CASE("HDD scenario: bad values are reported at their JSON path", "[hdd][scenario]") {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "models/device/hdd.h"
+#include "models/device/device_kinds.h"
 #include "models/device/raid_controller.h"
 #include "sim/random.h"
 
@@ -26,8 +27,8 @@ dev::RaidConfig raid_of(dev::RaidConfig::Level level, uint32_t n, bool disk_writ
     for (uint32_t i = 0; i < n; ++i) {
         dev::RaidMember m;
         m.name = "m" + std::to_string(i);
-        m.model = dev::DeviceModel::HDD;
-        m.hdd.write_cache = disk_write_cache;
+        m.model = dev::find_device_kind("hdd")->defaults();
+        m.model.get<dev::HddConfig>()->write_cache = disk_write_cache;
         c.members.push_back(m);
     }
     return c;
@@ -61,7 +62,7 @@ TEST_CASE("raid0 lays strips round-robin over the members and adds their capacit
     c.read_ahead = false;  // nora: a miss reads exactly what was asked
     Rig r(c);
     REQUIRE(r.raid.capacity_sectors() == dev::raid_capacity_sectors(c));
-    REQUIRE(r.raid.capacity_sectors() == 3 * (c.members[0].hdd.size_bytes / 512 / 512 * 512));
+    REQUIRE(r.raid.capacity_sectors() == 3 * (c.members[0].model.get<dev::HddConfig>()->size_bytes / 512 / 512 * 512));
     r.sequential(0, 512, blkmq::ReqOp::READ);  // one 256 KiB strip per command
     r.run(1, 6);
     for (uint32_t i = 0; i < 3; ++i)
@@ -197,7 +198,7 @@ TEST_CASE("raid5: a small write is a read-modify-write, a full row one full-stri
     CHECK(rmw.raid.stats().rmw == 1);
     CHECK(rmw.raid.stats().member_reads == 2);   // old data, old parity
     CHECK(rmw.raid.stats().member_writes == 2);  // new data, new parity
-    CHECK(rmw.raid.capacity_sectors() == 2 * (c.members[0].hdd.size_bytes / 512 / 512 * 512));
+    CHECK(rmw.raid.capacity_sectors() == 2 * (c.members[0].model.get<dev::HddConfig>()->size_bytes / 512 / 512 * 512));
     // Write back, one row (2 data strips of 256 KiB) written in full: data + parity, no reads.
     c.write_back = true;
     Rig full(c);
@@ -217,7 +218,7 @@ TEST_CASE("raid1 writes both mirrors; raid10 stripes over mirror pairs", "[raid]
     r1.run(1, 10);
     CHECK(r1.disk_commands(0) == 10);
     CHECK(r1.disk_commands(1) == 10);
-    CHECK(r1.raid.capacity_sectors() == c.members[0].hdd.size_bytes / 512 / 512 * 512);
+    CHECK(r1.raid.capacity_sectors() == c.members[0].model.get<dev::HddConfig>()->size_bytes / 512 / 512 * 512);
     dev::RaidConfig c10 = raid_of(dev::RaidConfig::Level::RAID10, 4);
     c10.write_back = false;
     Rig r10(c10);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/device/sata_ssd.h"
-#include "models/registry.h"
+#include "models/device/device_kinds.h"
 #include "models/report/fio_output.h"
 #include "models/result/run_result.h"
 #include "models/topology/machine.h"
@@ -204,12 +204,12 @@ TEST_CASE("SATA SSD scenario: params with units, the profile, errors with the JS
                           "params": { "read_latency": "50us", "gc_waf": 2.5, "buffer_mb": 1000 } })"),
         "ssd.json", {});
     const auto& d = s.machine.devices.at(0);
-    CHECK(d.model == dev::DeviceModel::SATA_SSD);
-    CHECK(d.sata_ssd.read_latency == 50_us);            // the entry overrides the profile
-    CHECK(d.sata_ssd.gc_waf == 2.5);
-    CHECK(d.sata_ssd.buffer_bytes == 1'000'000'000);
-    CHECK(d.sata_ssd.cmd_overhead == 10'200_ns);         // from the profile
-    CHECK(d.sata_ssd.size_bytes == 976'773'168ULL * 512);
+    CHECK(d.kind().name() == "sata_ssd");
+    CHECK(d.as<dev::SataSsdConfig>().read_latency == 50_us);            // the entry overrides the profile
+    CHECK(d.as<dev::SataSsdConfig>().gc_waf == 2.5);
+    CHECK(d.as<dev::SataSsdConfig>().buffer_bytes == 1'000'000'000);
+    CHECK(d.as<dev::SataSsdConfig>().cmd_overhead == 10'200_ns);         // from the profile
+    CHECK(d.as<dev::SataSsdConfig>().size_bytes == 976'773'168ULL * 512);
     CHECK_THAT(ssd_error(R"({ "name": "sda", "model": "sata_ssd", "params": { "gc_waf": 0.5 } })"),
                Catch::Contains("/devices/0/params/gc_waf"));
     CHECK_THAT(ssd_error(R"({ "name": "sda", "model": "sata_ssd", "params": { "queue_depth": 64 } })"),
@@ -247,11 +247,7 @@ TEST_CASE("SATA SSD scenario: behind an HBA its NCQ depth is the budget; the rep
 }
 
 TEST_CASE("SATA SSD: `blksim list devices` names it with its parameters", "[sata_ssd][scenario]") {
-    bool found = false;
-    for (const auto& e : registry::device_models())
-        if (e.name == "sata_ssd") {
-            found = true;
-            CHECK(e.params.size() >= 15);
-        }
-    CHECK(found);
+    const dev::DeviceKind* k = dev::find_device_kind("sata_ssd");
+    REQUIRE(k != nullptr);
+    CHECK(k->nr_params() >= 15);
 }

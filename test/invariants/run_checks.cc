@@ -1,3 +1,7 @@
+#include "models/device/raid_config.h"
+#include "models/device/nvme_config.h"
+#include "models/device/sata_ssd_config.h"
+#include "models/device/hdd_config.h"
 #include "test/invariants/run_checks.h"
 
 #include <algorithm>
@@ -94,16 +98,14 @@ std::string classify_run_error(const std::string& what) {
 // The host link each model moves data over, bytes per second; 0 where the model has none
 // (null_blk). Every byte of a request crosses it, cache hit or not.
 uint64_t link_rate(const dev::DeviceConfig& d) {
-    switch (d.model) {
-    case dev::DeviceModel::NVME: return d.nvme.link_bytes_per_s;
-    case dev::DeviceModel::SATA_SSD: return d.sata_ssd.link_bytes_per_s;
-    case dev::DeviceModel::RAID: return d.raid.link_bytes_per_s;
-    case dev::DeviceModel::HDD:
+    if (const auto* c = d.get<dev::NvmeConfig>()) return c->link_bytes_per_s;
+    if (const auto* c = d.get<dev::SataSsdConfig>()) return c->link_bytes_per_s;
+    if (const auto* c = d.get<dev::RaidConfig>()) return c->link_bytes_per_s;
+    if (const auto* c = d.get<dev::HddConfig>()) {
         // A measured drive gives its bus time per sector instead.
-        if (d.hdd.sector_xfer.count() > 0)
-            return static_cast<uint64_t>(512.0 * 1e9 / static_cast<double>(d.hdd.sector_xfer.count()));
-        return d.hdd.link_bytes_per_s;
-    case dev::DeviceModel::NULL_BLK: return 0;
+        if (c->sector_xfer.count() > 0)
+            return static_cast<uint64_t>(512.0 * 1e9 / static_cast<double>(c->sector_xfer.count()));
+        return c->link_bytes_per_s;
     }
     return 0;
 }

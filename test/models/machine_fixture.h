@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "models/device/null_blk_config.h"
 #include "models/topology/machine.h"
 
 namespace blksim::testing {
@@ -37,7 +38,7 @@ inline topology::MachineConfig nullb_machine(uint32_t cpus, const dev::NullBlkCo
     m.host.costs = unit_costs();
     dev::DeviceConfig d;
     d.name = "nullb0";
-    d.null_blk = nb;
+    d.as<dev::NullBlkConfig>() = nb;
     m.devices.push_back(d);
     blkmq::QueueConfig q;
     q.device = "nullb0";

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "models/device/null_blk_config.h"
 #include "models/blkmq/request_queue.h"
+#include "models/sched/scheduler_kinds.h"
 #include "models/blkmq/tag_set.h"
 #include "models/cpu/cpu.h"
 #include "models/device/device.h"
@@ -72,7 +74,8 @@ struct Rig {
         cpus.push_back(std::make_unique<cpu::Cpu>(eq, 0));
         qc.device = "bug0";
         qc.scheduler = sched;
-        q = std::make_unique<blkmq::RequestQueue>("bug0", eq, qc, dev, tags, cpus, costs);
+        q = std::make_unique<blkmq::RequestQueue>("bug0", eq, qc, *sched::find_scheduler_kind(sched), dev, tags,
+                                                 cpus, costs);
         dev.attach(q.get());
         bio.sector = 64;
         bio.nr_sectors = 8;

@@ -2,6 +2,7 @@
 // class; mq-deadline serves RT before BE (strict priority), none does not care.
 #include <catch2/catch.hpp>
 
+#include "models/device/null_blk_config.h"
 #include "test/models/machine_fixture.h"
 
 using namespace blksim;

@@ -11,6 +11,8 @@
 #include <functional>
 #include <vector>
 
+#include "models/sched/mq_deadline.h"
+#include "models/device/null_blk_config.h"
 #include "models/blkmq/trace.h"
 #include "sim/random.h"
 #include "test/models/machine_fixture.h"
@@ -33,7 +35,7 @@ topology::MachineConfig machine(const std::string& sched, uint32_t numjobs, bool
     m.host.costs.elv_insert = 300_ns;
     m.host.costs.elv_dispatch = 400_ns;
     m.host.costs.lock_handoff = 100_ns;
-    m.queues[0].mq_deadline.direct_dispatch = direct ? 1 : 0;
+    m.queues[0].tunables<sched::MqDeadlineTunables>().direct_dispatch = direct ? 1 : 0;
     auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::RANDREAD);
     j.name = "r";
     j.numjobs = numjobs;
@@ -185,7 +187,7 @@ TEST_CASE("mq-deadline through the stack: no request waits beyond its expire tim
         nb.hw_queue_depth = static_cast<uint32_t>(pick({1, 2, 4, 8}));
         auto m = testing::nullb_machine(4, nb, "mq-deadline", seed);
         m.queues[0].nr_requests = 1024;  // requests wait in the scheduler, not for its tags
-        auto& t = m.queues[0].mq_deadline;
+        auto& t = m.queues[0].tunables<sched::MqDeadlineTunables>();
         t.read_expire = sim::Duration::ns(pick({4'000'000, 20'000'000, 50'000'000}));
         t.write_expire = sim::Duration::ns(pick({8'000'000, 40'000'000, 100'000'000}));
         t.fifo_batch = static_cast<int32_t>(pick({1, 4, 16}));
@@ -232,7 +234,7 @@ TEST_CASE("nr_sched_batch=1: requests wait in the elevator during the dispatch l
         auto m = testing::nullb_machine(2, nb, "mq-deadline", 1);
         m.host.costs.queue_rq = 100_us;  // a slow driver: the loop over 16 requests takes 1.6 ms
         if (batch > 0)
-            m.queues[0].mq_deadline.nr_sched_batch = batch;
+            m.queues[0].tunables<sched::MqDeadlineTunables>().nr_sched_batch = batch;
         // Job a: 16 writes of 4 KiB, 1 MiB apart, all submitted at once (one plug, one insert).
         auto a_log = std::make_shared<workload::ReplayLog>();
         a_log->timing = workload::ReplayTiming::NONE;

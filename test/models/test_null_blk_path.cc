@@ -2,6 +2,7 @@
 // figures computed by hand from the cost profile.
 #include <catch2/catch.hpp>
 
+#include "models/device/null_blk_config.h"
 #include "test/models/machine_fixture.h"
 
 using namespace blksim;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/device/null_blk_config.h"
 #include "models/blkmq/trace.h"
 #include "test/models/machine_fixture.h"
 #include "tools/scenario/scenario.h"

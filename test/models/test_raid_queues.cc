@@ -4,6 +4,8 @@
 // host_tagset_enable=0) one hctx whose single vector interrupts irq_cpu.
 #include <catch2/catch.hpp>
 
+#include "models/device/raid_config.h"
+#include "models/device/device_kinds.h"
 #include "models/topology/machine.h"
 
 #include "test/models/machine_fixture.h"
@@ -22,14 +24,14 @@ topology::MachineConfig raid_machine(uint32_t nr_hw_queues, uint32_t depth = 256
     m.host.costs = testing::unit_costs();
     dev::DeviceConfig d;
     d.name = "sda";
-    d.model = dev::DeviceModel::RAID;
-    d.raid.nr_hw_queues = nr_hw_queues;
-    d.raid.queue_depth = depth;
-    d.raid.irq_cpu = 3;
+    d.as<dev::RaidConfig>().nr_hw_queues = nr_hw_queues;
+    d.as<dev::RaidConfig>().queue_depth = depth;
+    d.as<dev::RaidConfig>().irq_cpu = 3;
     for (uint32_t i = 0; i < 2; ++i) {
         dev::RaidMember mb;
         mb.name = "m" + std::to_string(i);
-        d.raid.members.push_back(mb);
+        mb.model = dev::find_device_kind("hdd")->defaults();
+        d.as<dev::RaidConfig>().members.push_back(mb);
     }
     m.devices.push_back(d);
     blkmq::QueueConfig q;

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "models/device/null_blk_config.h"
 #include "models/blkmq/trace.h"
 #include "test/models/machine_fixture.h"
 

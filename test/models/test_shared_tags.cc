@@ -2,6 +2,7 @@
 // E2's variant.
 #include <catch2/catch.hpp>
 
+#include "models/device/null_blk_config.h"
 #include "models/blkmq/request_queue.h"
 #include "test/models/machine_fixture.h"
 
@@ -32,10 +33,10 @@ topology::MachineConfig two_disks(blkmq::TagFairness f, uint32_t depth, sim::Dur
     for (const char* name : {"nullb0", "nullb1"}) {
         dev::DeviceConfig d;
         d.name = name;
-        d.null_blk.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-        d.null_blk.completion_nsec = 1_ms;
-        d.null_blk.hw_queue_depth = 32;
-        d.null_blk.shared_tags = true;
+        d.as<dev::NullBlkConfig>().irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+        d.as<dev::NullBlkConfig>().completion_nsec = 1_ms;
+        d.as<dev::NullBlkConfig>().hw_queue_depth = 32;
+        d.as<dev::NullBlkConfig>().shared_tags = true;
         m.devices.push_back(d);
         blkmq::QueueConfig q;
         q.device = name;
@@ -120,12 +121,12 @@ topology::MachineConfig host_tags_machine(uint32_t disks, bool shared_tags, bool
     for (uint32_t i = 0; i < disks; ++i) {
         dev::DeviceConfig d;
         d.name = "nullb" + std::to_string(i);
-        d.null_blk.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-        d.null_blk.completion_nsec = 1_ms;
-        d.null_blk.submit_queues = 2;
-        d.null_blk.hw_queue_depth = depth;
-        d.null_blk.shared_tags = shared_tags;
-        d.null_blk.shared_tag_bitmap = bitmap;
+        d.as<dev::NullBlkConfig>().irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+        d.as<dev::NullBlkConfig>().completion_nsec = 1_ms;
+        d.as<dev::NullBlkConfig>().submit_queues = 2;
+        d.as<dev::NullBlkConfig>().hw_queue_depth = depth;
+        d.as<dev::NullBlkConfig>().shared_tags = shared_tags;
+        d.as<dev::NullBlkConfig>().shared_tag_bitmap = bitmap;
         m.devices.push_back(d);
         blkmq::QueueConfig q;
         q.device = d.name;

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "models/device/null_blk_config.h"
+#include "models/device/device_kinds.h"
 #include "models/topology/topology.h"
 #include "test/models/machine_fixture.h"
 
@@ -41,9 +43,9 @@ topology::MachineConfig disks(uint32_t n, const std::string& controller, uint32_
         dev::DeviceConfig d;
         d.name = std::string("sd") + static_cast<char>('a' + i);
         d.controller = controller;
-        d.null_blk.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
-        d.null_blk.completion_nsec = 1_ms;
-        d.null_blk.hw_queue_depth = depth;
+        d.as<dev::NullBlkConfig>().irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+        d.as<dev::NullBlkConfig>().completion_nsec = 1_ms;
+        d.as<dev::NullBlkConfig>().hw_queue_depth = depth;
         m.devices.push_back(d);
         blkmq::QueueConfig q;
         q.device = d.name;
@@ -104,7 +106,7 @@ TEST_CASE("dangling links, cycles and impossible placements are refused before b
 
     m = disks(1, "hba0", 32);
     m.controllers = {hba("hba0", 64)};
-    m.devices[0].model = dev::DeviceModel::NVME;
+    m.devices[0].model = dev::find_device_kind("nvme")->defaults();
     CHECK_THAT(topology_error(m), Catch::Contains("is NVMe, which is its own controller"));
 
     m = disks(1, "", 32);

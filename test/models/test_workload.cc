@@ -1,6 +1,7 @@
 // fio job semantics: size-bounded jobs, ramp_time, rwmixread, sequential offsets, batches.
 #include <catch2/catch.hpp>
 
+#include "models/device/null_blk_config.h"
 #include "test/models/machine_fixture.h"
 
 using namespace blksim;

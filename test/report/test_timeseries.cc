@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "models/device/raid_config.h"
+#include "models/device/null_blk_config.h"
 #include "models/report/fio_output.h"
 #include "models/report/timeseries.h"
 #include "test/models/machine_fixture.h"
@@ -254,7 +256,7 @@ TEST_CASE("timeseries: an HDD's NCQ queue is the requests at the driver and a RA
             std::string(BLKSIM_SOURCE_DIR) + "/scenarios/examples/raid5-4hdd-randwrite.json", {"jobs.0.runtime=1s"});
         const SeriesRun r = run_with_series(s.machine, 50_ms);
         const Csv& c = r.csv;
-        const uint32_t depth = s.machine.devices.at(0).raid.member_queue_depth;
+        const uint32_t depth = s.machine.devices.at(0).as<dev::RaidConfig>().member_queue_depth;
         std::vector<std::string> members;
         for (const std::string& h : c.header)
             if (h.size() > 7 && h.substr(h.size() - 7) == ".queued")

@@ -13,7 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/device/raid_config.h"
+#include "models/device/null_blk_config.h"
 #include "tools/scenario/scenario.h"
+#include "tools/scenario/schema_check.h"
 
 namespace {
 
@@ -84,10 +87,8 @@ struct TempDir {
     }
 };
 
-json read_schema() {
-    std::ifstream in(fs::path(scenario::default_scenario_dir()) / "schema.json");
-    return json::parse(in);
-}
+// The schema as the loader checks against it: the file with the kinds' generated parts.
+json read_schema() { return scenario::load_schema_document(scenario::default_scenario_dir()); }
 
 }  // namespace
 
@@ -115,13 +116,13 @@ TEST_CASE("the format example decodes to typed values", "[scenario]") {
     REQUIRE(m.devices.size() == 1);
     const auto& d = m.devices[0];
     CHECK(d.name == "nullb0");
-    CHECK(d.model == dev::DeviceModel::NULL_BLK);
-    CHECK(d.null_blk.irqmode == dev::NullBlkConfig::IrqMode::NONE);
-    CHECK(d.null_blk.completion_nsec == 0_ns);
-    CHECK(d.null_blk.hw_queue_depth == 64);
-    CHECK(d.null_blk.submit_queues == 1);
-    CHECK(d.null_blk.blocksize == 512);
-    CHECK(d.null_blk.size_bytes == 250'000'000'000ULL);
+    CHECK(d.kind().name() == "null_blk");
+    CHECK(d.as<dev::NullBlkConfig>().irqmode == dev::NullBlkConfig::IrqMode::NONE);
+    CHECK(d.as<dev::NullBlkConfig>().completion_nsec == 0_ns);
+    CHECK(d.as<dev::NullBlkConfig>().hw_queue_depth == 64);
+    CHECK(d.as<dev::NullBlkConfig>().submit_queues == 1);
+    CHECK(d.as<dev::NullBlkConfig>().blocksize == 512);
+    CHECK(d.as<dev::NullBlkConfig>().size_bytes == 250'000'000'000ULL);
 
     REQUIRE(m.queues.size() == 1);
     CHECK(m.queues[0].device == "nullb0");
@@ -154,7 +155,7 @@ TEST_CASE("defaults: kernel and fio defaults fill what a scenario leaves out", "
     CHECK(s.output.format == scenario::OutputConfig::Format::NORMAL);
     CHECK_FALSE(s.output.group_reporting);
 
-    const dev::NullBlkConfig& nb = m.devices.at(0).null_blk;
+    const dev::NullBlkConfig& nb = m.devices.at(0).as<dev::NullBlkConfig>();
     CHECK(nb.irqmode == dev::NullBlkConfig::IrqMode::SOFTIRQ);
     CHECK(nb.completion_nsec == 10_us);
     CHECK(nb.hw_queue_depth == 64);
@@ -214,8 +215,8 @@ TEST_CASE("fio value syntax: units, read/write sizes, strings of digits", "[scen
     CHECK(j.iodepth == 32);
     CHECK(j.size == 1ULL << 30);
     CHECK(j.offset == 1ULL << 20);
-    CHECK(s.machine.devices[0].null_blk.completion_nsec == 5_us);
-    CHECK(load(kMinimal, {"devices.0.params.completion_nsec=250"}).machine.devices[0].null_blk.completion_nsec == 250_ns);
+    CHECK(s.machine.devices[0].as<dev::NullBlkConfig>().completion_nsec == 5_us);
+    CHECK(load(kMinimal, {"devices.0.params.completion_nsec=250"}).machine.devices[0].as<dev::NullBlkConfig>().completion_nsec == 250_ns);
     CHECK(load(kMinimal, {"jobs.0.bs=8192"}).machine.jobs[0].bs_write == 8192);
 }
 
@@ -452,7 +453,7 @@ TEST_CASE("load_scenario reads a file and its cost profile", "[scenario]") {
 
 TEST_CASE("CLI --set overrides: creates a key, and objects missing on its way", "[scenario]") {
     // kMinimal's device has params; kTwoDevices' first has none: --set makes the object.
-    CHECK(load(kTwoDevices, {"devices.0.params.hw_queue_depth=8"}).machine.devices[0].null_blk.hw_queue_depth == 8);
+    CHECK(load(kTwoDevices, {"devices.0.params.hw_queue_depth=8"}).machine.devices[0].as<dev::NullBlkConfig>().hw_queue_depth == 8);
     CHECK(load(kTwoDevices, {"kernel.tag_fairness=off"}).machine.tag_fairness == blkmq::TagFairness::OFF);
     // A misspelt key on the way is made, then refused by the schema naming the --set.
     CHECK_THAT(error_of(kTwoDevices, {"devices.0.parms.hw_queue_depth=8"}),
@@ -766,8 +767,8 @@ TEST_CASE("a RAID card's nr_hw_queues: one per CPU by default, as given, negativ
         std::string t = raid;
         return t.replace(t.find("PARAMS"), 6, params);
     };
-    CHECK(load(with("")).machine.devices[0].raid.nr_hw_queues == 0);
-    CHECK(load(with(R"("params": { "nr_hw_queues": 1 },)")).machine.devices[0].raid.nr_hw_queues == 1);
+    CHECK(load(with("")).machine.devices[0].as<dev::RaidConfig>().nr_hw_queues == 0);
+    CHECK(load(with(R"("params": { "nr_hw_queues": 1 },)")).machine.devices[0].as<dev::RaidConfig>().nr_hw_queues == 1);
     CHECK_THAT(error_of(with(R"("params": { "nr_hw_queues": -1 },)")),
                Catch::Contains("/devices/0/params/nr_hw_queues"));
 }

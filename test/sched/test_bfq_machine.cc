@@ -156,7 +156,7 @@ TEST_CASE("bfq tunables: set by sysfs name in a scenario; bad values name their 
     const auto s = load(R"({"slice_idle_us": 2500, "low_latency": 0, "max_budget": 4096, "timeout_sync": 250,
                             "back_seek_max": 1024, "back_seek_penalty": 3, "fifo_expire_sync": 50,
                             "strict_guarantees": 1, "hz": 1000})");
-    const sched::BfqTunables& t = s.machine.queues.at(0).bfq;
+    const sched::BfqTunables& t = s.machine.queues.at(0).tunables<sched::BfqTunables>();
     CHECK(s.machine.queues.at(0).scheduler == "bfq");
     CHECK(t.slice_idle == sim::Duration::ns(2'500'000));
     CHECK(t.low_latency == 0);

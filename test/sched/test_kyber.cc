@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/device/null_blk_config.h"
 #include "models/sched/kyber.h"
 #include "models/topology/machine.h"
 #include "sim/event_queue.h"
@@ -393,8 +394,8 @@ TEST_CASE("kyber tunables: set by sysfs name from a scenario; bad values name th
     const auto sc = scenario::load_scenario_text(with(R"({"read_lat_nsec": 1000000, "write_lat_nsec": 20000000})"),
                                                  "k.json", {});
     CHECK(sc.machine.queues[0].scheduler == "kyber");
-    CHECK(sc.machine.queues[0].kyber.read_lat_nsec == sim::Duration::ns(1'000'000));
-    CHECK(sc.machine.queues[0].kyber.write_lat_nsec == sim::Duration::ns(20'000'000));
+    CHECK(sc.machine.queues[0].tunables<sched::KyberTunables>().read_lat_nsec == sim::Duration::ns(1'000'000));
+    CHECK(sc.machine.queues[0].tunables<sched::KyberTunables>().write_lat_nsec == sim::Duration::ns(20'000'000));
 
     auto error_of = [&](const std::string& iosched) -> std::string {
         try {

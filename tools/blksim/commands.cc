@@ -11,10 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "models/registry.h"
-#include "models/sched/bfq_config.h"
-#include "models/sched/kyber.h"
-#include "models/sched/mq_deadline.h"
 #include "models/report/blkparse_writer.h"
 #include "models/report/blktrace_writer.h"
 #include "models/report/fio_log.h"
@@ -435,46 +431,6 @@ std::optional<int64_t> timeseries_interval_ns(const std::string& text, const cha
         fmt::print(stderr, "blksim: {} {}: {}\n", option, text, e.what());
     }
     return std::nullopt;
-}
-
-static void print_table(const char* title, std::span<const registry::Entry> entries) {
-    fmt::print("{}:\n", title);
-    for (const auto& e : entries) {
-        fmt::print("  {:<12} {}\n", e.name, e.help);
-        for (const auto& p : e.params)
-            fmt::print("      {:<28} default {:<10} {}\n", p.name, p.default_value, p.help);
-    }
-}
-
-int cmd_list(const std::string& what) {
-    if (what.empty() || what == "devices") {
-        print_table("devices", registry::device_models());
-        fmt::print("  device profiles (scenarios/devices/, a device entry's \"profile\"):\n");
-        for (const auto& p : scenario::device_profiles())
-            fmt::print("      {:<28} {:<10} {}\n", p.name, p.model, p.description);
-    }
-    if (what.empty() || what == "engines")
-        print_table("engines", registry::io_engines());
-    if (what.empty() || what == "schedulers") {
-        print_table("schedulers", registry::schedulers());
-        fmt::print("  mq-deadline iosched tunables (sysfs name, default, range):\n");
-        const sched::MqDeadlineTunables defaults;
-        for (const auto& t : sched::mq_deadline_tunables())
-            fmt::print("      {:<34} default {:<8} {}..{}  {}\n", t.name, t.get(defaults), t.min, t.max, t.help);
-        fmt::print("  kyber iosched tunables (sysfs name, default, range):\n");
-        const sched::KyberTunables kyber_defaults;
-        for (const auto& t : sched::kyber_tunables())
-            fmt::print("      {:<34} default {:<8} {}..{}  {}\n", t.name, t.get(kyber_defaults), t.min, t.max, t.help);
-        fmt::print("  bfq iosched tunables (sysfs name, default, range):\n");
-        const sched::BfqTunables bfq_defaults;
-        for (const auto& t : sched::bfq_tunables())
-            fmt::print("      {:<34} default {:<8} {}..{}  {}\n", t.name, t.get(bfq_defaults), t.min, t.max, t.help);
-    }
-    if (!what.empty() && what != "devices" && what != "engines" && what != "schedulers") {
-        fmt::print(stderr, "blksim: list: unknown kind '{}' (allowed: devices, engines, schedulers)\n", what);
-        return 2;
-    }
-    return 0;
 }
 
 }  // namespace blksim::cli

@@ -149,7 +149,7 @@ static int run_command(int argc, char** argv) {
 
     std::string what;
     auto* list_cmd = app.add_subcommand("list", "list device models, engines and schedulers with their parameters");
-    list_cmd->add_option("kind", what, "devices, engines or schedulers (default: all)");
+    list_cmd->add_option("kind", what, "devices, engines or schedulers (default: all), or schema (the scenario schema as the loader checks it)");
 
     add_disksim_commands(app);
     add_report_command(app);

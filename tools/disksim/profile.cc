@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "models/device/hdd_config.h"
 #include "models/device/hdd_layout.h"
 #include "models/device/hdd_mechanics.h"
 #include "tools/disksim/import.h"

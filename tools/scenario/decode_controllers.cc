@@ -24,7 +24,7 @@ std::vector<dev::ControllerConfig> decode_controllers(const DecodeState& st, con
         if (c.contains("can_queue")) cfg.can_queue = c["can_queue"].get<uint32_t>();
         if (c.contains("nr_hw_queues")) cfg.nr_hw_queues = c["nr_hw_queues"].get<uint32_t>();
         if (c.contains("reserved_tags")) cfg.reserved_tags = c["reserved_tags"].get<uint32_t>();
-        ParamReader{c, at, st.rep, st.nr_cpus}.flag("host_tagset", cfg.host_tagset);
+        if (c.contains("host_tagset")) cfg.host_tagset = read_flag(c["host_tagset"]);
         if (cfg.reserved_tags >= cfg.can_queue)
             st.rep.fail(child(at, "reserved_tags"), "reserved_tags (" + std::to_string(cfg.reserved_tags) +
                                                         ") must stay below can_queue (" + std::to_string(cfg.can_queue) +

@@ -1,8 +1,9 @@
 // /devices: each entry's model, its params (from a device profile and/or inline, read by
-// device_params.cc) and, for a RAID volume, its member disks.
+// device_params.cc through the model's table) and, for a composite (a RAID volume), its
+// member disks.
 #include <filesystem>
 
-#include "models/device/raid_controller.h"
+#include "models/device/device_kinds.h"
 #include "tools/scenario/decode.h"
 #include "tools/scenario/device_params.h"
 #include "tools/scenario/schema_check.h"
@@ -33,10 +34,8 @@ json with_device_profile(const DecodeState& st, const std::string& name, const s
     if (pmodel != model)
         st.rep.fail(ptr, "profile " + squote(name) + " describes a " + pmodel + " device, not " + model);
     const json& pp = profile.at("params");
-    const ParamReader r{pp, "/params", prep, st.nr_cpus};
-    if (model == "hdd") (void)decode_hdd(r);
-    if (model == "sata_ssd") (void)decode_sata_ssd(r);
-    if (model == "raid") (void)decode_raid(r);
+    dev::ModelParams alone = dev::find_device_kind(model)->defaults();
+    decode_device_params(pp, "/params", prep, st.nr_cpus, alone);
     json merged = pp;
     for (const auto& [key, value] : params.items()) merged[key] = value;
     return merged;
@@ -52,56 +51,23 @@ json entry_params(const DecodeState& st, const json& entry, const std::string& a
     return params;
 }
 
-// The disks behind a RAID controller: hdd or sata_ssd entries with profile and params.
-std::vector<dev::RaidMember> decode_raid_members(const DecodeState& st, const json& list, const std::string& ptr,
-                                                 const std::string& volume) {
-    std::vector<dev::RaidMember> members;
+// One device's model and params (from its profile and/or inline); for a composite (a RAID
+// volume), its members, each decoded the same way.
+dev::ModelParams decode_model(const DecodeState& st, const json& d, const std::string& at, const std::string& name) {
+    const std::string model = d.at("model").get<std::string>();
+    const dev::DeviceKind* kind = dev::find_device_kind(model);
+    if (kind == nullptr) st.rep.fail(child(at, "model"), "unknown device model " + squote(model));
+    dev::ModelParams p = kind->defaults();
+    decode_device_params(entry_params(st, d, at, model), child(at, "params"), st.rep, st.nr_cpus, p);
+    if (!kind->has_members()) return p;
+    const json& list = d.at("members");
     for (size_t i = 0; i < list.size(); ++i) {
         const json& m = list[i];
-        const std::string at = child(ptr, i);
-        dev::RaidMember mc;
-        mc.name = m.value("name", volume + "-m" + std::to_string(i));
-        const std::string model = m.at("model").get<std::string>();
-        const json params = entry_params(st, m, at, model);
-        const ParamReader r{params, child(at, "params"), st.rep, st.nr_cpus};
-        if (model == "hdd") {
-            mc.model = dev::DeviceModel::HDD;
-            mc.hdd = decode_hdd(r);
-        } else {
-            mc.model = dev::DeviceModel::SATA_SSD;
-            mc.sata_ssd = decode_sata_ssd(r);
-        }
-        members.push_back(std::move(mc));
+        const std::string mat = child(child(at, "members"), i);
+        kind->add_member(p, m.value("name", name + "-m" + std::to_string(i)), decode_model(st, m, mat, name));
     }
-    return members;
-}
-
-// One branch per device model; each reads its own parameter struct.
-void decode_model(const DecodeState& st, const json& d, const std::string& at, const std::string& model,
-                  dev::DeviceConfig& cfg) {
-    const json params = entry_params(st, d, at, model);
-    const ParamReader r{params, child(at, "params"), st.rep, st.nr_cpus};
-    if (model == "null_blk") {
-        cfg.model = dev::DeviceModel::NULL_BLK;
-        cfg.null_blk = decode_null_blk(r);
-    } else if (model == "nvme") {
-        cfg.model = dev::DeviceModel::NVME;
-        cfg.nvme = decode_nvme(r);
-    } else if (model == "hdd") {
-        cfg.model = dev::DeviceModel::HDD;
-        cfg.hdd = decode_hdd(r);
-    } else if (model == "sata_ssd") {
-        cfg.model = dev::DeviceModel::SATA_SSD;
-        cfg.sata_ssd = decode_sata_ssd(r);
-    } else if (model == "raid") {
-        cfg.model = dev::DeviceModel::RAID;
-        cfg.raid = decode_raid(r);
-        cfg.raid.members = decode_raid_members(st, d.at("members"), child(at, "members"), cfg.name);
-        if (const std::string err = dev::RaidController::check_config(cfg.raid); !err.empty())
-            st.rep.fail(child(at, "params"), err);
-    } else {
-        st.rep.fail(child(at, "model"), "unknown device model " + squote(model));
-    }
+    if (const std::string err = kind->check_complete(p); !err.empty()) st.rep.fail(child(at, "params"), err);
+    return p;
 }
 
 }  // namespace
@@ -117,7 +83,7 @@ std::vector<dev::DeviceConfig> decode_devices(DecodeState& st, const json& list,
         cfg.controller = d.value("controller", std::string());
         if (const auto [it, fresh] = st.device_by_name.emplace(cfg.name, i); !fresh)
             st.rep.fail(child(at, "name"), "duplicate device name " + squote(cfg.name) + " (also " + child(ptr, it->second) + ")");
-        decode_model(st, d, at, d.at("model").get<std::string>(), cfg);
+        cfg.model = decode_model(st, d, at, cfg.name);
         devices.push_back(std::move(cfg));
         // Queue defaults for every device; decode_queues() overrides them.
         st.queues.push_back({blkmq::QueueConfig{}, std::string()});
@@ -127,26 +93,8 @@ std::vector<dev::DeviceConfig> decode_devices(DecodeState& st, const json& list,
     return devices;
 }
 
-uint64_t capacity_bytes(const dev::DeviceConfig& d) {
-    switch (d.model) {
-        case dev::DeviceModel::NULL_BLK: return d.null_blk.size_bytes;
-        case dev::DeviceModel::NVME: return d.nvme.size_bytes;
-        case dev::DeviceModel::HDD: return d.hdd.size_bytes / 512 * 512;
-        case dev::DeviceModel::SATA_SSD: return d.sata_ssd.size_bytes / 512 * 512;
-        case dev::DeviceModel::RAID: return dev::raid_capacity_sectors(d.raid) * 512;
-    }
-    return 0;
-}
+uint64_t capacity_bytes(const dev::DeviceConfig& d) { return d.kind().geometry(d.model).capacity_bytes; }
 
-uint64_t logical_block_size(const dev::DeviceConfig& d) {
-    switch (d.model) {
-        case dev::DeviceModel::NULL_BLK: return d.null_blk.blocksize;
-        case dev::DeviceModel::NVME: return d.nvme.blocksize;
-        case dev::DeviceModel::HDD: return d.hdd.blocksize;
-        case dev::DeviceModel::SATA_SSD: return d.sata_ssd.blocksize;
-        case dev::DeviceModel::RAID: return d.raid.blocksize;
-    }
-    return 512;
-}
+uint64_t logical_block_size(const dev::DeviceConfig& d) { return d.kind().geometry(d.model).logical_block_size; }
 
 }  // namespace blksim::scenario

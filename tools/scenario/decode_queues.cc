@@ -1,58 +1,63 @@
 // /queues: each device's request queue (/sys/block/<dev>/queue/) and its scheduler's
 // tunables, and the schedulers fio jobs ask for with ioscheduler=.
 #include <algorithm>
-#include <span>
+#include <string>
+#include <vector>
 
-#include "models/sched/bfq_config.h"
-#include "models/sched/kyber.h"
-#include "models/sched/mq_deadline.h"
+#include "models/sched/scheduler_kinds.h"
 #include "tools/scenario/decode.h"
+#include "tools/scenario/kind_schema.h"
 
 namespace blksim::scenario {
 
 namespace {
 
-// One policy's tunables table: names, integer values, ranges.
-template <class Config>
-void decode_tunables(const DecodeState& st, const json& obj, const std::string& ptr, const std::string& policy,
-                     std::span<const sched::Tunable<Config>> table, Config& cfg) {
-    for (const auto& [key, value] : obj.items()) {
-        const std::string at = child(ptr, key);
-        // Init-capture: clang 14 (the fuzz build) cannot capture a structured binding.
-        const auto t = std::find_if(table.begin(), table.end(), [&k = key](const auto& e) { return e.name == k; });
-        if (t == table.end()) {
-            std::vector<std::string> names;
-            for (const auto& e : table) names.emplace_back(e.name);
-            st.rep.fail(at, "unknown " + policy + " tunable " + squote(key) + " (allowed: " + join(names) + ")");
-        }
-        if (!value.is_number_integer())
-            st.rep.fail(at, "expected an integer in sysfs units (" +
-                            std::string(t->unit == sched::TunableUnit::MSEC   ? "milliseconds"
-                                        : t->unit == sched::TunableUnit::USEC ? "microseconds"
-                                        : t->unit == sched::TunableUnit::NSEC ? "nanoseconds"
-                                                                              : "a count") + ")");
-        const int64_t v = value.template get<int64_t>();
-        if (v < t->min || v > t->max)
-            st.rep.fail(at, std::to_string(v) + " is out of range (allowed: " + std::to_string(t->min) + ".." + std::to_string(t->max) + ")");
-        t->set(cfg, v);
-    }
+const char* unit_words(sched::TunableUnit u) {
+    return u == sched::TunableUnit::MSEC   ? "milliseconds"
+           : u == sched::TunableUnit::USEC ? "microseconds"
+           : u == sched::TunableUnit::NSEC ? "nanoseconds"
+                                           : "a count";
+}
+
+const char* unit_symbol(sched::TunableUnit u) {
+    return u == sched::TunableUnit::MSEC ? "ms" : u == sched::TunableUnit::USEC ? "us" : u == sched::TunableUnit::NSEC ? "ns" : "";
 }
 
 // /sys/block/<dev>/queue/iosched/: the scheduler's tunables by their sysfs names, range
 // checked against the policy's own table (the one `blksim list schedulers` prints).
 void decode_iosched(const DecodeState& st, const json& obj, const std::string& ptr, blkmq::QueueConfig& c) {
-    if (c.scheduler == "kyber")
-        return decode_tunables(st, obj, ptr, "kyber", sched::kyber_tunables(), c.kyber);
-    if (c.scheduler == "bfq") {
-        // One setting in two units: the later sysfs write would win, a JSON object has no order.
-        if (obj.contains("slice_idle") && obj.contains("slice_idle_us"))
-            st.rep.fail(child(ptr, "slice_idle_us"), "slice_idle and slice_idle_us are the same setting (ms and us): give one");
-        return decode_tunables(st, obj, ptr, "bfq", sched::bfq_tunables(), c.bfq);
+    const sched::SchedulerKind& k = *sched::find_scheduler_kind(c.scheduler);  // the schema checked the name
+    if (k.nr_tunables() == 0) {
+        std::vector<std::string> with;
+        for (const sched::SchedulerKind* s : sched::scheduler_kinds())
+            if (s->nr_tunables() > 0) with.emplace_back(s->name());
+        st.rep.fail(ptr, "iosched tunables need a scheduler that has them (scheduler is " + squote(c.scheduler) + "; " +
+                         join_words(with, " and ") + " have iosched tunables)");
     }
-    if (c.scheduler != "mq-deadline")
-        st.rep.fail(ptr, "iosched tunables need a scheduler that has them (scheduler is " + squote(c.scheduler) +
-                         "; mq-deadline, kyber and bfq have iosched tunables)");
-    decode_tunables(st, obj, ptr, "mq-deadline", sched::mq_deadline_tunables(), c.mq_deadline);
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < k.nr_tunables(); ++i) names.emplace_back(k.tunable(i).name);
+    // One setting in two units: the later sysfs write would win, a JSON object has no order.
+    for (const auto& [a, b] : k.same_setting()) {
+        const std::string sa(a), sb(b);
+        if (obj.contains(sa) && obj.contains(sb)) {
+            const auto ua = unit_symbol(k.tunable(std::find(names.begin(), names.end(), sa) - names.begin()).unit);
+            const auto ub = unit_symbol(k.tunable(std::find(names.begin(), names.end(), sb) - names.begin()).unit);
+            st.rep.fail(child(ptr, sb), sa + " and " + sb + " are the same setting (" + ua + " and " + ub + "): give one");
+        }
+    }
+    for (const auto& [key, value] : obj.items()) {
+        const std::string at = child(ptr, key);
+        const auto i = static_cast<std::size_t>(std::find(names.begin(), names.end(), key) - names.begin());
+        if (i == names.size())
+            st.rep.fail(at, "unknown " + c.scheduler + " tunable " + squote(key) + " (allowed: " + join(names) + ")");
+        const sched::TunableInfo t = k.tunable(i);
+        if (!value.is_number_integer())
+            st.rep.fail(at, "expected an integer in sysfs units (" + std::string(unit_words(t.unit)) + ")");
+        const int64_t v = value.template get<int64_t>();
+        if (v < t.min || v > t.max)
+            st.rep.fail(at, std::to_string(v) + " is out of range (allowed: " + std::to_string(t.min) + ".." + std::to_string(t.max) + ")");
+        k.set(c.iosched, i, v);
+    }
 }
 
 }  // namespace

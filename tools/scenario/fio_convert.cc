@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "models/sched/scheduler_kinds.h"
 #include "tools/input/input_file.h"
 #include "tools/input/nesting.h"
 #include "tools/scenario/job_options.h"
@@ -251,7 +252,7 @@ private:
             notes_.push_back(o.describe() + ": replaced by --scheduler " + scheduler_override_);
             return;
         }
-        if (std::find(std::begin(kSchedulers), std::end(kSchedulers), value) == std::end(kSchedulers))
+        if (sched::find_scheduler_kind(value) == nullptr)
             return unsupported_.add(o, "blksim's schedulers: " + join(supported_schedulers()), true);
         set(o, model.name, model.canonical, value);
     }

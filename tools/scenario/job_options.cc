@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "models/sched/scheduler_kinds.h"
 #include "tools/scenario/scenario.h"
 #include "tools/scenario/units.h"
 
@@ -133,6 +134,10 @@ std::vector<std::string> supported_fio_options() {
     return names;
 }
 
-std::vector<std::string> supported_schedulers() { return {std::begin(kSchedulers), std::end(kSchedulers)}; }
+std::vector<std::string> supported_schedulers() {
+    std::vector<std::string> names;
+    for (const sched::SchedulerKind* k : sched::scheduler_kinds()) names.emplace_back(k->name());
+    return names;
+}
 
 }  // namespace blksim::scenario

@@ -10,8 +10,6 @@
 
 namespace blksim::scenario {
 
-inline constexpr std::string_view kSchedulers[] = {"none", "mq-deadline", "kyber", "bfq"};
-
 struct EngineName {
     std::string_view name;
     workload::IoEngine engine;

@@ -1,5 +1,7 @@
 #include "tools/scenario/schema_check.h"
 
+#include "tools/scenario/kind_schema.h"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -108,7 +110,9 @@ void SchemaChecker::check(const json& doc, const Reporter& rep) const {
 json load_schema_document(const std::string& base_dir) {
     const fs::path path = fs::path(base_dir) / "schema.json";
     const Reporter rep(path.string());
-    return parse_json(read_text_file(path, rep, "the scenario schema"), rep);
+    json schema = parse_json(read_text_file(path, rep, "the scenario schema"), rep);
+    merge_kind_schemas(schema);
+    return schema;
 }
 
 json definition_schema(const json& scenario_schema, const std::string& definition) {

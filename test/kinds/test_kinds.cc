@@ -1,0 +1,143 @@
+// Every kind a scenario can name, taken from the lists (models/device/device_kinds.cc,
+// models/sched/scheduler_kinds.cc): nothing here names a kind, so a kind added to a list is
+// tested without editing this file.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "models/device/device_kinds.h"
+#include "models/sched/scheduler_kinds.h"
+#include "test/cli/cli_fixture.h"
+#include "tools/experiment/simulate.h"
+#include "tools/scenario/scenario.h"
+
+using namespace blksim;
+using json = nlohmann::json;
+
+namespace {
+
+// A device entry of model `k` with its defaults; a composite gets two members of the first
+// model that may be one.
+json device_entry(const dev::DeviceKind& k) {
+    json d = {{"name", "d0"}, {"model", std::string(k.name())}};
+    if (k.has_members())
+        for (const dev::DeviceKind* m : dev::device_kinds())
+            if (m->may_be_member()) {
+                d["members"] = {{{"model", std::string(m->name())}}, {{"model", std::string(m->name())}}};
+                break;
+            }
+    return d;
+}
+
+json tiny_scenario(const dev::DeviceKind& k, std::string_view scheduler) {
+    return {{"host", {{"cost_profile", "desktop-8t"}, {"cpus", 2}}},
+            {"devices", {device_entry(k)}},
+            {"queues", {{{"device", "d0"}, {"scheduler", std::string(scheduler)}}}},
+            {"jobs",
+             {{{"name", "j"}, {"device", "d0"}, {"ioengine", "libaio"}, {"iodepth", 4}, {"rw", "randrw"},
+               {"bs", "4k"}, {"runtime", "40ms"}, {"time_based", true}}}}};
+}
+
+std::optional<double> metric(const std::vector<experiment::Metric>& ms, const std::string& key) {
+    for (const auto& m : ms)
+        if (m.key == key) return m.value;
+    return std::nullopt;
+}
+
+std::string load_error(const json& doc) {
+    try {
+        scenario::load_scenario_text(doc.dump(), "kinds.json");
+    } catch (const scenario::ScenarioError& e) {
+        return e.what();
+    }
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("every listed scheduler runs on every listed device model", "[kinds]") {
+    for (const sched::SchedulerKind* s : sched::scheduler_kinds()) {
+        for (const dev::DeviceKind* d : dev::device_kinds()) {
+            INFO("scheduler " << s->name() << ", device " << d->name());
+            const scenario::Scenario sc = scenario::load_scenario_text(tiny_scenario(*d, s->name()).dump(), "kinds.json");
+            REQUIRE(sc.machine.queues.at(0).scheduler == s->name());
+            const experiment::SimOutcome out = experiment::simulate(sc.machine);
+            INFO(out.error);
+            REQUIRE(out.status == 0);  // every end-of-run invariant held
+            const auto reads = metric(out.metrics, "j/read.iops");
+            const auto writes = metric(out.metrics, "j/write.iops");
+            REQUIRE(reads.has_value());
+            REQUIRE(writes.has_value());
+            CHECK(*reads > 0);
+            CHECK(*writes > 0);
+        }
+    }
+}
+
+TEST_CASE("every device model's parameters are checked by the schema and the loader", "[kinds]") {
+    for (const dev::DeviceKind* k : dev::device_kinds()) {
+        INFO("device " << k->name());
+        // An unknown key is refused, naming it.
+        json doc = tiny_scenario(*k, "none");
+        doc["devices"][0]["params"] = {{"no_such_parameter", 1}};
+        CHECK_THAT(load_error(doc), Catch::Contains("/devices/0/params") && Catch::Contains("no_such_parameter"));
+        // Every listed parameter is accepted, set to its default (when it has one to write).
+        for (std::size_t i = 0; i < k->nr_params(); ++i) {
+            const kind::ParamInfo& p = k->param(i);
+            const std::string def = k->default_text(i);
+            if (def == "-") continue;
+            INFO("parameter " << p.name << " = " << def);
+            const bool text = p.type == kind::ParamType::TIME || !p.names.empty();
+            const json value = text ? json(def) : json::parse(def);
+            doc["devices"][0]["params"] = {{std::string(p.name), value}};
+            CHECK(load_error(doc).empty());
+        }
+    }
+}
+
+TEST_CASE("every listed scheduler is a choice of the scenario, of fio's ioscheduler= and of blksim list",
+          "[kinds][cli]") {
+    const auto list = clitest::run_blksim("list");
+    REQUIRE(list.status == 0);
+    for (const sched::SchedulerKind* s : sched::scheduler_kinds()) {
+        const std::string name(s->name());
+        INFO("scheduler " << name);
+        CHECK_THAT(list.out, Catch::Contains("  " + name + " "));
+        for (std::size_t i = 0; i < s->nr_tunables(); ++i)
+            CHECK_THAT(list.out, Catch::Contains(std::string(s->tunable(i).name)));
+        scenario::FioCommand cmd;
+        cmd.device = "nullb";
+        cmd.fio_args = {"--name=j", "--ioscheduler=" + name, "--runtime=1ms", "--time_based"};
+        cmd.policy.getenv = [](const std::string&) { return std::optional<std::string>(); };
+        const scenario::FioRun run = scenario::load_fio_command(cmd);
+        CHECK(run.scenario.machine.queues.at(0).scheduler == name);
+    }
+    for (const dev::DeviceKind* d : dev::device_kinds()) {
+        INFO("device " << d->name());
+        CHECK_THAT(list.out, Catch::Contains("  " + std::string(d->name()) + " "));
+        for (std::size_t i = 0; i < d->nr_params(); ++i)
+            CHECK_THAT(list.out, Catch::Contains(std::string(d->param(i).name)));
+    }
+}
+
+TEST_CASE("the fuzz dictionaries hold every kind's name and parameters", "[kinds]") {
+    std::ifstream in(std::string(BLKSIM_SOURCE_DIR) + "/fuzz/dict/scenario_json.dict");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string dict = ss.str();
+    for (const dev::DeviceKind* d : dev::device_kinds()) {
+        INFO("device " << d->name());
+        CHECK_THAT(dict, Catch::Contains("\"\\\"" + std::string(d->name()) + "\\\"\""));
+        for (std::size_t i = 0; i < d->nr_params(); ++i)
+            CHECK_THAT(dict, Catch::Contains("\"\\\"" + std::string(d->param(i).name) + "\\\":\""));
+    }
+    for (const sched::SchedulerKind* s : sched::scheduler_kinds()) {
+        INFO("scheduler " << s->name());
+        CHECK_THAT(dict, Catch::Contains("\"\\\"" + std::string(s->name()) + "\\\"\""));
+    }
+}
