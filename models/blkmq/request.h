@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include <boost/intrusive/list.hpp>
+#include <boost/intrusive/slist.hpp>
 #include <boost/intrusive/set_hook.hpp>
 
 #include "sim/time.h"
@@ -112,7 +113,8 @@ struct Request {
     // Intrusive list link: plug list, software queue, hctx->dispatch (a RequestList). A
     // normal (not safe-mode) hook, so that no list touches its requests when it is
     // destroyed: at the end of a stopped run the requests may go first.
-    using ListHook = boost::intrusive::list_member_hook<boost::intrusive::link_mode<boost::intrusive::normal_link>>;
+    // Singly linked, as the FIFO needs no more: push at either end, pop at the head.
+    using ListHook = boost::intrusive::slist_member_hook<boost::intrusive::link_mode<boost::intrusive::normal_link>>;
     ListHook link;
 
     // rq->ioprio, inherited from the first bio (req_get_ioprio()).
@@ -161,13 +163,13 @@ public:
         return rq;
     }
     // Move all of `o` to our tail (list_splice_tail_init).
-    void splice_tail(RequestList& o) { list_.splice(list_.end(), o.list_); }
+    void splice_tail(RequestList& o) { list_.splice_after(list_.last(), o.list_); }
     auto begin() const { return list_.begin(); }
     auto end() const { return list_.end(); }
 
 private:
-    boost::intrusive::list<Request,
-                           boost::intrusive::member_hook<Request, Request::ListHook, &Request::link>>
+    boost::intrusive::slist<Request, boost::intrusive::member_hook<Request, Request::ListHook, &Request::link>,
+                            boost::intrusive::cache_last<true>, boost::intrusive::linear<true>>
         list_;
 };
 
