@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the layering of blksim's sources from their #include "..." lines (docs/layers.md).
+"""Checks the layering of blksim's sources from their #include "..." lines (docs/architecture.md, "The include graph").
 
 Rules, over sim/, models/ and tools/ (test/, fuzz/ and bench/ may include anything):
   sim-leaf       sim/ includes nothing of ours outside sim/.
