@@ -174,10 +174,7 @@ void RequestQueue::flush_end_io(Request* flush_rq, Time tc, uint32_t cpu, Time n
 void RequestQueue::flush_data_end_io(Request* rq, Time tc, uint32_t cpu, Time now) {
     HwQueue& h = *rq->mq_hctx;
     if (elevator_) {
-        if (hold_.finish.count() > 0)
-            cpus_[cpu]->irq(tc, hold_.finish);
-        elevator_->finish_request(rq, now);
-        rq->rq_flags |= RQF_SCHED_FINISHED;
+        finish_request(rq, tc, cpu, now);
         put_driver_tag(h, rq, now);
     }
     --h.fq.data_in_flight;

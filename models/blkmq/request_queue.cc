@@ -932,8 +932,7 @@ void RequestQueue::requeue_work(uint64_t arg) {
     // completion work runs at the present instant, while submitters reserve the lock at the
     // end of their steps, slightly ahead; on the FIFO timeline a completion would queue
     // behind such reservations, spin, delay its CPU's next reservation, and so on.
-    if (hold_.finish.count() > 0 && !(rq->rq_flags & RQF_SCHED_FINISHED))
-        cpus_[ccpu]->irq(tc, hold_.finish);
+    finish_request(rq, tc, ccpu, now);
     free_request(rq, now);
     completion_restart(h, now);
 }
@@ -1010,8 +1009,9 @@ void RequestQueue::completion_restart_slow(HwQueue& h, Time now) {
     }
 }
 
-// __blk_mq_free_request(): the elevator's finish hook, then the driver tag, then the
-// scheduler tag; freed tags wake sleepers.
+// __blk_mq_free_request(): the elevator's finish hook (for a request that did not complete:
+// merged into another), then the driver tag, then the scheduler tag; freed tags wake
+// sleepers.
 void RequestQueue::free_request(Request* rq, Time now) {
     HwQueue& h = *rq->mq_hctx;
     if (rq->state == RqState::IN_FLIGHT || rq->elv_queued)

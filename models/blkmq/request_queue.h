@@ -253,6 +253,16 @@ private:
     // True when every request of `list` reached the driver (the kernel's return value).
     bool dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     void free_request(Request* rq, sim::Time now);
+    // blk_mq_finish_request(): the elevator's finish hook, once per request, its lock hold
+    // charged to `cpu` at `tc` (the completion's side of bfq_finish_requeue_request).
+    void finish_request(Request* rq, sim::Time tc, uint32_t cpu, sim::Time now) {
+        if (!elevator_ || (rq->rq_flags & RQF_SCHED_FINISHED))
+            return;
+        if (hold_.finish.count() > 0)
+            cpus_[cpu]->irq(tc, hold_.finish);
+        elevator_->finish_request(rq, now);
+        rq->rq_flags |= RQF_SCHED_FINISHED;
+    }
     // blk_mq_end_request() once the driver is done: diskstats, btt's stages, the bios'
     // end_io, the elevator's finish hook, the request freed, the restarts a completion owes.
     void end_request(Request* rq, sim::Time tc, uint32_t ccpu, sim::Time now);
