@@ -25,24 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct ImportOptions {
-    std::string diskspecs;
-    std::string out;  // empty: scenarios/devices/<drive>.json; "-": stdout
-};
-
-struct ValidateDiskOptions {
-    std::vector<std::string> traces;
-    std::string device;  // profile name or path; empty: the trace's file name
-    std::string format = "normal";
-    uint64_t limit = 0;
-    std::string cdf;
-    std::string requests;  // per-request CSV: measured beside simulated
-};
-
-CLI::App* g_import = nullptr;
-CLI::App* g_validate = nullptr;
-ImportOptions g_iopt;
-ValidateDiskOptions g_vopt;
 
 // DiskSim's own error on each drive (docs/references.md §10), shown beside
 // blksim's so the report says how the two compare.
@@ -177,36 +159,36 @@ int run_validate(const ValidateDiskOptions& o) {
 
 }  // namespace
 
-void add_disksim_commands(CLI::App& app) {
-    g_import = app.add_subcommand("import-disksim",
+void add_disksim_commands(CLI::App& app, DisksimCommands& d) {
+    d.import_cmd = app.add_subcommand("import-disksim",
                                   "convert a DiskSim drive description (NAME.diskspecs with its .model and .seek) into "
                                   "an HDD profile scenarios/devices/NAME.json");
-    g_import->add_option("diskspecs", g_iopt.diskspecs, "the .diskspecs file")->required();
-    g_import->add_option("--out", g_iopt.out, "where to write the profile ('-' = stdout; default scenarios/devices/NAME.json)");
+    d.import_cmd->add_option("diskspecs", d.import_opt.diskspecs, "the .diskspecs file")->required();
+    d.import_cmd->add_option("--out", d.import_opt.out, "where to write the profile ('-' = stdout; default scenarios/devices/NAME.json)");
 
-    g_validate = app.add_subcommand("validate-disk",
+    d.validate_cmd = app.add_subcommand("validate-disk",
                                     "replay DiskSim validation traces on the HDD model and compare the service times "
                                     "with the measured ones (demerit figure)");
-    g_validate->add_option("trace", g_vopt.traces, "validation trace(s): R|W outcome block blocks service-us idle-us")
+    d.validate_cmd->add_option("trace", d.validate_opt.traces, "validation trace(s): R|W outcome block blocks service-us idle-us")
         ->required();
-    g_validate->add_option("--device", g_vopt.device,
+    d.validate_cmd->add_option("--device", d.validate_opt.device,
                            "HDD profile name or .json path (default: the profile named like the trace file)");
-    g_validate->add_option("--format", g_vopt.format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
-    g_validate->add_option("--limit", g_vopt.limit, "replay only the first N requests of each trace");
-    g_validate->add_option("--cdf", g_vopt.cdf,
+    d.validate_cmd->add_option("--format", d.validate_opt.format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
+    d.validate_cmd->add_option("--limit", d.validate_opt.limit, "replay only the first N requests of each trace");
+    d.validate_cmd->add_option("--cdf", d.validate_opt.cdf,
                            "write both CDFs as CSV (fraction,measured_ms,simulated_ms) for scripts/plot-disk-cdf.py; "
                            "with several traces FILE-<drive>.csv each");
-    g_validate->add_option("--requests", g_vopt.requests,
+    d.validate_cmd->add_option("--requests", d.validate_opt.requests,
                            "write every request's measured and simulated service time as CSV (line, op, block, "
                            "blocks, outcomes); with several traces FILE-<drive>.csv each");
 }
 
-int run_disksim_command() {
+int run_disksim_command(const DisksimCommands& d) {
     try {
-        if (g_import && *g_import)
-            return run_import(g_iopt);
-        if (g_validate && *g_validate)
-            return run_validate(g_vopt);
+        if (d.import_cmd && *d.import_cmd)
+            return run_import(d.import_opt);
+        if (d.validate_cmd && *d.validate_cmd)
+            return run_validate(d.validate_opt);
     } catch (const disksim::DisksimError& e) {
         fmt::print(stderr, "blksim: {}\n", e.what());
         return 2;

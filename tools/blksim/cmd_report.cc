@@ -37,18 +37,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ReportOptions {
-    std::string scenario;
-    std::vector<std::string> sets;
-    std::optional<uint64_t> seed;
-    std::string out = "report.html";
-    std::string sweep;     // a `blksim sweep --json` file instead of a scenario
-    std::string interval;  // "" = about 200 points over the longest job
-    std::string workdir;   // keep the run's files here ("" = a temporary directory, removed)
-};
-
-CLI::App* g_report = nullptr;
-ReportOptions g_ropt;
 
 // --- the plot tool ------------------------------------------------------------------------
 
@@ -204,11 +192,12 @@ bool add_figures(HtmlPage& page, const std::vector<Figure>& figs,
 }
 
 // Throws OutputError.
-void write_page(const HtmlPage& page, OutputFile& out, std::size_t figures, const PlotTool& tool) {
+void write_page(const HtmlPage& page, OutputFile& out, std::size_t figures, const PlotTool& tool,
+                const std::string& path) {
     const std::string html = page.str();
     out.write(html);
     out.finish();
-    fmt::print(stderr, "blksim: report: wrote {} ({} KiB, {} plots by {})\n", g_ropt.out, (html.size() + 1023) / 1024,
+    fmt::print(stderr, "blksim: report: wrote {} ({} KiB, {} plots by {})\n", path, (html.size() + 1023) / 1024,
                figures, tool.script);
 }
 
@@ -362,7 +351,7 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     page.paragraph(o.scenario + (o.sets.empty() ? "" : " (the --set overrides above apply on top of it)"));
     std::string why;
     page.pre(input::read_file(o.scenario, input::kMaxTextFile, why).value_or("(the file could not be read back: " + why + ")"));
-    write_page(page, out, figs.size(), tool);
+    write_page(page, out, figs.size(), tool, o.out);
     if (wd.keep)
         fmt::print(stderr, "blksim: report: run files and plots kept in {}\n", wd.path.string());
     return 0;
@@ -432,35 +421,35 @@ int report_sweep(const ReportOptions& o, const PlotTool& tool, OutputFile& out) 
         rows.push_back(std::move(row));
     }
     page.table(header, rows);
-    write_page(page, out, figs.size(), tool);
+    write_page(page, out, figs.size(), tool, o.out);
     return 0;
 }
 
 }  // namespace
 
-void add_report_command(CLI::App& app) {
-    ReportOptions& o = g_ropt;
-    g_report = app.add_subcommand(
+void add_report_command(CLI::App& app, ReportCommand& r) {
+    ReportOptions& o = r.o;
+    r.cmd = app.add_subcommand(
         "report", "run a scenario once and write one self-contained HTML page: plots (latency CDF per priority, "
                   "IOPS and latency over time, queue depth and tags, btt stages), fio's report and blksim's "
                   "section; or, with --sweep, a sweep's charts (docs/plots.md)");
-    g_report->add_option("scenario", o.scenario, "scenario JSON file");
-    g_report->add_option("--set", o.sets, "override a scenario value: path=value");
-    g_report->add_option("--seed", o.seed, "scenario seed (overrides the file's)")->check(seed_check());
-    g_report->add_option("--output,-o", o.out, "the HTML file to write (default report.html)");
-    g_report->add_option("--sweep", o.sweep, "report a finished sweep (blksim sweep --json FILE) instead of a run");
-    g_report->add_option("--interval", o.interval,
+    r.cmd->add_option("scenario", o.scenario, "scenario JSON file");
+    r.cmd->add_option("--set", o.sets, "override a scenario value: path=value");
+    r.cmd->add_option("--seed", o.seed, "scenario seed (overrides the file's)")->check(seed_check());
+    r.cmd->add_option("--output,-o", o.out, "the HTML file to write (default report.html)");
+    r.cmd->add_option("--sweep", o.sweep, "report a finished sweep (blksim sweep --json FILE) instead of a run");
+    r.cmd->add_option("--interval", o.interval,
                          "sampling interval of the plots over time, e.g. 10ms (default: about 200 points over the "
                          "longest job, at least 1ms)");
-    g_report->add_option("--workdir", o.workdir,
+    r.cmd->add_option("--workdir", o.workdir,
                          "keep the run's files (json+, fio logs, time series, PNGs) in DIR (default: a temporary "
                          "directory, removed)");
 }
 
-int run_report_command() {
-    if (!g_report || !*g_report)
+int run_report_command(const ReportCommand& r) {
+    if (!r.cmd || !*r.cmd)
         return -1;
-    const ReportOptions& o = g_ropt;
+    const ReportOptions& o = r.o;
     if (o.sweep.empty() == o.scenario.empty()) {
         fmt::print(stderr, "blksim: report: {}\n", o.sweep.empty() ? "give a scenario file (or --sweep SWEEP.json)"
                                                                    : "give a scenario or --sweep SWEEP.json, not both");

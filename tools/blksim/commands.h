@@ -91,17 +91,48 @@ std::optional<uint64_t> mem_limit_bytes(const std::string& text);
 int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets, bool graph = false);
 int cmd_list(const std::string& what);
 
-// `blksim report` (cmd_report.cc): add_report_command registers it; run_report_command runs
-// it when it was given, -1 otherwise.
-void add_report_command(CLI::App& app);
-int run_report_command();
+// `blksim report` (cmd_report.cc): add_report_command registers it (CLI11 fills `r`);
+// run_report_command runs it when it was given, -1 otherwise.
+struct ReportOptions {
+    std::string scenario;
+    std::vector<std::string> sets;
+    std::optional<uint64_t> seed;
+    std::string out = "report.html";
+    std::string sweep;     // a `blksim sweep --json` file instead of a scenario
+    std::string interval;  // "" = about 200 points over the longest job
+    std::string workdir;   // keep the run's files here ("" = a temporary directory, removed)
+};
+struct ReportCommand {
+    CLI::App* cmd = nullptr;
+    ReportOptions o;
+};
+void add_report_command(CLI::App& app, ReportCommand& r);
+int run_report_command(const ReportCommand& r);
 // --timeseries-interval: a time such as 10ms or 500us (a bare number is milliseconds), at
 // least TimeSeriesWriter::MIN_INTERVAL; nullopt after printing what is wrong.
 std::optional<int64_t> timeseries_interval_ns(const std::string& text, const char* option = "--timeseries-interval");
 
 // `import-disksim` and `validate-disk` (cmd_disksim.cc): add_disksim_commands registers
-// them; run_disksim_command runs the one given, -1 if neither was.
-void add_disksim_commands(CLI::App& app);
-int run_disksim_command();
+// them (CLI11 fills `d`); run_disksim_command runs the one given, -1 if neither was.
+struct ImportOptions {
+    std::string diskspecs;
+    std::string out;  // empty: scenarios/devices/<drive>.json; "-": stdout
+};
+struct ValidateDiskOptions {
+    std::vector<std::string> traces;
+    std::string device;  // profile name or path; empty: the trace's file name
+    std::string format = "normal";
+    uint64_t limit = 0;
+    std::string cdf;
+    std::string requests;  // per-request CSV: measured beside simulated
+};
+struct DisksimCommands {
+    CLI::App* import_cmd = nullptr;
+    CLI::App* validate_cmd = nullptr;
+    ImportOptions import_opt;
+    ValidateDiskOptions validate_opt;
+};
+void add_disksim_commands(CLI::App& app, DisksimCommands& d);
+int run_disksim_command(const DisksimCommands& d);
 
 }  // namespace blksim::cli

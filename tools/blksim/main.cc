@@ -151,8 +151,10 @@ static int run_command(int argc, char** argv) {
     auto* list_cmd = app.add_subcommand("list", "list device models, engines and schedulers with their parameters");
     list_cmd->add_option("kind", what, "devices, engines or schedulers (default: all), or schema (the scenario schema as the loader checks it)");
 
-    add_disksim_commands(app);
-    add_report_command(app);
+    DisksimCommands disksim;  // import-disksim, validate-disk
+    add_disksim_commands(app, disksim);
+    ReportCommand report;
+    add_report_command(app, report);
 
     ExperimentCommands experiments;  // compare, sweep, sweep-merge
     add_experiment_commands(app, experiments);
@@ -179,9 +181,9 @@ static int run_command(int argc, char** argv) {
         return cmd_validate(vscenario, vsets, vgraph);
     if (*list_cmd)
         return cmd_list(what);
-    if (const int rc = run_disksim_command(); rc >= 0)
+    if (const int rc = run_disksim_command(disksim); rc >= 0)
         return rc;
-    if (const int rc = run_report_command(); rc >= 0)
+    if (const int rc = run_report_command(report); rc >= 0)
         return rc;
     return 2;
 }
