@@ -34,8 +34,8 @@ struct ParamInfo {
     ParamType type = ParamType::INT;
     std::string_view help;                    // the schema's description of the key
     int64_t min = kNoMin, max = kNoMax;       // INT: range; TIME: minimum in ns
-    std::span<const int64_t> values;          // INT: the only values allowed (when not empty)
-    std::span<const std::string_view> names;  // CHOICE: the values allowed, by name
+    std::span<const int64_t> values{};        // INT: the only values allowed (when not empty)
+    std::span<const std::string_view> names{};  // CHOICE: the values allowed, by name
     uint64_t scale = 1;                       // INT: the config holds value * scale
 };
 
@@ -47,7 +47,7 @@ using Value = std::variant<int64_t, bool, sim::Duration, double>;
 struct Problem {
     std::string key;
     std::string message;
-    std::string key_if_absent;  // named instead of `key` when the scenario did not give `key`
+    std::string key_if_absent{};  // named instead of `key` when the scenario did not give `key`
     explicit operator bool() const { return !message.empty(); }
 };
 
