@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "models/sched/elevator.h"
 
@@ -77,7 +78,14 @@ public:
         const Tunable<T>& t = table_[i];
         return {t.name, t.min, t.max, t.unit, t.help};
     }
-    int64_t default_value(std::size_t i) const override { return table_[i].get(T{}); }
+    int64_t default_value(std::size_t i) const override {
+        // A policy without tunables (noop) has an empty table: there is no i to ask for, and
+        // g++ would otherwise warn about reading through a member pointer into an empty struct.
+        if constexpr (std::is_empty_v<T>)
+            return 0;
+        else
+            return table_[i].get(T{});
+    }
     void set(std::any& tunables, std::size_t i, int64_t v) const override {
         if (std::any_cast<T>(&tunables) == nullptr)
             tunables = T{};
