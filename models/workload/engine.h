@@ -45,10 +45,16 @@ public:
     // The submit syscall begins at `t` with `first` the first io_u of its batch.
     virtual void queued(IoU& first, sim::Time t) const = 0;
     // The submit syscall returned at `ret` with `submitted` (indexes into `ious`) handed to
-    // the kernel. True: the thread stays in the syscall until its I/O completes, since
-    // `io_pending` (in flight, none completed).
-    virtual bool committed(std::span<const uint32_t> submitted, std::span<IoU> ious, sim::Time ret,
-                           bool io_pending) const = 0;
+    // the kernel. An engine that keeps slat stamps their issue_time (io_submit returned:
+    // slat ends). True: the thread stays in the syscall until its I/O completes (pread),
+    // since `io_pending` (in flight, none completed). Data, not a call: it runs every step.
+    bool committed(std::span<const uint32_t> submitted, std::span<IoU> ious, sim::Time ret, bool io_pending) const {
+        if (slat_)
+            for (const uint32_t i : submitted)
+                if (ious[i].ddir != DDIR_SYNC)
+                    ious[i].issue_time = ret;
+        return blocks_ && io_pending;
+    }
 
     // io_us the job keeps (fio's iodepth).
     uint32_t depth() const { return depth_; }
@@ -62,14 +68,16 @@ public:
     sim::Duration reap_cost() const { return reap_cost_; }
 
 protected:
-    Engine(uint32_t depth, uint32_t batch, bool plugs, bool slat, sim::Duration reap_cost)
-        : depth_(depth), batch_(batch), plugs_(plugs), slat_(slat), reap_cost_(reap_cost) {}
+    // `blocks`: the submit syscall returns only once its I/O completed (pread).
+    Engine(uint32_t depth, uint32_t batch, bool plugs, bool slat, bool blocks, sim::Duration reap_cost)
+        : depth_(depth), batch_(batch), plugs_(plugs), slat_(slat), blocks_(blocks), reap_cost_(reap_cost) {}
 
 private:
     uint32_t depth_;
     uint32_t batch_;
     bool plugs_;
     bool slat_;
+    bool blocks_;
     sim::Duration reap_cost_;
 };
 

@@ -5,7 +5,7 @@
 namespace blksim::workload::engines {
 
 Aio::Aio(const JobConfig& cfg, const cpu::HostConfig& host)
-    : Engine(std::max(1u, cfg.iodepth), std::max(1u, cfg.iodepth_batch_submit), true, true, host.costs.reap),
+    : Engine(std::max(1u, cfg.iodepth), std::max(1u, cfg.iodepth_batch_submit), true, true, false, host.costs.reap),
       complete_min_(cfg.iodepth_batch_complete_min),
       complete_max_(cfg.iodepth_batch_complete_max ? cfg.iodepth_batch_complete_max
                                                    : std::max(1u, cfg.iodepth_batch_complete_min)),
@@ -28,13 +28,5 @@ Engine::Reap Aio::getevents(uint32_t nr_done, uint32_t in_kernel, bool full, boo
 sim::Duration Aio::wake_cost(bool submitting) const { return submitting ? sim::Duration() : syscall_; }
 
 void Aio::queued(IoU&, sim::Time) const {}
-
-// io_submit returns: fio stamps issue_time (slat ends) for what it submitted.
-bool Aio::committed(std::span<const uint32_t> submitted, std::span<IoU> ious, sim::Time ret, bool) const {
-    for (const uint32_t i : submitted)
-        if (ious[i].ddir != DDIR_SYNC)
-            ious[i].issue_time = ret;
-    return false;
-}
 
 }  // namespace blksim::workload::engines

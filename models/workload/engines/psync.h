@@ -11,8 +11,6 @@ public:
     Reap getevents(uint32_t nr_done, uint32_t in_kernel, bool full, bool draining) const override;
     sim::Duration wake_cost(bool submitting) const override;
     void queued(IoU& first, sim::Time t) const override;
-    bool committed(std::span<const uint32_t> submitted, std::span<IoU> ious, sim::Time ret,
-                   bool io_pending) const override;
 };
 
 }  // namespace blksim::workload::engines
