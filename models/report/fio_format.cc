@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "models/workload/engine_kinds.h"
+
 namespace blksim::report::fio {
 
 namespace {
@@ -350,14 +352,6 @@ std::string_view rw_name(workload::RwPattern rw) {
     return "read";
 }
 
-std::string_view ioengine_name(workload::IoEngine e) {
-    using workload::IoEngine;
-    switch (e) {
-    case IoEngine::PSYNC: return "psync";
-    case IoEngine::LIBAIO: return "libaio";
-    case IoEngine::IO_URING: return "io_uring";
-    }
-    return "psync";
-}
+std::string_view ioengine_name(workload::IoEngine e) { return workload::engine_kind(e).name; }
 
 }  // namespace blksim::report::fio

@@ -1,24 +1,43 @@
 #include "models/workload/engine_kinds.h"
 
+#include <vector>
+
+#include "models/workload/engines/io_uring.h"
+#include "models/workload/engines/libaio.h"
+#include "models/workload/engines/psync.h"
+
 namespace blksim::workload {
 
 namespace {
 
-constexpr EngineOption kAsyncOptions[] = {
-    {"iodepth", "1", "io_us in flight"},
-    {"iodepth_batch_submit", "1", "io_us per submit call"},
-    {"iodepth_batch_complete_min", "1", "completions to wait for when the queue is full"},
-    {"iodepth_batch_complete_max", "= iodepth_batch_complete_min", "completions reaped per call"},
-};
-
-constexpr EngineKind kEngines[] = {
-    {"psync", "pread/pwrite: one I/O in flight, the thread sleeps until it completes (aliases sync, pvsync)", {}},
-    {"libaio", "Linux native AIO: io_submit / io_getevents with a user-space completion ring", kAsyncOptions},
-    {"io_uring", "io_uring: SQ/CQ rings, io_uring_enter to submit and to wait", kAsyncOptions},
+constexpr const EngineKind* kEngines[] = {
+    &engines::kPsyncKind,
+    &engines::kLibaioKind,
+    &engines::kIoUringKind,
 };
 
 }  // namespace
 
-std::span<const EngineKind> engine_kinds() { return kEngines; }
+std::span<const EngineKind* const> engine_kinds() { return kEngines; }
+
+const EngineKind& engine_kind(IoEngine e) {
+    for (const EngineKind* k : kEngines)
+        if (k->id == e)
+            return *k;
+    return *kEngines[0];  // unreachable: every IoEngine has a kind (test_engine.cc)
+}
+
+std::span<const EngineName> engine_names() {
+    static const std::vector<EngineName> names = [] {
+        std::vector<EngineName> v;
+        for (const EngineKind* k : kEngines) {
+            v.push_back({k->name, k->id});
+            for (const std::string_view a : k->aliases)
+                v.push_back({a, k->id});
+        }
+        return v;
+    }();
+    return names;
+}
 
 }  // namespace blksim::workload

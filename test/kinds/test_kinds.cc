@@ -1,5 +1,5 @@
 // Every kind a scenario can name, taken from the lists (models/device/device_kinds.cc,
-// models/sched/scheduler_kinds.cc): nothing here names a kind, so a kind added to a list is
+// models/sched/scheduler_kinds.cc, models/workload/engine_kinds.cc): nothing here names a kind, so a kind added to a list is
 // tested without editing this file.
 #include <catch2/catch.hpp>
 
@@ -12,9 +12,12 @@
 
 #include "models/device/device_kinds.h"
 #include "models/sched/scheduler_kinds.h"
+#include "models/workload/engine.h"
+#include "models/workload/engine_kinds.h"
 #include "test/cli/cli_fixture.h"
 #include "tools/experiment/simulate.h"
 #include "tools/scenario/scenario.h"
+#include "tools/scenario/schema_check.h"
 
 using namespace blksim;
 using json = nlohmann::json;
@@ -139,5 +142,45 @@ TEST_CASE("the fuzz dictionaries hold every kind's name and parameters", "[kinds
     for (const sched::SchedulerKind* s : sched::scheduler_kinds()) {
         INFO("scheduler " << s->name());
         CHECK_THAT(dict, Catch::Contains("\"\\\"" + std::string(s->name()) + "\\\"\""));
+    }
+}
+
+TEST_CASE("every listed I/O engine is a choice of the scenario, of fio's ioengine= and of blksim list",
+          "[kinds][cli]") {
+    const auto list = clitest::run_blksim("list");
+    REQUIRE(list.status == 0);
+    const json schema = scenario::load_schema_document(scenario::default_scenario_dir());
+    const auto schema_names =
+        schema["definitions"]["fio_options"]["properties"]["ioengine"]["enum"].get<std::vector<std::string>>();
+    std::vector<std::string> names;
+    for (const workload::EngineName& n : workload::engine_names())
+        names.emplace_back(n.name);
+    CHECK(schema_names == names);
+    for (const workload::EngineKind* e : workload::engine_kinds()) {
+        INFO("engine " << e->name);
+        CHECK(&workload::engine_kind(e->id) == e);
+        CHECK_THAT(list.out, Catch::Contains("  " + std::string(e->name) + " "));
+        for (const auto& o : e->options)
+            CHECK_THAT(list.out, Catch::Contains(std::string(o.name)));
+    }
+    for (const workload::EngineName& n : workload::engine_names()) {
+        INFO("ioengine=" << n.name);
+        scenario::FioCommand cmd;
+        cmd.device = "nullb";
+        cmd.fio_args = {"--name=j", "--ioengine=" + std::string(n.name), "--iodepth=4", "--runtime=2ms",
+                        "--time_based"};
+        cmd.policy.getenv = [](const std::string&) { return std::optional<std::string>(); };
+        const scenario::FioRun run = scenario::load_fio_command(cmd);
+        const workload::JobConfig& job = run.scenario.machine.jobs.at(0);
+        CHECK(job.ioengine == n.engine);
+        const auto engine = workload::make_engine(job, run.scenario.machine.host);
+        // Only the engines with options keep iodepth io_us; psync keeps one.
+        CHECK(engine->depth() == (workload::engine_kind(n.engine).options.empty() ? 1u : 4u));
+        const experiment::SimOutcome out = experiment::simulate(run.scenario.machine);
+        INFO(out.error);
+        CHECK(out.status == 0);
+        const auto reads = metric(out.metrics, "j/read.iops");
+        REQUIRE(reads.has_value());
+        CHECK(*reads > 0);
     }
 }

@@ -32,9 +32,9 @@ static void list_devices() {
 
 static void list_engines() {
     fmt::print("engines:\n");
-    for (const auto& e : workload::engine_kinds()) {
-        fmt::print("  {:<12} {}\n", e.name, e.help);
-        for (const auto& o : e.options)
+    for (const workload::EngineKind* e : workload::engine_kinds()) {
+        fmt::print("  {:<12} {}\n", e->name, e->help);
+        for (const auto& o : e->options)
             fmt::print("      {:<28} default {:<10} {}\n", o.name, o.default_value, o.help);
     }
 }

@@ -3,6 +3,7 @@
 // steps check against earlier ones (sizes against the device, rates against block sizes).
 #include <algorithm>
 
+#include "models/workload/engine_kinds.h"
 #include "tools/scenario/decode_job.h"
 #include "tools/scenario/job_options.h"
 
@@ -19,7 +20,7 @@ struct GroupState {
 };
 
 template <class Table>
-const std::remove_extent_t<Table>& lookup(const Table& table, const std::string& name) {
+const auto& lookup(const Table& table, const std::string& name) {
     for (const auto& entry : table)
         if (entry.name == name) return entry;
     return table[0];  // unreachable: the schema's enum admits only names in the table
@@ -55,7 +56,7 @@ size_t job_device(const DecodeState& st, const Options& o, const std::string& pt
 
 // What kind of I/O: ioengine, rw, rwmixread, direct, and the sync options.
 void decode_io_kind(const JobInput& in, workload::JobConfig& j) {
-    if (const Opt* v = in.get("ioengine")) j.ioengine = lookup(kEngines, text(*v)).engine;
+    if (const Opt* v = in.get("ioengine")) j.ioengine = lookup(workload::engine_names(), text(*v)).engine;
     if (const Opt* v = in.get("rw")) j.rw = lookup(kRwPatterns, text(*v)).rw;
     if (const Opt* v = in.get("rwmixread")) {
         const uint32_t pct = static_cast<uint32_t>(number(*v));

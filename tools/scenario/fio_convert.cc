@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "models/sched/scheduler_kinds.h"
+#include "models/workload/engine_kinds.h"
 #include "tools/input/input_file.h"
 #include "tools/input/nesting.h"
 #include "tools/scenario/job_options.h"
@@ -155,7 +156,7 @@ public:
             last_[c] = i;
             if (c != "ioengine" || !o.value) continue;
             engines_.push_back(*o.value);
-            if (!in_table(kEngines, *o.value)) other_engine_ = *o.value;
+            if (!in_table(workload::engine_names(), *o.value)) other_engine_ = *o.value;
         }
         if (engines_.empty()) engines_.push_back("psync");  // fio's default on Linux
         for (size_t i = 0; i < job.options.size(); ++i) option(job.options[i], last_[canonical(job.options[i])] == i);
@@ -235,8 +236,8 @@ private:
             fail(o, "empty value" + std::string(o.raw.find("${") != std::string::npos
                                                     ? " (an environment variable that is not set gives '', as in fio)"
                                                     : ""));
-        if (canon == "ioengine" && !in_table(kEngines, value))
-            return unsupported_.add(o, "blksim's engines: " + table_names(kEngines), true);
+        if (canon == "ioengine" && !in_table(workload::engine_names(), value))
+            return unsupported_.add(o, "blksim's engines: " + table_names(workload::engine_names()), true);
         if (canon == "ioscheduler") return ioscheduler(o, model, value);
         if (canon == "rw") return rw(o, model, value);
         // write_lat_log without a name: fio names the files after the job ("" here).

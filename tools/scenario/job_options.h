@@ -10,16 +10,6 @@
 
 namespace blksim::scenario {
 
-struct EngineName {
-    std::string_view name;
-    workload::IoEngine engine;
-};
-inline constexpr EngineName kEngines[] = {
-    {"psync", workload::IoEngine::PSYNC},  {"pvsync", workload::IoEngine::PSYNC},
-    {"sync", workload::IoEngine::PSYNC},   {"libaio", workload::IoEngine::LIBAIO},
-    {"io_uring", workload::IoEngine::IO_URING},
-};
-
 struct RwName {
     std::string_view name;
     workload::RwPattern rw;

@@ -3,6 +3,7 @@
 #include "models/device/device_kinds.h"
 #include "models/kind/param.h"
 #include "models/sched/scheduler_kinds.h"
+#include "models/workload/engine_kinds.h"
 
 namespace blksim::scenario {
 
@@ -109,6 +110,9 @@ void merge_kind_schemas(json& schema) {
     defs["queue"]["properties"]["scheduler"] = {
         {"description", "I/O scheduler (elevator): " + join_words(schedulers, " or ") + ". Default none."}, {"enum", schedulers}};
     defs["fio_options"]["properties"]["ioscheduler"]["enum"] = schedulers;
+    std::vector<std::string> engines;
+    for (const workload::EngineName& n : workload::engine_names()) engines.emplace_back(n.name);
+    defs["fio_options"]["properties"]["ioengine"]["enum"] = engines;
 }
 
 }  // namespace blksim::scenario

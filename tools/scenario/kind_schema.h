@@ -1,7 +1,8 @@
 // The scenario schema's per-kind parts, generated from the kinds' descriptors: each device
 // model's params object, the device and RAID member model choices, the schedulers a queue
-// or a fio job may name. scenarios/schema.json holds the rest (the skeleton); the loader
-// merges these into it, so that the schema cannot drift from the models.
+// or a fio job may name, the I/O engines a fio job may name. scenarios/schema.json holds the
+// rest (the skeleton); the loader merges these into it, so that the schema cannot drift from
+// the models.
 #pragma once
 
 #include <string>

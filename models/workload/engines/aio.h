@@ -4,8 +4,17 @@
 #pragma once
 
 #include "models/workload/engine.h"
+#include "models/workload/engine_kinds.h"
 
 namespace blksim::workload::engines {
+
+// The fio options both engines take.
+inline constexpr EngineOption kAioOptions[] = {
+    {"iodepth", "1", "io_us in flight"},
+    {"iodepth_batch_submit", "1", "io_us per submit call"},
+    {"iodepth_batch_complete_min", "1", "completions to wait for when the queue is full"},
+    {"iodepth_batch_complete_max", "= iodepth_batch_complete_min", "completions reaped per call"},
+};
 
 class Aio : public Engine {
 public:

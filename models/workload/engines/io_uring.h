@@ -10,4 +10,6 @@ public:
     IoUring(const JobConfig& cfg, const cpu::HostConfig& host);
 };
 
+extern const EngineKind kIoUringKind;
+
 }  // namespace blksim::workload::engines

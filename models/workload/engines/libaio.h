@@ -10,4 +10,6 @@ public:
     Libaio(const JobConfig& cfg, const cpu::HostConfig& host);
 };
 
+extern const EngineKind kLibaioKind;
+
 }  // namespace blksim::workload::engines

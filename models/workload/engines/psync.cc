@@ -19,4 +19,17 @@ sim::Duration Psync::wake_cost(bool) const { return {}; }
 // fio's td_io_queue() stamps issue_time before ->queue() for an engine without ->commit.
 void Psync::queued(IoU& first, sim::Time t) const { first.issue_time = t; }
 
+namespace {
+constexpr std::string_view kPsyncAliases[] = {"pvsync", "sync"};
+std::unique_ptr<Engine> make_psync(const JobConfig&, const cpu::HostConfig& host) {
+    return std::make_unique<Psync>(host);
+}
+}  // namespace
+
+const EngineKind kPsyncKind = {
+    IoEngine::PSYNC, "psync", kPsyncAliases,
+    "pread/pwrite: one I/O in flight, the thread sleeps until it completes (aliases sync, pvsync)", {},
+    make_psync,
+};
+
 }  // namespace blksim::workload::engines

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "models/workload/engine.h"
+#include "models/workload/engine_kinds.h"
 
 namespace blksim::workload::engines {
 
@@ -12,5 +13,7 @@ public:
     sim::Duration wake_cost(bool submitting) const override;
     void queued(IoU& first, sim::Time t) const override;
 };
+
+extern const EngineKind kPsyncKind;
 
 }  // namespace blksim::workload::engines
