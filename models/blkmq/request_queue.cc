@@ -232,20 +232,8 @@ void RequestQueue::emit(TraceAction a, const Request& rq, Time t, uint32_t cpu, 
     emit_event(a, true, rq.op, rq.sector, rq.nr_sectors, t, cpu, rq.pid, pdu, true, rq.cmd_flags);
 }
 
-void RequestQueue::trace_bio(TraceAction a, const Bio& bio, Time t, uint32_t cpu, uint32_t pid) const {
-    if (trace_)
-        emit_event(a, true, bio.op, bio.sector, bio.nr_sectors, t, cpu, pid, 0, false, bio.cmd_flags);
-}
-
-void RequestQueue::trace_split(const Bio& piece, Time t, uint32_t cpu, uint32_t pid) const {
-    if (trace_)
-        emit_event(TraceAction::SPLIT, true, piece.op, piece.sector, piece.nr_sectors, t, cpu, pid, piece.nr_sectors,
-                   false, piece.cmd_flags);
-}
-
-void RequestQueue::trace_unplug(TraceAction a, uint32_t nr, Time t, uint32_t cpu, uint32_t pid) const {
-    if (trace_)
-        emit_event(a, false, ReqOp::READ, 0, 0, t, cpu, pid, nr);
+void RequestQueue::emit_bio(TraceAction a, const Bio& bio, Time t, uint32_t cpu, uint32_t pid, uint32_t pdu) const {
+    emit_event(a, true, bio.op, bio.sector, bio.nr_sectors, t, cpu, pid, pdu, false, bio.cmd_flags);
 }
 
 void RequestQueue::bio_to_request(Request* rq, Bio* bio, uint32_t pid, Time now) {

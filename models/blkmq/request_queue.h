@@ -174,10 +174,19 @@ public:
         if (trace_)
             emit(a, rq, t, cpu, pdu);
     }
-    void trace_bio(TraceAction a, const Bio& bio, sim::Time t, uint32_t cpu, uint32_t pid) const;
+    void trace_bio(TraceAction a, const Bio& bio, sim::Time t, uint32_t cpu, uint32_t pid) const {
+        if (trace_)
+            emit_bio(a, bio, t, cpu, pid, 0);
+    }
     // blk_add_trace_split: `piece` was cut off the front of its bio; the rest starts at its end.
-    void trace_split(const Bio& piece, sim::Time t, uint32_t cpu, uint32_t pid) const;
-    void trace_unplug(TraceAction a, uint32_t nr, sim::Time t, uint32_t cpu, uint32_t pid) const;
+    void trace_split(const Bio& piece, sim::Time t, uint32_t cpu, uint32_t pid) const {
+        if (trace_)
+            emit_bio(TraceAction::SPLIT, piece, t, cpu, pid, piece.nr_sectors);
+    }
+    void trace_unplug(TraceAction a, uint32_t nr, sim::Time t, uint32_t cpu, uint32_t pid) const {
+        if (trace_)
+            emit_event(a, false, ReqOp::READ, 0, 0, t, cpu, pid, nr);
+    }
 
     // The run's periodic audit (any instant between events): the core's own counts against
     // each other and against the elevator's; "" when all balance, else the rule broken.
@@ -309,6 +318,7 @@ private:
 
     [[noreturn]] void rq_violation(const Request& rq, const char* what, const char* rule) const;
     void emit(TraceAction a, const Request& rq, sim::Time t, uint32_t cpu, uint32_t pdu) const;
+    void emit_bio(TraceAction a, const Bio& bio, sim::Time t, uint32_t cpu, uint32_t pid, uint32_t pdu) const;
     void emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sector, uint32_t nr_sectors,
                     sim::Time t, uint32_t cpu, uint32_t pid, uint32_t pdu, bool from_request = false,
                     uint8_t cmd_flags = 0) const;
