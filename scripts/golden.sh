@@ -1,6 +1,7 @@
 #!/bin/bash
 # The golden outputs: every example, teaching and seed scenario run with fio's normal and JSON
-# output, plus a SHA-256 of each teaching scenario's per-request trace, kept in test/golden/.
+# output, plus a SHA-256 of each teaching scenario's per-request trace, kept in test/golden/;
+# and the regression suite's stored baseline (scenarios/regress/baseline.json, docs/regress.md).
 # A change that moves a figure must say so: `check` fails on any byte that differs, and
 # `update` rewrites the files so that the commit shows the moved figures in its diff.
 #
@@ -41,7 +42,16 @@ if [ "$mode" = update ]; then
   rm -rf "$golden"
   cp -r "$out" "$golden"
   echo "$golden: $(find "$golden" -type f | wc -l) files written"
+  "$blksim" regress -j 2 --save scenarios/regress/baseline.json
   exit 0
+fi
+
+# The regression suite against its stored baseline: every report identical.
+if ! "$blksim" regress -j 2 --exact > "$out.regress" 2>&1; then
+  head -60 "$out.regress"
+  echo "the regression suite's outputs differ from scenarios/regress/baseline.json (above)."
+  echo "If the change is meant to move these figures: scripts/golden.sh update, and say why in the commit."
+  exit 1
 fi
 
 if diff -r -u "$golden" "$out" > "$out.diff" 2>&1; then

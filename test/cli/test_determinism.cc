@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // Scenario files: everything under scenarios/ but the schema, the profiles (cpu/,
-// devices/), which are not runnable on their own, and reproduce's published figures.
+// devices/), which are not runnable on their own, reproduce's published figures and regress's
+// suite and baseline (its cases are scenarios).
 std::vector<fs::path> shipped_scenarios() {
     std::vector<fs::path> out;
     const fs::path root = fs::path(BLKSIM_SOURCE_DIR) / "scenarios";
@@ -26,7 +27,8 @@ std::vector<fs::path> shipped_scenarios() {
         const fs::path rel = fs::relative(e.path(), root);
         const std::string top = rel.begin()->string();
         if (e.is_regular_file() && e.path().extension() == ".json" && top != "cpu" && top != "devices" &&
-            rel != "schema.json" && rel != "seeds/published.json")
+            rel != "schema.json" && rel != "seeds/published.json" && rel != "regress/suite.json" &&
+            rel != "regress/baseline.json")
             out.push_back(e.path());
     }
     std::sort(out.begin(), out.end());

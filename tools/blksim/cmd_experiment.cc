@@ -1,5 +1,5 @@
-// The command-line surface of compare / sweep / sweep-merge / reproduce; the commands
-// themselves are in cmd_compare.cc, cmd_sweep.cc and cmd_reproduce.cc.
+// The command-line surface of compare / sweep / sweep-merge / reproduce / regress; the
+// commands themselves are in cmd_compare.cc, cmd_sweep.cc, cmd_reproduce.cc, cmd_regress.cc.
 #include "tools/blksim/cmd_experiment.h"
 
 #include <CLI/CLI.hpp>
@@ -81,6 +81,23 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     rc->add_option("--format", r.format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
     rc->add_flag("--progress", r.progress, "progress line on stderr even when it is not a terminal");
     rc->add_option("--mem-limit", r.mem_limit, experiment::MEM_LIMIT_HELP);
+
+    RegressOptions& g = x.regress;
+    x.regress_cmd = app.add_subcommand(
+        "regress", "run the standard scheduler regression suite and compare it with a baseline (the stored results "
+                   "or another blksim binary): a table of what changed, exit 3 on a regression (docs/regress.md)");
+    CLI::App* gc = x.regress_cmd;
+    gc->add_option("--suite", g.suite, "the suite (default: scenarios/regress/suite.json)");
+    gc->add_option("--baseline", g.baseline, "stored results to compare with (default: baseline.json beside the suite)");
+    gc->add_option("--baseline-binary", g.baseline_binary,
+                   "another blksim (e.g. the mainline build): run it on the same suite and seeds as the baseline");
+    gc->add_option("--scheduler", g.schedulers, "only this scheduler's cells (repeatable; default all)");
+    gc->add_flag("--exact", g.exact,
+                 "no functional change expected: exit 3 when any report differs, not only on a regression");
+    gc->add_option("--save", g.save, "write this build's results to FILE (a new baseline) instead of comparing");
+    gc->add_option("--jobs,-j", g.jobs, "simulations run at once (default: the number of CPUs)");
+    gc->add_option("--output-format", g.output_format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
+    gc->add_flag("--progress", g.progress, "progress line on stderr even when it is not a terminal");
 }
 
 std::optional<int> run_experiment_commands(const ExperimentCommands& x) {
@@ -92,6 +109,8 @@ std::optional<int> run_experiment_commands(const ExperimentCommands& x) {
         return cmd_sweep_merge(x.merge);
     if (x.reproduce_cmd && *x.reproduce_cmd)
         return cmd_reproduce(x.reproduce);
+    if (x.regress_cmd && *x.regress_cmd)
+        return cmd_regress(x.regress);
     return std::nullopt;
 }
 

@@ -1,7 +1,8 @@
-// `blksim compare`, `blksim sweep`, `blksim sweep-merge` and `blksim reproduce`: many
-// simulations side by side (cmd_compare.cc, cmd_sweep.cc, cmd_reproduce.cc; the statistics, thread pool and file
-// formats are in tools/experiment/). Exit status as every subcommand: 0 success, 2 bad
-// input, 1 a failed run; compare --fail-on adds 3 (a regression beyond the threshold).
+// `blksim compare`, `blksim sweep`, `blksim sweep-merge`, `blksim reproduce` and `blksim
+// regress`: many simulations side by side (cmd_compare.cc, cmd_sweep.cc, cmd_reproduce.cc,
+// cmd_regress.cc; the statistics, thread pool and file formats are in tools/experiment/).
+// Exit status as every subcommand: 0 success, 2 bad input, 1 a failed run; compare
+// --fail-on and regress add 3 (a regression beyond the threshold).
 #pragma once
 
 #include <cstdint>
@@ -67,18 +68,33 @@ struct ReproduceOptions {
     std::string mem_limit;
 };
 
+// blksim regress [--suite FILE] [--baseline FILE | --baseline-binary PATH] [--exact] [--save FILE]
+struct RegressOptions {
+    std::string suite;                    // default scenarios/regress/suite.json
+    std::string baseline;                 // default baseline.json beside the suite
+    std::string baseline_binary;          // run this blksim on the suite as the baseline
+    std::vector<std::string> schedulers;  // only these schedulers' cells (default all)
+    bool exact = false;                   // fail on any changed output, not on gated regressions
+    std::string save;                     // write this build's results here instead of comparing
+    unsigned jobs = 0;
+    std::string output_format = "normal";
+    bool progress = false;
+};
+
 struct ExperimentCommands {
     CompareOptions compare;
     SweepOptions sweep;
     SweepMergeOptions merge;
     ReproduceOptions reproduce;
+    RegressOptions regress;
     CLI::App* compare_cmd = nullptr;
     CLI::App* sweep_cmd = nullptr;
     CLI::App* merge_cmd = nullptr;
     CLI::App* reproduce_cmd = nullptr;
+    CLI::App* regress_cmd = nullptr;
 };
 
-// Adds the four subcommands to `app`, their options bound to `x`.
+// Adds the five subcommands to `app`, their options bound to `x`.
 void add_experiment_commands(CLI::App& app, ExperimentCommands& x);
 // After parsing: the exit status of the subcommand that was chosen, or nullopt if none of them.
 std::optional<int> run_experiment_commands(const ExperimentCommands& x);
@@ -87,5 +103,6 @@ int cmd_compare(const CompareOptions& o);
 int cmd_sweep(const SweepOptions& o);
 int cmd_sweep_merge(const SweepMergeOptions& o);
 int cmd_reproduce(const ReproduceOptions& o);
+int cmd_regress(const RegressOptions& o);
 
 }  // namespace blksim::cli

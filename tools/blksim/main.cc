@@ -156,7 +156,7 @@ static int run_command(int argc, char** argv) {
     ReportCommand report;
     add_report_command(app, report);
 
-    ExperimentCommands experiments;  // compare, sweep, sweep-merge
+    ExperimentCommands experiments;  // compare, sweep, sweep-merge, reproduce, regress
     add_experiment_commands(app, experiments);
 
     if (argc > 1 && argv[1][0] != '-' && unknown_command(app, argv[1]))

@@ -11,6 +11,7 @@
 #include "models/report/fio_format.h"
 #include "tools/input/input_file.h"
 #include "tools/input/nesting.h"
+#include "tools/experiment/json_obj.h"
 #include "tools/experiment/stats.h"
 
 namespace blksim::experiment {
@@ -76,49 +77,7 @@ std::string unit_names(std::span<const Unit> units) {
 
 // Readers of one JSON object that name the file and the JSON path in every error and refuse
 // keys they do not know.
-struct Obj {
-    const ojson& j;
-    std::string file, path;
-
-    ReproduceError error(const std::string& key, const std::string& what) const {
-        return ReproduceError(fmt::format("{}: {}{}: {}", file, path, key.empty() ? "" : "." + key, what));
-    }
-    void only(std::initializer_list<std::string_view> keys) const {
-        for (const auto& [k, v] : j.items())
-            if (std::find(keys.begin(), keys.end(), k) == keys.end()) {
-                std::string allowed;
-                for (const std::string_view a : keys)
-                    allowed += fmt::format("{}{}", allowed.empty() ? "" : ", ", a);
-                throw error(k, fmt::format("unknown key (allowed: {})", allowed));
-            }
-    }
-    std::string str(const std::string& key, bool required = true) const {
-        if (!j.contains(key)) {
-            if (required)
-                throw error(key, "missing (a string)");
-            return {};
-        }
-        if (!j.at(key).is_string() || j.at(key).get<std::string>().empty())
-            throw error(key, "must be a non-empty string");
-        return j.at(key).get<std::string>();
-    }
-    double number(const std::string& key) const {
-        if (!j.contains(key) || !j.at(key).is_number())
-            throw error(key, "missing or not a number");
-        const double v = j.at(key).get<double>();
-        if (!std::isfinite(v))
-            throw error(key, "must be finite");
-        return v;
-    }
-    std::vector<std::string> strings(const std::string& key) const {
-        if (!j.contains(key))
-            return {};
-        const ojson& a = j.at(key);
-        if (!a.is_array() || !std::all_of(a.begin(), a.end(), [](const ojson& x) { return x.is_string(); }))
-            throw error(key, "must be an array of strings (--set overrides: \"path=value\")");
-        return a.get<std::vector<std::string>>();
-    }
-};
+using Obj = JsonObj<ReproduceError>;
 
 RunSpec read_run(const Obj& o, const fs::path& dir) {
     RunSpec r;

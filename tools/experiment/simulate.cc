@@ -102,10 +102,14 @@ std::vector<Metric> run_metrics(const result::RunResult& r) {
 }
 
 SimOutcome simulate(const topology::MachineConfig& cfg, MetricsFn metrics) {
+    return simulate_with(cfg, [metrics](const result::RunResult& r, SimOutcome& o) { o.metrics = metrics(r); });
+}
+
+SimOutcome simulate_with(const topology::MachineConfig& cfg, const ReduceFn& reduce) {
     SimOutcome o;
     try {
         topology::Machine machine(cfg);
-        o.metrics = metrics(machine.run());
+        reduce(machine.run(), o);
     } catch (const topology::Interrupted& e) {
         o.status = SimOutcome::INTERRUPTED;
         o.error = e.what();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,10 +52,14 @@ struct SimOutcome {
     int status = 0;
     std::string error;
     std::vector<Metric> metrics;
+    uint64_t digest = 0;  // blksim regress: a hash of the run's whole report (0 unless asked)
 };
 // metrics: how the run is reduced to figures (run_metrics, or reproduce's richer set).
 using MetricsFn = std::vector<Metric> (*)(const result::RunResult&);
 SimOutcome simulate(const topology::MachineConfig& cfg, MetricsFn metrics = run_metrics);
+// As simulate, the run reduced by `reduce`, which fills the outcome's metrics (and digest).
+using ReduceFn = std::function<void(const result::RunResult&, SimOutcome&)>;
+SimOutcome simulate_with(const topology::MachineConfig& cfg, const ReduceFn& reduce);
 
 // What simulating cfg costs, roughly, for ordering runs dearest first (the thread pool's
 // dearest_first): the events of a pilot run of 1/32 of every job's runtime (and number_ios),
