@@ -93,7 +93,23 @@ TEST_CASE("kernel:mq-deadline dispatches as blksim's mq-deadline (6.1 behaviour)
         require_same(run_both("hdd-randrw.json", tree, "\"fifo_batch\": 1, \"writes_starved\": 0"));
         require_same(run_both("hdd-randrw.json", tree, "\"read_expire\": 0, \"write_expire\": 0"));
         require_same(run_both("hdd-seq-merge.json", tree, "\"front_merges\": 0, \"fifo_batch\": 1000"));
+        // 64 scheduler tags in 4 sbitmap words of 16: a whole number of tags per word.
+        require_same(run_both("hdd-randrw.json", tree, "\"async_depth\": 4"));
     }
+}
+
+TEST_CASE("kernel:mq-deadline: an async_depth below one tag per sbitmap word is a limit per word",
+          "[kernel-sched][differential]") {
+    // dd_limit_depth() sets a shallow depth per sbitmap word (dd_to_word_depth rounds up): with
+    // 64 scheduler tags in 4 words of 16, async_depth=1 becomes one tag per word, 4 in all.
+    // blksim's mq-deadline limits the whole tag space to async_depth (1): writes get fewer
+    // scheduler tags than in the kernel, and the orders part (docs/kernel-schedulers.md).
+    const std::string tree = kernel_tree();
+    if (tree.empty())
+        return;
+    const Traces t = run_both("hdd-randrw.json", tree, "\"async_depth\": 1");
+    REQUIRE(t.blksim.size() > 100);
+    REQUIRE(t.blksim != t.kernel);
 }
 
 TEST_CASE("kernel:mq-deadline: blksim's default (mainline) continues a batch where 6.1 does not",
