@@ -8,6 +8,7 @@
 #include "kcompat/plugin.h"
 
 void kcompat_set_bug_handler(kcompat_bug_fn fn);
+void kcompat_set_warn_handler(kcompat_warn_fn fn);
 const char *kcompat_first_warning(void);
 
 static struct elevator_mq_ops *ops(void)
@@ -336,6 +337,7 @@ static const struct kcompat_api api = {
 	.elevator_name = elevator_name,
 	.attr_name = attr_name,
 	.set_bug_handler = kcompat_set_bug_handler,
+	.set_warn_handler = kcompat_set_warn_handler,
 	.set_clock = set_clock,
 	.first_warning = kcompat_first_warning,
 	.queue_create = queue_create,

@@ -14,11 +14,17 @@ __thread unsigned long kcompat_jiffies;
 __thread u64 kcompat_now_ns;
 
 static kcompat_bug_fn bug_handler;
+static kcompat_warn_fn warn_handler;
 static __thread char first_warning[256];
 
 void kcompat_set_bug_handler(kcompat_bug_fn fn)
 {
 	bug_handler = fn;
+}
+
+void kcompat_set_warn_handler(kcompat_warn_fn fn)
+{
+	warn_handler = fn;
 }
 
 const char *kcompat_first_warning(void)
@@ -47,6 +53,8 @@ void kcompat_warn(const char *file, int line, const char *fmt, ...)
 	va_start(args, fmt);
 	vsnprintf(first_warning + n, sizeof(first_warning) - (size_t)n, fmt, args);
 	va_end(args);
+	if (warn_handler)
+		warn_handler(first_warning);
 }
 
 void *kmalloc(size_t size, gfp_t flags)

@@ -28,7 +28,12 @@ KernelElevator::KernelElevator(std::string name, std::shared_ptr<const KernelPlu
 
 // ops.exit_sched (dd_exit_sched warns about requests still queued), then the requests.
 KernelElevator::~KernelElevator() {
-    api_.queue_destroy(q_);
+    // After a BUG() the plugin's state is whatever the code left (a lock held, a list half
+    // edited): exit_sched may BUG again, which must not escape a destructor.
+    try {
+        api_.queue_destroy(q_);
+    } catch (const std::logic_error&) {
+    }
     for (kcompat_rq* rq : rqs_)
         api_.rq_free(rq);
 }

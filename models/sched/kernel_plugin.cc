@@ -176,6 +176,7 @@ fs::path build_kernel_plugin(const fs::path& tree_in, std::string_view name) {
     Hash h;
     h.add(cc);
     h.add(std::to_string(kHz));
+    h.add(source.filename().string());
     h.add(read_file(source));
     h.add(read_file(rb / "lib" / "rbtree.c"));
     for (const std::string& f : headers)
@@ -205,6 +206,8 @@ fs::path build_kernel_plugin(const fs::path& tree_in, std::string_view name) {
             throw KernelPluginError(fmt::format("cannot copy the sources into '{}': {}", work.string(), ec.message()));
         std::vector<std::string> argv{cc, "-std=gnu11", "-O2", "-fPIC", "-shared", "-fexceptions",
                                       "-fvisibility=hidden", "-w", "-Wl,--no-undefined",
+                                      // __FILE__ in BUG and WARN messages: the file's own name.
+                                      "-fmacro-prefix-map=" + work.string() + "/=",
                                       fmt::format("-DCONFIG_HZ={}", kHz),
                                       "-I", (work / "include").string(), "-I", (kc / "include").string(),
                                       "-iquote", (kc / "block").string(), c.string(), (rb / "lib" / "rbtree.c").string()};
@@ -242,6 +245,8 @@ namespace {
 
 // Where kernel code would BUG(): the run stops, naming the place.
 [[noreturn]] void plugin_bug(const char* what) { throw std::logic_error(what); }
+// A WARN: the kernel logs it and goes on; so does the run, saying so once per thread.
+void plugin_warn(const char* what) { fmt::print(stderr, "blksim: warning: {}\n", what); }
 
 }  // namespace
 
@@ -268,6 +273,7 @@ std::shared_ptr<const KernelPlugin> KernelPlugin::load(const fs::path& so) {
                                             api->version, KCOMPAT_API_VERSION));
     }
     api->set_bug_handler(plugin_bug);
+    api->set_warn_handler(plugin_warn);
     const int rc = init();
     const char* name = api->elevator_name();
     if (rc != 0 || name == nullptr) {

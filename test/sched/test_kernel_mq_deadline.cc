@@ -197,3 +197,31 @@ TEST_CASE("kernel:mq-deadline: bad kernel sources are one message and exit 2", "
         CHECK(std::count(r.out.begin(), r.out.end(), '\n') <= 4);  // one message (a compiler error spans 3 lines)
     }
 }
+
+TEST_CASE("kernel:mq-deadline: a BUG in the kernel's code stops the run naming it, a WARN is printed",
+          "[kernel-sched]") {
+    const std::string tree = kernel_tree();
+    if (tree.empty())
+        return;
+    TempDir tmp("kmqdl-bug");
+    std::string source = slurp(tree + "/block/mq-deadline.c");
+    const std::string at = "\trq = dd_dispatch_prio_aged_requests(dd, now);";
+    REQUIRE(source.find(at) != std::string::npos);
+    auto with = [&](const std::string& name, const std::string& check) {
+        std::string s = source;
+        s.insert(s.find(at), "\t" + check + "(jiffies > 25);\n");  // 100 ms into the run
+        std::ofstream(tmp / name) << s;
+        return tmp / name;
+    };
+    const std::string sc = source_path("test/fixtures/kernel-sched/hdd-randrw.json") +
+                           " -q --set queues.0.scheduler=kernel:mq-deadline --kernel-tree ";
+    const CliResult bug = run_blksim("run " + sc + with("bug.c", "BUG_ON"));
+    INFO(bug.out);
+    CHECK(bug.status == 1);
+    CHECK(bug.out.find("kernel BUG at bug.c:") != std::string::npos);
+    CHECK(bug.out.find("BUG_ON(jiffies > 25)") != std::string::npos);
+    const CliResult warn = run_blksim("run " + sc + with("warn.c", "WARN_ON_ONCE"));
+    INFO(warn.out);
+    CHECK(warn.status == 0);
+    CHECK(warn.out.find("blksim: warning: kernel WARNING at warn.c:") != std::string::npos);
+}

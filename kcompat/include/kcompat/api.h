@@ -48,6 +48,8 @@ enum { KCOMPAT_NO_MERGE = 0, KCOMPAT_FRONT_MERGE = 1, KCOMPAT_BACK_MERGE = 2 };
 
 /* Called where the kernel would BUG(); must not return (blksim throws). */
 typedef void (*kcompat_bug_fn)(const char *what);
+/* Called at the first WARN (the kernel prints it and goes on). */
+typedef void (*kcompat_warn_fn)(const char *what);
 
 struct kcompat_api {
 	unsigned int version;
@@ -57,6 +59,7 @@ struct kcompat_api {
 	/* Its sysfs attributes, in elevator_attrs order (NULL past the end). */
 	const char *(*attr_name)(unsigned int i);
 	void (*set_bug_handler)(kcompat_bug_fn fn);
+	void (*set_warn_handler)(kcompat_warn_fn fn);
 	void (*set_clock)(uint64_t now_ns, unsigned long jiffies);
 	/* The first WARN the code hit ("" if none). */
 	const char *(*first_warning)(void);
