@@ -48,17 +48,18 @@ struct Traces {
 };
 
 // The scenario with blksim's mq-deadline (6.1 behaviour) and with the kernel's, each with
-// `iosched` tunables (a JSON object body) set on both.
-Traces run_both(const std::string& scenario, const std::string& tree, const std::string& iosched = "") {
+// `iosched` tunables (a JSON object body) and `extra` options given to both.
+Traces run_both(const std::string& scenario, const std::string& tree, const std::string& iosched = "",
+                const std::string& extra = "") {
     TempDir tmp("kmqdl");
     const std::string sc = source_path("test/fixtures/kernel-sched/" + scenario);
     const std::string own = "'queues.0.iosched={\"next_rq\": 1" + (iosched.empty() ? "" : ", " + iosched) + "}'";
     const std::string kern = "'queues.0.iosched={" + iosched + "}'";
-    const CliResult a = run_blksim("run " + sc + " -q --trace " + tmp / "a.trace" + " --set " + own);
+    const CliResult a = run_blksim("run " + sc + " -q --trace " + tmp / "a.trace" + " --set " + own + " " + extra);
     INFO(a.out);
     REQUIRE(a.status == 0);
     const CliResult b = run_blksim("run " + sc + " -q --trace " + tmp / "b.trace" + " --kernel-tree " + tree +
-                                   " --set queues.0.scheduler=kernel:mq-deadline --set " + kern);
+                                   " --set queues.0.scheduler=kernel:mq-deadline --set " + kern + " " + extra);
     INFO(b.out);
     REQUIRE(b.status == 0);
     return {dispatches(slurp(tmp / "a.trace")), dispatches(slurp(tmp / "b.trace"))};
@@ -88,6 +89,9 @@ TEST_CASE("kernel:mq-deadline dispatches as blksim's mq-deadline (6.1 behaviour)
     SECTION("null_blk, 10 psync jobs") { require_same(run_both("nullblk-10jobs.json", tree)); }
     SECTION("RT, BE and IDLE levels with prio aging") {
         require_same(run_both("hdd-prio.json", tree, "\"prio_aging_expire\": 100"));
+    }
+    SECTION("nomerges=1: the one-hit cache only") {
+        require_same(run_both("hdd-seq-merge.json", tree, "", "--set queues.0.nomerges=1"));
     }
     SECTION("tunables at their extremes") {
         require_same(run_both("hdd-randrw.json", tree, "\"fifo_batch\": 1, \"writes_starved\": 0"));
