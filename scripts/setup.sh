@@ -13,6 +13,7 @@ packages=(
   fio fio-examples blktrace python3 python3-six python3-matplotlib
   chromium  # the test of blksim report's HTML page takes a headless screenshot
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer + ASan/UBSan runtimes
+  linux-source-6.1  # kernel:<name> schedulers: the reference kernel tree (docs/kernel-schedulers.md)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -4,7 +4,13 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 int main(int argc, char* argv[]) {
+    // kernel:<name> schedulers build their plugins into a cache (models/sched/kernel_plugin.h):
+    // the tests' go to the build folder, not under $HOME, for the blksim processes they start too.
+    if (const char* c = std::getenv("BLKSIM_CACHE_DIR"); c == nullptr || *c == '\0')
+        setenv("BLKSIM_CACHE_DIR", BLKSIM_BINARY_DIR, 1);
     Catch::Session session;
     const int rc = session.applyCommandLine(argc, argv);
     if (rc != 0)

@@ -13,6 +13,8 @@ struct QueueConfig {
     // The scheduler's iosched/ tunables: its own config struct (the one its descriptor's
     // table sets), or empty for its defaults.
     std::any iosched;
+    // A kernel:<name> scheduler's plugin, built from the scenario's kernel tree by the loader.
+    std::string kernel_plugin;
     uint32_t nr_requests = 0;      // 0 = kernel default: 2 * min(queue_depth, 128) with an elevator
     uint32_t max_sectors_kb = 1280;
     uint32_t max_segments = 128;   // BLK_MAX_SEGMENTS; the driver's limit (read-only in sysfs)

@@ -50,7 +50,7 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
     // An elevator brings scheduler tags: nr_requests per hctx, by default
     // 2 * min(set->queue_depth, BLKDEV_DEFAULT_RQ = 128) (blk_mq_init_sched); without one
     // nr_requests is the tag set's queue_depth.
-    elevator_ = elevator.make(cfg.iosched, {eq_, mq_map_, nr_hw, dev.rotational()});
+    elevator_ = elevator.make(cfg.iosched, {eq_, mq_map_, nr_hw, dev.rotational(), cfg.nomerges, cfg.kernel_plugin});
     sched::LockCost lock_cost;
     if (elevator_) {
         // blk_mq_run_hw_queue(hctx, async) from the policy (kyber_domain_wake, bfq's idle
@@ -81,6 +81,7 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
                                    : (elevator_ ? 2 * std::min(tag_set.queue_depth(), 128u) : tag_set.queue_depth());
     if (elevator_) {
         sched::ElevatorQueueAttrs attrs;
+        attrs.nr_requests = nr_requests_;
         elevator_->init_sched(attrs);
         max_dispatch_ = attrs.nr_sched_batch ? std::min(attrs.nr_sched_batch, nr_requests_) : nr_requests_;
         elv_bypass_ = attrs.bypass;

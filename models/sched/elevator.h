@@ -34,6 +34,8 @@ class ElevatorBypass;
 
 // ops.init_sched's settings of the queue the elevator is attached to.
 struct ElevatorQueueAttrs {
+    // q->nr_requests as init_sched finds it: the scheduler tags of each hctx (set by the core).
+    uint32_t nr_requests = 0;
     // q->nr_sched_batch (the E1 patch's queue attribute): how many requests one
     // __blk_mq_do_dispatch_sched() round may pull from the policy when the hctx is not
     // dispatch_busy; 0 = nr_requests (mainline). A busy hctx still pulls one at a time.

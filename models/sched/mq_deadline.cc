@@ -60,8 +60,10 @@ const Tunable<MqDeadlineTunables>* find_mq_deadline_tunable(std::string_view nam
 
 static constinit const SchedulerKindOf<MqDeadlineTunables> kMqDeadlineKind{
     "mq-deadline", "block/mq-deadline.c: per-priority sector-sorted and FIFO lists, batches, expiry, one lock",
-    kTunables, [](const MqDeadlineTunables& t, const ElevatorContext&) -> std::unique_ptr<Elevator> {
-        return std::make_unique<MqDeadline>(t);
+    kTunables, [](const MqDeadlineTunables& t, const ElevatorContext& ctx) -> std::unique_ptr<Elevator> {
+        auto e = std::make_unique<MqDeadline>(t);
+        e->set_noxmerges(ctx.nomerges == 1);
+        return e;
     }};
 const SchedulerKind& mq_deadline_kind() { return kMqDeadlineKind; }
 
@@ -389,6 +391,9 @@ ElvMerge MqDeadline::bio_merge(const Bio& bio, uint32_t max_sectors, Request** o
             return type;
         }
     }
+
+    if (noxmerges_)
+        return ElvMerge::NO_MERGE;
 
     // The hash: a request ending where the bio starts (a back merge).
     auto [lo, hi] = hash_.equal_range(bio.sector);

@@ -141,6 +141,8 @@ public:
     // Runtime sysfs writes (takes effect for later decisions, as in the kernel: deadlines
     // already assigned stay, started_after() uses the new expire values).
     void set_tunables(const MqDeadlineTunables& t);
+    // queue/nomerges=1 (QUEUE_FLAG_NOXMERGES): elv_merge() tries only the one-hit cache.
+    void set_noxmerges(bool on) { noxmerges_ = on; }
     const MqDeadlineTunables& tunables() const { return t_; }
     // Decisions worth explaining (direction switches, expired FIFO heads, aging) at debug
     // level; nullptr (default) = off, one pointer test per decision.
@@ -224,6 +226,7 @@ private:
     DdPerPrio per_prio_[DD_PRIO_COUNT];
     RqHash hash_;                         // q->elevator->hash
     blkmq::Request* last_merge_ = nullptr;  // q->last_merge: the one-hit merge cache
+    bool noxmerges_ = false;
     DdDataDir last_dir_ = DD_WRITE;       // direction of the current batch
     uint32_t batching_ = 0;               // requests dispatched in the current batch
     uint32_t starved_ = 0;                // read batches chosen while writes waited

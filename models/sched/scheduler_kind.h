@@ -27,6 +27,8 @@ struct ElevatorContext {
     std::span<const uint32_t> cpu_to_hctx;  // blk_mq_map_queues: the hctx of each CPU
     uint32_t nr_hw_queues;
     bool rotational;                        // queue/rotational
+    uint32_t nomerges = 0;                  // queue/nomerges: 0 all, 1 one-hit only, 2 none
+    std::string_view kernel_plugin = {};    // kernel:<name>: the built plugin (kernel_plugin.h)
 };
 
 // One tunable as sysfs shows it, whatever the policy's config struct.

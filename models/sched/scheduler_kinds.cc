@@ -20,6 +20,7 @@ const SchedulerKind& mq_deadline_kind();
 const SchedulerKind& kyber_kind();
 const SchedulerKind& bfq_kind();
 const SchedulerKind& noop_kind();
+const SchedulerKind& kernel_mq_deadline_kind();
 
 std::span<const SchedulerKind* const> scheduler_kinds() {
     static const SchedulerKind* const kinds[] = {
@@ -28,6 +29,7 @@ std::span<const SchedulerKind* const> scheduler_kinds() {
         &kyber_kind(),
         &bfq_kind(),
         &noop_kind(),
+        &kernel_mq_deadline_kind(),
     };
     return kinds;
 }

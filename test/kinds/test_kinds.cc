@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/device/device_kinds.h"
+#include "models/sched/kernel_elevator.h"
 #include "models/sched/scheduler_kinds.h"
 #include "models/workload/engine.h"
 #include "models/workload/engine_kinds.h"
@@ -37,13 +38,28 @@ json device_entry(const dev::DeviceKind& k) {
     return d;
 }
 
-json tiny_scenario(const dev::DeviceKind& k, std::string_view scheduler) {
-    return {{"host", {{"cost_profile", "desktop-8t"}, {"cpus", 2}}},
+// The kernel tree a kernel:<name> scheduler is built from (the reference 6.1 tree), or
+// nullopt when that scheduler cannot run here (linux-source-6.1 was not installed).
+std::optional<std::string> kernel_tree_for(const sched::SchedulerKind& s) {
+    if (sched::kernel_elevator_of(s).empty())
+        return std::string();
+    if (std::string(BLKSIM_KERNEL_61_TREE).empty()) {
+        WARN("linux-source-6.1 is not installed: " << s.name() << " not tested");
+        return std::nullopt;
+    }
+    return std::string(BLKSIM_KERNEL_61_TREE);
+}
+
+json tiny_scenario(const dev::DeviceKind& k, std::string_view scheduler, const std::string& kernel_tree = "") {
+    json doc = {{"host", {{"cost_profile", "desktop-8t"}, {"cpus", 2}}},
             {"devices", {device_entry(k)}},
             {"queues", {{{"device", "d0"}, {"scheduler", std::string(scheduler)}}}},
             {"jobs",
              {{{"name", "j"}, {"device", "d0"}, {"ioengine", "libaio"}, {"iodepth", 4}, {"rw", "randrw"},
                {"bs", "4k"}, {"runtime", "40ms"}, {"time_based", true}}}}};
+    if (!kernel_tree.empty())
+        doc["kernel"]["tree"] = kernel_tree;
+    return doc;
 }
 
 std::optional<double> metric(const std::vector<experiment::Metric>& ms, const std::string& key) {
@@ -65,9 +81,13 @@ std::string load_error(const json& doc) {
 
 TEST_CASE("every listed scheduler runs on every listed device model", "[kinds]") {
     for (const sched::SchedulerKind* s : sched::scheduler_kinds()) {
+        const auto tree = kernel_tree_for(*s);
+        if (!tree)
+            continue;
         for (const dev::DeviceKind* d : dev::device_kinds()) {
             INFO("scheduler " << s->name() << ", device " << d->name());
-            const scenario::Scenario sc = scenario::load_scenario_text(tiny_scenario(*d, s->name()).dump(), "kinds.json");
+            const scenario::Scenario sc =
+                scenario::load_scenario_text(tiny_scenario(*d, s->name(), *tree).dump(), "kinds.json");
             REQUIRE(sc.machine.queues.at(0).scheduler == s->name());
             const experiment::SimOutcome out = experiment::simulate(sc.machine);
             INFO(out.error);
@@ -113,9 +133,14 @@ TEST_CASE("every listed scheduler is a choice of the scenario, of fio's ioschedu
         CHECK_THAT(list.out, Catch::Contains("  " + name + " "));
         for (std::size_t i = 0; i < s->nr_tunables(); ++i)
             CHECK_THAT(list.out, Catch::Contains(std::string(s->tunable(i).name)));
+        const auto tree = kernel_tree_for(*s);
+        if (!tree)
+            continue;
         scenario::FioCommand cmd;
         cmd.device = "nullb";
         cmd.fio_args = {"--name=j", "--ioscheduler=" + name, "--runtime=1ms", "--time_based"};
+        if (!tree->empty())
+            cmd.sets = {"kernel.tree=" + *tree};
         cmd.policy.getenv = [](const std::string&) { return std::optional<std::string>(); };
         const scenario::FioRun run = scenario::load_fio_command(cmd);
         CHECK(run.scenario.machine.queues.at(0).scheduler == name);

@@ -182,9 +182,16 @@ bool load_or_say_why(const std::string& path, const std::vector<std::string>& se
     }
 }
 
+void add_kernel_tree_set(const std::string& kernel_tree, std::vector<std::string>& sets) {
+    if (!kernel_tree.empty())
+        sets.push_back("kernel.tree=" + std::filesystem::absolute(kernel_tree).lexically_normal().string());
+}
+
 int cmd_run(const RunOptions& o) {
     scenario::Scenario s;
-    if (!load_or_say_why(o.scenario, o.sets, o.seed, s))
+    std::vector<std::string> sets = o.sets;
+    add_kernel_tree_set(o.kernel_tree, sets);
+    if (!load_or_say_why(o.scenario, sets, o.seed, s))
         return 2;
     return run_loaded(s, o);
 }
@@ -348,6 +355,7 @@ int cmd_fio(const FioOptions& o) {
     cmd.scheduler = o.scheduler;
     cmd.fio_args = o.fio_args;
     cmd.sets = o.sets;
+    add_kernel_tree_set(o.kernel_tree, cmd.sets);
     if (o.seed)
         cmd.sets.push_back(fmt::format("seed={}", *o.seed));
     std::vector<std::string> warnings;

@@ -38,6 +38,7 @@ struct RunOptions {
     std::string timeseries_file;    // queue depth / tag occupancy CSV (models/report/timeseries.h)
     std::string timeseries_interval = "10ms";
     std::string mem_limit;          // empty = experiment::default_mem_limit()
+    std::string kernel_tree;        // the scenario's kernel.tree, for kernel:<name> schedulers
 };
 
 // `blksim fio --device PROFILE|SCENARIO [...] -- <fio arguments or job file>`
@@ -54,6 +55,7 @@ struct FioOptions {
     std::string timeseries_file;
     std::string timeseries_interval = "10ms";
     std::string mem_limit;
+    std::string kernel_tree;
     std::vector<std::string> fio_args;  // what follows "--"
 };
 
@@ -81,6 +83,13 @@ struct FioLogFiles {
     // The run's logs, in the order of open()'s; throws OutputError.
     void write(const std::vector<result::FioLog>& logs);
 };
+
+inline constexpr const char* KERNEL_TREE_HELP =
+    "kernel source for the kernel:<name> schedulers: a kernel tree, its block/ folder or one scheduler .c file "
+    "(sets kernel.tree; docs/kernel-schedulers.md)";
+// --kernel-tree DIR as the --set it stands for (the path made absolute: kernel.tree is
+// relative to the scenario).
+void add_kernel_tree_set(const std::string& kernel_tree, std::vector<std::string>& sets);
 
 int cmd_run(const RunOptions& o);
 int cmd_fio(const FioOptions& o);

@@ -111,6 +111,7 @@ static int run_command(int argc, char** argv) {
     run_cmd->add_option("--timeseries-interval", run.timeseries_interval,
                         "simulated time between two --timeseries samples, e.g. 1ms (default 10ms)");
     run_cmd->add_option("--mem-limit", run.mem_limit, blksim::experiment::MEM_LIMIT_HELP);
+    run_cmd->add_option("--kernel-tree", run.kernel_tree, KERNEL_TREE_HELP);
 
     FioOptions fio;
     auto* fio_cmd = app.add_subcommand(
@@ -137,6 +138,7 @@ static int run_command(int argc, char** argv) {
     fio_cmd->add_option("--timeseries-interval", fio.timeseries_interval,
                         "simulated time between two --timeseries samples, e.g. 1ms (default 10ms)");
     fio_cmd->add_option("--mem-limit", fio.mem_limit, blksim::experiment::MEM_LIMIT_HELP);
+    fio_cmd->add_option("--kernel-tree", fio.kernel_tree, KERNEL_TREE_HELP);
     fio_cmd->add_option("fio_args", fio.fio_args, "after '--': fio's arguments as on fio's command line (job options, job files)");
 
     std::string vscenario;

@@ -52,6 +52,7 @@ Scenario decode_scenario(const json& doc, const Reporter& rep, const LoadContext
     decode_queues(st);
     s.output = decode_output(st);
     s.machine.jobs = decode_jobs(st, s.output);
+    decode_kernel_schedulers(st);
     for (const QueueState& q : st.queues) s.machine.queues.push_back(q.config);
     check_topology(st, s.machine);
     return s;

@@ -29,6 +29,9 @@ uint64_t logical_block_size(const dev::DeviceConfig& d);
 
 // /queues: overrides the default queues of the devices they name.
 void decode_queues(DecodeState& st);
+// /kernel/tree: builds the plugin of every queue whose scheduler is kernel:<name> (after the
+// jobs, whose ioscheduler= may choose one) and checks its iosched tunables exist in it.
+void decode_kernel_schedulers(DecodeState& st);
 
 // A job's ioscheduler= (at ptr) for device dev, refused when it conflicts with an earlier choice.
 void set_job_scheduler(DecodeState& st, size_t dev, const std::string& sched, const std::string& ptr);

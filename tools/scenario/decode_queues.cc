@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "models/sched/kernel_elevator.h"
 #include "models/sched/scheduler_kinds.h"
 #include "tools/scenario/decode.h"
 #include "tools/scenario/kind_schema.h"
@@ -98,6 +99,42 @@ void set_job_scheduler(DecodeState& st, size_t dev, const std::string& sched, co
                          st.rep.describe(q.scheduler_ptr));
     q.config.scheduler = sched;
     q.scheduler_ptr = ptr;
+}
+
+void decode_kernel_schedulers(DecodeState& st) {
+    for (size_t d = 0; d < st.queues.size(); ++d) {
+        blkmq::QueueConfig& c = st.queues[d].config;
+        const sched::SchedulerKind* k = sched::find_scheduler_kind(c.scheduler);
+        const std::string_view elevator = k ? sched::kernel_elevator_of(*k) : std::string_view{};
+        if (elevator.empty())
+            continue;
+        const std::string where = st.queues[d].scheduler_ptr.empty() ? "/queues" : st.queues[d].scheduler_ptr;
+        if (!st.doc.contains("kernel") || !st.doc["kernel"].contains("tree"))
+            st.rep.fail(where, "scheduler " + c.scheduler + " runs the kernel's own source: name it with kernel.tree "
+                               "(a kernel tree, its block/ folder or the .c file) or --kernel-tree DIR");
+        std::filesystem::path tree = st.doc["kernel"]["tree"].get<std::string>();
+        if (tree.is_relative())
+            tree = st.ctx.scenario_dir / tree;
+        try {
+            c.kernel_plugin = sched::build_kernel_plugin(tree, elevator).string();
+            const auto plugin = sched::KernelPlugin::load(c.kernel_plugin);
+            if (const auto* t = std::any_cast<sched::KernelTunables>(&c.iosched))
+                for (const auto& [name, value] : t->values) {
+                    bool found = false;
+                    for (unsigned i = 0; const char* a = plugin->api().attr_name(i); ++i)
+                        found = found || name == a;
+                    const std::string& sp = st.queues[d].scheduler_ptr;
+                    const std::string at = sp.ends_with("/scheduler")
+                                               ? child(child(sp.substr(0, sp.size() - 10), "iosched"), name)
+                                               : "/queues";
+                    if (!found)
+                        st.rep.fail(at,
+                                    "the kernel's " + std::string(elevator) + " has no sysfs attribute " + squote(name));
+                }
+        } catch (const sched::KernelPluginError& e) {
+            st.rep.fail("/kernel/tree", e.what());
+        }
+    }
 }
 
 }  // namespace blksim::scenario

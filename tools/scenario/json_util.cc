@@ -58,8 +58,13 @@ void Reporter::fail(const std::string& ptr, const std::string& msg) const {
     std::string where = ptr.empty() ? "(top level)" : ptr;
     std::string text = file_ + ": " + where + ": " + msg;
     if (const std::string origin = describe(ptr); origin != ptr) text = origin + ": " + msg;
+    // A --set that made an object on its way is noted for the object too: name it once.
+    const std::string* last = nullptr;
     for (const auto& [set_ptr, set] : sets_)
-        if (ptr == set_ptr || ptr.starts_with(set_ptr + "/")) text += " (value from --set " + shown_set(set) + ")";
+        if ((ptr == set_ptr || ptr.starts_with(set_ptr + "/")) && (last == nullptr || *last != set)) {
+            text += " (value from --set " + shown_set(set) + ")";
+            last = &set;
+        }
     throw ScenarioError(text);
 }
 

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* atomic_t: the plugin runs on the simulation's one thread. */
+#ifndef _KCOMPAT_LINUX_ATOMIC_H
+#define _KCOMPAT_LINUX_ATOMIC_H
+
+#include <linux/types.h>
+
+#define ATOMIC_INIT(i) { (i) }
+static inline int atomic_read(const atomic_t *v) { return v->counter; }
+static inline void atomic_set(atomic_t *v, int i) { v->counter = i; }
+static inline void atomic_inc(atomic_t *v) { v->counter++; }
+static inline void atomic_dec(atomic_t *v) { v->counter--; }
+static inline void atomic_add(int i, atomic_t *v) { v->counter += i; }
+static inline void atomic_sub(int i, atomic_t *v) { v->counter -= i; }
+static inline int atomic_inc_return(atomic_t *v) { return ++v->counter; }
+static inline int atomic_dec_return(atomic_t *v) { return --v->counter; }
+
+#endif

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The plugin's side of kcompat/api.h: a request_queue with its hctxs and scheduler tags,
+ * struct requests beside blksim's, and each entry point as blk-mq calls the elevator's op. */
+#include <string.h>
+#include <linux/blkdev.h>
+#include "elevator.h"
+#include "kcompat/api.h"
+#include "kcompat/plugin.h"
+
+void kcompat_set_bug_handler(kcompat_bug_fn fn);
+void kcompat_set_warn_handler(kcompat_warn_fn fn);
+const char *kcompat_first_warning(void);
+
+static struct elevator_mq_ops *ops(void)
+{
+	return &kcompat_registered_type->ops;
+}
+
+static const char *elevator_name(void)
+{
+	return kcompat_registered_type ? kcompat_registered_type->elevator_name : NULL;
+}
+
+static const char *attr_name(unsigned int i)
+{
+	struct elv_fs_entry *a = kcompat_registered_type ? kcompat_registered_type->elevator_attrs : NULL;
+	unsigned int n;
+
+	for (n = 0; a && a[n].attr.name; n++)
+		if (n == i)
+			return a[n].attr.name;
+	return NULL;
+}
+
+static void set_clock(uint64_t now_ns, unsigned long j)
+{
+	kcompat_now_ns = now_ns;
+	kcompat_jiffies = j;
+}
+
+static void queue_destroy(struct kcompat_queue *kq)
+{
+	if (!kq)
+		return;
+	if (kq->q.elevator && ops()->exit_sched)
+		ops()->exit_sched(kq->q.elevator);
+	if (kq->q.elevator)
+		kobject_put(&kq->q.elevator->kobj);
+	kfree(kq->hctx_ptrs);
+	kfree(kq->sched_tags);
+	kfree(kq->hctxs);
+	kfree(kq);
+}
+
+/* blk_mq_init_sched(): the elevator's init_sched, then init_hctx for each hctx. */
+static struct kcompat_queue *queue_create(unsigned int nr_hw_queues, unsigned int nr_requests, int rotational,
+					  int nomerges)
+{
+	struct kcompat_queue *kq = kzalloc(sizeof(*kq), GFP_KERNEL);
+	unsigned int i;
+
+	if (!kq || !kcompat_registered_type)
+		goto fail;
+	kq->hctxs = kcalloc(nr_hw_queues, sizeof(*kq->hctxs), GFP_KERNEL);
+	kq->sched_tags = kcalloc(nr_hw_queues, sizeof(*kq->sched_tags), GFP_KERNEL);
+	kq->hctx_ptrs = kcalloc(nr_hw_queues, sizeof(*kq->hctx_ptrs), GFP_KERNEL);
+	if (!kq->hctxs || !kq->sched_tags || !kq->hctx_ptrs)
+		goto fail;
+	kq->q.nr_requests = nr_requests;
+	kq->q.nr_hw_queues = nr_hw_queues;
+	kq->q.queue_hw_ctx = kq->hctx_ptrs;
+	kq->q.node = NUMA_NO_NODE;
+	if (!rotational)
+		blk_queue_flag_set(QUEUE_FLAG_NONROT, &kq->q);
+	if (nomerges == 2)
+		blk_queue_flag_set(QUEUE_FLAG_NOMERGES, &kq->q);
+	else if (nomerges == 1)
+		blk_queue_flag_set(QUEUE_FLAG_NOXMERGES, &kq->q);
+	for (i = 0; i < nr_hw_queues; i++) {
+		struct blk_mq_tags *t = &kq->sched_tags[i];
+
+		t->nr_tags = nr_requests;
+		t->bitmap_tags.sb.depth = nr_requests;
+		t->bitmap_tags.sb.shift = sbitmap_calculate_shift(nr_requests);
+		t->bitmap_tags.sb.map_nr = DIV_ROUND_UP(nr_requests, 1U << t->bitmap_tags.sb.shift);
+		t->bitmap_tags.min_shallow_depth = nr_requests;
+		kq->hctxs[i].queue = &kq->q;
+		kq->hctxs[i].sched_tags = t;
+		kq->hctxs[i].queue_num = i;
+		kq->hctx_ptrs[i] = &kq->hctxs[i];
+	}
+	if (ops()->init_sched(&kq->q, kcompat_registered_type))
+		goto fail;
+	for (i = 0; i < nr_hw_queues; i++)
+		if (ops()->init_hctx && ops()->init_hctx(&kq->hctxs[i], i))
+			goto fail;
+	return kq;
+fail:
+	queue_destroy(kq);
+	return NULL;
+}
+
+static struct elv_fs_entry *find_attr(const char *name)
+{
+	struct elv_fs_entry *a = kcompat_registered_type->elevator_attrs;
+
+	for (; a && a->attr.name; a++)
+		if (!strcmp(a->attr.name, name))
+			return a;
+	return NULL;
+}
+
+static long attr_store(struct kcompat_queue *kq, const char *name, const char *value)
+{
+	struct elv_fs_entry *a = find_attr(name);
+
+	if (!a || !a->store)
+		return -2;
+	return a->store(kq->q.elevator, value, strlen(value));
+}
+
+static long attr_show(struct kcompat_queue *kq, const char *name, char *buf, size_t len)
+{
+	struct elv_fs_entry *a = find_attr(name);
+	char page[PAGE_SIZE];
+	ssize_t n;
+
+	if (!a || !a->show)
+		return -2;
+	n = a->show(kq->q.elevator, page);
+	if (n >= 0 && len) {
+		size_t c = (size_t)n < len - 1 ? (size_t)n : len - 1;
+
+		memcpy(buf, page, c);
+		buf[c] = 0;
+	}
+	return n;
+}
+
+static struct request *krq(struct kcompat_rq *rq)
+{
+	return (struct request *)rq;
+}
+
+static void *owner(struct request *rq)
+{
+	return rq ? rq->kcompat_owner : NULL;
+}
+
+static struct kcompat_rq *rq_alloc(struct kcompat_queue *kq, void *own)
+{
+	struct request *rq = kzalloc(sizeof(*rq), GFP_KERNEL);
+
+	if (!rq)
+		return NULL;
+	rq->q = &kq->q;
+	rq->mq_hctx = &kq->hctxs[0];
+	rq->kcompat_owner = own;
+	INIT_LIST_HEAD(&rq->queuelist);
+	INIT_HLIST_NODE(&rq->hash);
+	RB_CLEAR_NODE(&rq->rb_node);
+	return (struct kcompat_rq *)rq;
+}
+
+static void rq_free(struct kcompat_rq *rq)
+{
+	kfree(rq);
+}
+
+static blk_opf_t opf(uint8_t op, uint8_t fua, uint8_t preflush)
+{
+	/* Direct I/O writes are REQ_SYNC, as blksim's trace shows them. */
+	blk_opf_t f = op == 2 ? REQ_OP_FLUSH : op == 1 ? (REQ_OP_WRITE | REQ_SYNC) : REQ_OP_READ;
+
+	if (fua)
+		f |= REQ_FUA;
+	if (preflush)
+		f |= REQ_PREFLUSH;
+	return f;
+}
+
+static void rq_sync(struct kcompat_queue *kq, struct kcompat_rq *r, const struct kcompat_rq_state *s)
+{
+	struct request *rq = krq(r);
+
+	rq->__sector = s->sector;
+	rq->__data_len = s->nr_sectors << SECTOR_SHIFT;
+	rq->cmd_flags = opf(s->op, s->fua, s->preflush);
+	if (s->flush_seq)
+		rq->rq_flags |= RQF_FLUSH_SEQ;
+	else
+		rq->rq_flags &= ~RQF_FLUSH_SEQ;
+	rq->ioprio = IOPRIO_PRIO_VALUE(s->ioprio_class, s->ioprio_level);
+	rq->mq_hctx = &kq->hctxs[s->hctx < kq->q.nr_hw_queues ? s->hctx : 0];
+}
+
+/* blk_mq_rq_ctx_init() for a request from the scheduler tags. */
+static void prepare_request(struct kcompat_queue *kq, struct kcompat_rq *r)
+{
+	struct request *rq = krq(r);
+
+	(void)kq;
+	rq->rq_flags = RQF_ELV;
+	rq->elv.icq = NULL;
+	rq->elv.priv[0] = rq->elv.priv[1] = NULL;
+	INIT_HLIST_NODE(&rq->hash);
+	RB_CLEAR_NODE(&rq->rb_node);
+	INIT_LIST_HEAD(&rq->queuelist);
+	if (ops()->prepare_request) {
+		ops()->prepare_request(rq);
+		rq->rq_flags |= RQF_ELVPRIV;
+	}
+}
+
+/* blk_mq_sched_insert_request(): a list of one for ops.insert_requests. */
+static void insert_request(struct kcompat_queue *kq, struct kcompat_rq *r, int at_head)
+{
+	struct request *rq = krq(r);
+	LIST_HEAD(list);
+
+	(void)kq;
+	list_add(&rq->queuelist, &list);
+	ops()->insert_requests(rq->mq_hctx, &list, at_head);
+	BUG_ON(!list_empty(&list));
+}
+
+static void *dispatch_request(struct kcompat_queue *kq, unsigned int hctx)
+{
+	return owner(ops()->dispatch_request(&kq->hctxs[hctx]));
+}
+
+static int has_work(struct kcompat_queue *kq, unsigned int hctx)
+{
+	return ops()->has_work(&kq->hctxs[hctx]);
+}
+
+static int bio_merge(struct kcompat_queue *kq, const struct kcompat_bio_state *b, void **own)
+{
+	struct bio bio = {
+		.bi_opf = opf(b->op, b->fua, b->preflush),
+		.bi_ioprio = IOPRIO_PRIO_VALUE(b->ioprio_class, b->ioprio_level),
+		.bi_iter = { .bi_sector = b->sector, .bi_size = b->nr_sectors << SECTOR_SHIFT },
+	};
+
+	kq->merge_type = ELEVATOR_NO_MERGE;
+	kq->merge_rq = NULL;
+	if (!ops()->bio_merge)
+		return KCOMPAT_NO_MERGE;
+	ops()->bio_merge(&kq->q, &bio, (b->nr_sectors + 7) / 8);
+	*own = owner(kq->merge_rq);
+	return kq->merge_type;
+}
+
+static void request_merged(struct kcompat_queue *kq, struct kcompat_rq *rq, int type)
+{
+	elv_merged_request(&kq->q, krq(rq), (enum elv_merge)type);
+}
+
+static void requests_merged(struct kcompat_queue *kq, struct kcompat_rq *rq, struct kcompat_rq *next)
+{
+	elv_merge_requests(&kq->q, krq(rq), krq(next));
+}
+
+static void *former_request(struct kcompat_queue *kq, struct kcompat_rq *rq)
+{
+	return owner(elv_former_request(&kq->q, krq(rq)));
+}
+
+static void *next_request(struct kcompat_queue *kq, struct kcompat_rq *rq)
+{
+	return owner(elv_latter_request(&kq->q, krq(rq)));
+}
+
+static void *last_merge(struct kcompat_queue *kq)
+{
+	return owner(kq->q.last_merge);
+}
+
+static void *rqhash_find(struct kcompat_queue *kq, uint64_t sector)
+{
+	return owner(elv_rqhash_find(&kq->q, sector));
+}
+
+/* blk_mq_free_request(): the elevator's finish hook for a request it prepared. */
+static void finish_request(struct kcompat_queue *kq, struct kcompat_rq *r)
+{
+	struct request *rq = krq(r);
+
+	if ((rq->rq_flags & RQF_ELVPRIV) && ops()->finish_request)
+		ops()->finish_request(rq);
+	if (kq->q.last_merge == rq)
+		kq->q.last_merge = NULL;
+	rq->rq_flags &= ~RQF_ELVPRIV;
+}
+
+static void requeue_request(struct kcompat_queue *kq, struct kcompat_rq *r)
+{
+	(void)kq;
+	if ((krq(r)->rq_flags & RQF_ELV) && ops()->requeue_request)
+		ops()->requeue_request(krq(r));
+}
+
+/* __blk_mq_get_tag() with data->shallow_depth: sbitmap_get_shallow() takes at most
+ * shallow_depth bits of each word, so the scheduler tags usable are that many per word. */
+static unsigned int limit_depth(struct kcompat_queue *kq, unsigned int hctx, int is_sync_read)
+{
+	struct blk_mq_hw_ctx *h = &kq->hctxs[hctx];
+	const struct sbitmap *sb = &h->sched_tags->bitmap_tags.sb;
+	struct blk_mq_alloc_data data = {
+		.q = &kq->q,
+		.cmd_flags = is_sync_read ? REQ_OP_READ : (REQ_OP_WRITE | REQ_SYNC),
+		.hctx = h,
+	};
+	unsigned int word = 1U << sb->shift, usable = 0, i;
+
+	if (!ops()->limit_depth)
+		return sb->depth;
+	ops()->limit_depth(data.cmd_flags, &data);
+	if (!data.shallow_depth)
+		return sb->depth;
+	for (i = 0; i < sb->map_nr; i++) {
+		unsigned int bits = i + 1 < sb->map_nr ? word : sb->depth - i * word;
+
+		usable += data.shallow_depth < bits ? data.shallow_depth : bits;
+	}
+	return usable;
+}
+
+static unsigned int min_shallow_depth(struct kcompat_queue *kq, unsigned int hctx)
+{
+	return kq->sched_tags[hctx].bitmap_tags.min_shallow_depth;
+}
+
+static const struct kcompat_api api = {
+	.version = KCOMPAT_API_VERSION,
+	.hz = HZ,
+	.elevator_name = elevator_name,
+	.attr_name = attr_name,
+	.set_bug_handler = kcompat_set_bug_handler,
+	.set_warn_handler = kcompat_set_warn_handler,
+	.set_clock = set_clock,
+	.first_warning = kcompat_first_warning,
+	.queue_create = queue_create,
+	.queue_destroy = queue_destroy,
+	.attr_store = attr_store,
+	.attr_show = attr_show,
+	.rq_alloc = rq_alloc,
+	.rq_free = rq_free,
+	.rq_sync = rq_sync,
+	.prepare_request = prepare_request,
+	.insert_request = insert_request,
+	.dispatch_request = dispatch_request,
+	.has_work = has_work,
+	.bio_merge = bio_merge,
+	.request_merged = request_merged,
+	.requests_merged = requests_merged,
+	.former_request = former_request,
+	.next_request = next_request,
+	.last_merge = last_merge,
+	.rqhash_find = rqhash_find,
+	.finish_request = finish_request,
+	.requeue_request = requeue_request,
+	.limit_depth = limit_depth,
+	.min_shallow_depth = min_shallow_depth,
+};
+
+__attribute__((visibility("default"))) const struct kcompat_api *kcompat_api(void)
+{
+	return &api;
+}

@@ -1,0 +1,230 @@
+// kernel:<name>: see kernel_elevator.h.
+#include "models/sched/kernel_elevator.h"
+
+#include <climits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/event_queue.h"
+
+namespace blksim::sched {
+
+using blkmq::Request;
+
+KernelElevator::KernelElevator(std::string name, std::shared_ptr<const KernelPlugin> plugin, const ElevatorContext& ctx,
+                               KernelTunables tunables)
+    : name_(std::move(name)),
+      plugin_(std::move(plugin)),
+      api_(plugin_->api()),
+      eq_(ctx.eq),
+      cpu_to_hctx_(ctx.cpu_to_hctx.begin(), ctx.cpu_to_hctx.end()),
+      nr_hw_queues_(ctx.nr_hw_queues),
+      rotational_(ctx.rotational),
+      nomerges_(ctx.nomerges),
+      tunables_(std::move(tunables)) {
+    jif_.hz = static_cast<int32_t>(api_.hz);
+}
+
+// ops.exit_sched (dd_exit_sched warns about requests still queued), then the requests.
+KernelElevator::~KernelElevator() {
+    // After a BUG() the plugin's state is whatever the code left (a lock held, a list half
+    // edited): exit_sched may BUG again, which must not escape a destructor.
+    try {
+        api_.queue_destroy(q_);
+    } catch (const std::logic_error&) {
+    }
+    for (kcompat_rq* rq : rqs_)
+        api_.rq_free(rq);
+}
+
+void KernelElevator::set_clock(sim::Time now) const {
+    api_.set_clock(static_cast<uint64_t>(now.ns()), static_cast<unsigned long>(jif_.at(now)));
+}
+
+void KernelElevator::set_clock() const { set_clock(eq_.now()); }
+
+// blk_mq_init_sched(): init_sched and init_hctx on a queue with nr_requests scheduler tags
+// per hctx, then the scenario's sysfs writes.
+void KernelElevator::init_sched(ElevatorQueueAttrs& q) {
+    set_clock();
+    q_ = api_.queue_create(nr_hw_queues_, q.nr_requests, rotational_ ? 1 : 0, static_cast<int>(nomerges_));
+    if (q_ == nullptr)
+        throw std::invalid_argument(fmt::format("{}: the elevator's init_sched failed", name_));
+    for (const auto& [attr, value] : tunables_.values) {
+        const std::string v = std::to_string(value);
+        const long rc = api_.attr_store(q_, attr.c_str(), v.c_str());
+        if (rc < 0)
+            throw std::invalid_argument(fmt::format("{}: writing {} to iosched/{} failed ({})", name_, value, attr,
+                                                    rc == -2 ? "no such attribute" : std::to_string(rc)));
+    }
+}
+
+uint32_t KernelElevator::depth_updated(uint32_t /*nr_requests*/) const { return api_.min_shallow_depth(q_, 0); }
+
+uint32_t KernelElevator::limit_depth(bool is_sync_read, uint32_t /*nr_requests*/) const {
+    set_clock();
+    return api_.limit_depth(q_, 0, is_sync_read ? 1 : 0);
+}
+
+kcompat_rq* KernelElevator::sync(Request* rq) const {
+    auto* krq = static_cast<kcompat_rq*>(rq->elv_priv);
+    const kcompat_rq_state s{
+        .sector = rq->sector,
+        .nr_sectors = rq->nr_sectors,
+        .op = static_cast<uint8_t>(rq->op),
+        .fua = static_cast<uint8_t>((rq->cmd_flags & blkmq::REQ_FUA) != 0),
+        .preflush = static_cast<uint8_t>((rq->cmd_flags & blkmq::REQ_PREFLUSH) != 0),
+        .flush_seq = static_cast<uint8_t>((rq->rq_flags & blkmq::RQF_FLUSH_SEQ) != 0),
+        .ioprio_class = rq->ioprio_class,
+        .ioprio_level = rq->ioprio_level,
+        .hctx = rq->mq_ctx_cpu < cpu_to_hctx_.size() ? cpu_to_hctx_[rq->mq_ctx_cpu] : 0,
+    };
+    api_.rq_sync(q_, krq, &s);
+    return krq;
+}
+
+// blk_mq_rq_ctx_init(): the request's kernel twin is made the first time its tag is used.
+void KernelElevator::prepare_request(Request* rq) {
+    if (rq->elv_priv == nullptr) {
+        kcompat_rq* krq = api_.rq_alloc(q_, rq);
+        if (krq == nullptr)
+            throw std::bad_alloc();
+        rqs_.push_back(krq);
+        rq->elv_priv = krq;
+    }
+    set_clock();
+    api_.prepare_request(q_, sync(rq));
+}
+
+void KernelElevator::insert_request(Request* rq, bool at_head, sim::Time now) {
+    set_clock(now);
+    api_.insert_request(q_, sync(rq), at_head ? 1 : 0);
+}
+
+Request* KernelElevator::dispatch_request(uint32_t hctx_idx, sim::Time now) {
+    set_clock(now);
+    return static_cast<Request*>(api_.dispatch_request(q_, hctx_idx));
+}
+
+bool KernelElevator::has_work(uint32_t hctx_idx) const { return api_.has_work(q_, hctx_idx) != 0; }
+
+// ops.bio_merge's lookup; the merge must also keep the request within max_sectors
+// (ll_back_merge_fn / ll_front_merge_fn), else the kernel gives up on this bio.
+ElvMerge KernelElevator::bio_merge(uint32_t /*cpu*/, const blkmq::Bio& bio, uint32_t max_sectors, Request** out) {
+    set_clock();
+    const kcompat_bio_state b{
+        .sector = bio.sector,
+        .nr_sectors = bio.nr_sectors,
+        .op = static_cast<uint8_t>(bio.op),
+        .fua = static_cast<uint8_t>((bio.cmd_flags & blkmq::REQ_FUA) != 0),
+        .preflush = static_cast<uint8_t>((bio.cmd_flags & blkmq::REQ_PREFLUSH) != 0),
+        .ioprio_class = bio.ioprio_class,
+        .ioprio_level = bio.ioprio_level,
+    };
+    void* owner = nullptr;
+    const int type = api_.bio_merge(q_, &b, &owner);
+    auto* rq = static_cast<Request*>(owner);
+    if (type == KCOMPAT_NO_MERGE || rq == nullptr || rq->nr_sectors + bio.nr_sectors > max_sectors)
+        return ElvMerge::NO_MERGE;
+    *out = rq;
+    return type == KCOMPAT_BACK_MERGE ? ElvMerge::BACK_MERGE : ElvMerge::FRONT_MERGE;
+}
+
+void KernelElevator::request_merged(Request* rq, ElvMerge type) {
+    set_clock();
+    api_.request_merged(q_, sync(rq), type == ElvMerge::BACK_MERGE ? KCOMPAT_BACK_MERGE : KCOMPAT_FRONT_MERGE);
+}
+
+Request* KernelElevator::former_request(Request* rq) {
+    return static_cast<Request*>(api_.former_request(q_, sync(rq)));
+}
+
+Request* KernelElevator::next_request(Request* rq) { return static_cast<Request*>(api_.next_request(q_, sync(rq))); }
+
+void KernelElevator::requests_merged(Request* rq, Request* next) {
+    set_clock();
+    api_.requests_merged(q_, sync(rq), sync(next));
+}
+
+Request* KernelElevator::insert_merge_last() const { return static_cast<Request*>(api_.last_merge(q_)); }
+
+Request* KernelElevator::insert_merge_find(uint64_t sector) { return static_cast<Request*>(api_.rqhash_find(q_, sector)); }
+
+void KernelElevator::finish_request(Request* rq, sim::Time now) {
+    set_clock(now);
+    api_.finish_request(q_, static_cast<kcompat_rq*>(rq->elv_priv));
+}
+
+void KernelElevator::requeue_request(Request* rq) {
+    set_clock();
+    api_.requeue_request(q_, sync(rq));
+}
+
+std::string KernelElevator::show(const char* attr) const {
+    char buf[256];
+    return api_.attr_show(q_, attr, buf, sizeof(buf)) < 0 ? std::string() : std::string(buf);
+}
+
+// --- the descriptors ------------------------------------------------------------------
+
+namespace {
+
+// kernel:<elevator>: the sysfs attributes of the kernel's own file (6.1's deadline_attrs
+// with the ranges its store functions clamp to), stored in the plugin by name.
+class KernelSchedulerKind final : public SchedulerKind {
+public:
+    constexpr KernelSchedulerKind(std::string_view name, std::string_view elevator, std::string_view help,
+                                  std::span<const TunableInfo> table, std::span<const int64_t> defaults)
+        : SchedulerKind(name, help), elevator_(elevator), table_(table), defaults_(defaults) {}
+
+    std::size_t nr_tunables() const override { return table_.size(); }
+    TunableInfo tunable(std::size_t i) const override { return table_[i]; }
+    int64_t default_value(std::size_t i) const override { return defaults_[i]; }
+    void set(std::any& tunables, std::size_t i, int64_t v) const override {
+        if (std::any_cast<KernelTunables>(&tunables) == nullptr)
+            tunables = KernelTunables{};
+        std::any_cast<KernelTunables&>(tunables).values.emplace_back(std::string(table_[i].name), v);
+    }
+    std::unique_ptr<Elevator> make(const std::any& tunables, const ElevatorContext& ctx) const override {
+        if (ctx.kernel_plugin.empty())
+            throw std::invalid_argument(fmt::format("scheduler {} needs a kernel tree (scenario kernel.tree)", name()));
+        const auto* t = std::any_cast<KernelTunables>(&tunables);
+        return std::make_unique<KernelElevator>(std::string(name()), KernelPlugin::load(std::string(ctx.kernel_plugin)),
+                                                ctx, t ? *t : KernelTunables{});
+    }
+    std::string_view elevator() const { return elevator_; }
+
+private:
+    std::string_view elevator_;
+    std::span<const TunableInfo> table_;
+    std::span<const int64_t> defaults_;
+};
+
+constexpr TunableInfo kDeadlineAttrs[] = {
+    {"read_expire", 0, INT_MAX, TunableUnit::MSEC, "deadline added to a read at insert"},
+    {"write_expire", 0, INT_MAX, TunableUnit::MSEC, "same for writes"},
+    {"writes_starved", INT_MIN, INT_MAX, TunableUnit::COUNT, "read batches allowed while writes wait"},
+    {"front_merges", 0, 1, TunableUnit::BOOL, "look up front merges in the sector tree"},
+    {"async_depth", 1, INT_MAX, TunableUnit::REQUESTS,
+     "scheduler tags usable by writes and async reads (default: nr_requests, set by depth_updated)"},
+    {"fifo_batch", 0, INT_MAX, TunableUnit::COUNT, "requests per batch"},
+    {"prio_aging_expire", 0, INT_MAX, TunableUnit::MSEC, "a lower-priority request waiting this long is served anyway"},
+};
+constexpr int64_t kDeadlineDefaults[] = {500, 5000, 2, 1, 0, 16, 10000};
+
+constinit const KernelSchedulerKind kKernelMqDeadline{
+    "kernel:mq-deadline", "mq-deadline",
+    "the kernel's own block/mq-deadline.c, unmodified, built from scenario kernel.tree (docs/kernel-schedulers.md)",
+    kDeadlineAttrs, kDeadlineDefaults};
+
+}  // namespace
+
+const SchedulerKind& kernel_mq_deadline_kind() { return kKernelMqDeadline; }
+
+std::string_view kernel_elevator_of(const SchedulerKind& k) {
+    const auto* kk = dynamic_cast<const KernelSchedulerKind*>(&k);
+    return kk ? kk->elevator() : std::string_view{};
+}
+
+}  // namespace blksim::sched

@@ -1,0 +1,89 @@
+// kernel:<name>: a Linux elevator's own source file, run unmodified through kcompat/
+// (docs/kernel-schedulers.md). The adapter implements blksim's Elevator by calling the
+// plugin's elevator_type ops, as blk-mq calls them; each blksim request has a kernel struct
+// request beside it (Request::elv_priv), copied from blksim's before every call that may
+// read it.
+//
+// The merges are split where the kernel touches the bios: the plugin's bio_merge op looks
+// the candidate up (kcompat/block/blk-mq-sched.h), blksim's core merges the bio and calls
+// back request_merged / requests_merged, which run elv_merged_request() and
+// elv_merge_requests() in the plugin. The insert merge is tried by the core with the
+// plugin's q->last_merge and back-merge hash before ops.insert_requests.
+//
+// Locking: the core charges the elevator lock as for blksim's own mq-deadline (one
+// queue-wide lock around insert, bio merge and dispatch; ElevatorCost's default); the
+// plugin's spin_lock() costs nothing more.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/sched/elevator.h"
+#include "models/sched/jiffies.h"
+#include "models/sched/kernel_plugin.h"
+#include "models/sched/scheduler_kind.h"
+
+namespace blksim::sched {
+
+// The sysfs attributes a scenario set, in the order given: written to the plugin's
+// elevator_attrs after init_sched, as `echo v > .../iosched/<name>` would.
+struct KernelTunables {
+    std::vector<std::pair<std::string, int64_t>> values;
+};
+
+class KernelElevator final : public Elevator {
+public:
+    KernelElevator(std::string name, std::shared_ptr<const KernelPlugin> plugin, const ElevatorContext& ctx,
+                   KernelTunables tunables);
+    ~KernelElevator() override;
+    KernelElevator(const KernelElevator&) = delete;
+    KernelElevator& operator=(const KernelElevator&) = delete;
+
+    std::string_view name() const override { return name_; }
+
+    void init_sched(ElevatorQueueAttrs& q) override;
+    uint32_t depth_updated(uint32_t nr_requests) const override;
+    uint32_t limit_depth(bool is_sync_read, uint32_t nr_requests) const override;
+    void prepare_request(blkmq::Request* rq) override;
+    void insert_request(blkmq::Request* rq, bool at_head, sim::Time now) override;
+    blkmq::Request* dispatch_request(uint32_t hctx_idx, sim::Time now) override;
+    bool has_work(uint32_t hctx_idx) const override;
+    ElvMerge bio_merge(uint32_t cpu, const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out) override;
+    void request_merged(blkmq::Request* rq, ElvMerge type) override;
+    blkmq::Request* former_request(blkmq::Request* rq) override;
+    blkmq::Request* next_request(blkmq::Request* rq) override;
+    void requests_merged(blkmq::Request* rq, blkmq::Request* next) override;
+    blkmq::Request* insert_merge_last() const override;
+    blkmq::Request* insert_merge_find(uint64_t sector) override;
+    void finish_request(blkmq::Request* rq, sim::Time now) override;
+    void requeue_request(blkmq::Request* rq) override;
+
+    // The attribute as sysfs shows it (for tests and reports); "" if there is none.
+    std::string show(const char* attr) const;
+
+private:
+    // The kernel request beside rq, its fields copied from rq.
+    kcompat_rq* sync(blkmq::Request* rq) const;
+    void set_clock(sim::Time now) const;
+    void set_clock() const;
+
+    std::string name_;
+    std::shared_ptr<const KernelPlugin> plugin_;
+    const kcompat_api& api_;
+    sim::EventQueue& eq_;
+    std::vector<uint32_t> cpu_to_hctx_;
+    uint32_t nr_hw_queues_;
+    bool rotational_;
+    uint32_t nomerges_;
+    KernelTunables tunables_;
+    Jiffies jif_;
+    kcompat_queue* q_ = nullptr;
+    std::vector<kcompat_rq*> rqs_;  // every kernel request made, freed with the elevator
+};
+
+// The kernel elevator a kernel:<name> kind runs ("mq-deadline"), or "" for blksim's own.
+std::string_view kernel_elevator_of(const SchedulerKind& k);
+
+}  // namespace blksim::sched
