@@ -193,27 +193,45 @@ int Hdd::pick(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, Time t_free, 
     return pick_rpo(q, cyl, head, mech_.phase_ns(t_free), high_only, cost);
 }
 
-// RPO: the shortest positioning time, seek (or head switch, + write settle) plus the
-// rotational wait from where the platter will be after it. Computed in float, four commands
-// at a time; ties go to the lower index, so the choice is deterministic. The chosen
-// command's timing is then worked out exactly, in integer nanoseconds (start_op).
-template <uint32_t Cap>
-int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t phase0, bool high_only,
-                  float* cost_out) const {
-    const float a = static_cast<float>(mech_.a()), b = static_cast<float>(mech_.b());
-    const float c = static_cast<float>(mech_.c()), e = static_cast<float>(mech_.e());
-    const float bound = static_cast<float>(mech_.boundary());
-    const float hs = static_cast<float>(mech_.head_switch_ns()), settle = static_cast<float>(settle_ns_);
-    const float rev = static_cast<float>(mech_.revolution_ns()), inv_rev = 1.0f / rev;
-    const float fcyl = static_cast<float>(cyl), fhead = static_cast<float>(head), fphase = static_cast<float>(phase0);
-    const uint32_t n = q.n;
+namespace {
+
+// The drive's positioning model in float, as the RPO scan computes it, and where it starts.
+struct RpoModel {
+    float a, b, c, e, bound;   // seek: a + b*sqrt(d) below `bound` cylinders, c + e*d from there
+    float head_switch, settle;  // same-cylinder head switch; write settling after any movement
+    float rev, inv_rev;         // one revolution, ns, and its inverse
+    float cyl, head, phase;     // the head's cylinder and surface, the platter's phase at the start
+};
+
 #if defined(__SSE2__)
-    const __m128 vcyl = _mm_set1_ps(fcyl), vhead = _mm_set1_ps(fhead), vphase = _mm_set1_ps(fphase);
-    const __m128 va = _mm_set1_ps(a), vb = _mm_set1_ps(b), vc = _mm_set1_ps(c), ve = _mm_set1_ps(e);
-    const __m128 vbound = _mm_set1_ps(bound), vhs = _mm_set1_ps(hs), vsettle = _mm_set1_ps(settle);
-    const __m128 vrev = _mm_set1_ps(rev), vinv = _mm_set1_ps(inv_rev), v8 = _mm_set1_ps(8.0f);
+// The cheapest of the four lanes' best commands, the lower index on a tie; -1 if none.
+int best_of_lanes(__m128 best, __m128i besti, float* cost_out) {
+    alignas(16) float bc[4];
+    alignas(16) int32_t bx[4];
+    _mm_store_ps(bc, best);
+    _mm_store_si128(reinterpret_cast<__m128i*>(bx), besti);
+    int r = -1;
+    float rc = std::numeric_limits<float>::infinity();
+    for (int l = 0; l < 4; ++l)
+        if (bx[l] >= 0 && (bc[l] < rc || (bc[l] == rc && bx[l] < r))) {
+            rc = bc[l];
+            r = bx[l];
+        }
+    if (cost_out)
+        *cost_out = rc;
+    return r;
+}
+
+// The scan, four commands at a time: each lane keeps its cheapest command.
+template <class Queue>
+int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, float* cost_out) {
+    const __m128 vcyl = _mm_set1_ps(m.cyl), vhead = _mm_set1_ps(m.head), vphase = _mm_set1_ps(m.phase);
+    const __m128 va = _mm_set1_ps(m.a), vb = _mm_set1_ps(m.b), vc = _mm_set1_ps(m.c), ve = _mm_set1_ps(m.e);
+    const __m128 vbound = _mm_set1_ps(m.bound), vhs = _mm_set1_ps(m.head_switch), vsettle = _mm_set1_ps(m.settle);
+    const __m128 vrev = _mm_set1_ps(m.rev), vinv = _mm_set1_ps(m.inv_rev), v8 = _mm_set1_ps(8.0f);
     const __m128 vzero = _mm_setzero_ps(), vinf = _mm_set1_ps(std::numeric_limits<float>::infinity());
     const __m128 vabs = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    const uint32_t n = q.n;
     const __m128i i8 = _mm_set1_epi32(8), i4 = _mm_set1_epi32(4), vn = _mm_set1_epi32(static_cast<int>(n));
     __m128i idx = _mm_setr_epi32(0, 1, 2, 3);
     __m128 best = vinf;
@@ -244,35 +262,26 @@ int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t p
         besti = _mm_or_si128(_mm_and_si128(bi, idx), _mm_andnot_si128(bi, besti));
         idx = _mm_add_epi32(idx, i4);
     }
-    alignas(16) float bc[4];
-    alignas(16) int32_t bx[4];
-    _mm_store_ps(bc, best);
-    _mm_store_si128(reinterpret_cast<__m128i*>(bx), besti);
-    int r = -1;
-    float rc = std::numeric_limits<float>::infinity();
-    for (int l = 0; l < 4; ++l)
-        if (bx[l] >= 0 && (bc[l] < rc || (bc[l] == rc && bx[l] < r))) {
-            rc = bc[l];
-            r = bx[l];
-        }
-    if (cost_out)
-        *cost_out = rc;
-    return r;
+    return best_of_lanes(best, besti, cost_out);
+}
 #else
+// The scan, one command at a time.
+template <class Queue>
+int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, float* cost_out) {
     int r = -1;
     float rc = std::numeric_limits<float>::infinity();
-    for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t i = 0; i < q.n; ++i) {
         if (high_only && q.high[i] == 0.0f)
             continue;
-        const float d = std::fabs(q.cyl[i] - fcyl);
-        float seek = d < bound ? a + b * std::sqrt(d) : c + e * d;
+        const float d = std::fabs(q.cyl[i] - m.cyl);
+        float seek = d < m.bound ? m.a + m.b * std::sqrt(d) : m.c + m.e * d;
         if (d == 0.0f)
-            seek = q.head[i] != fhead ? hs : 0.0f;
+            seek = q.head[i] != m.head ? m.head_switch : 0.0f;
         if (q.write[i] != 0.0f && seek > 0.0f)
-            seek += settle;
-        const float x = q.angle[i] - fphase - seek;
-        const float k = static_cast<float>(static_cast<int32_t>(x * inv_rev + 8.0f) - 8);
-        const float cost = seek + (x - k * rev);
+            seek += m.settle;
+        const float x = q.angle[i] - m.phase - seek;
+        const float k = static_cast<float>(static_cast<int32_t>(x * m.inv_rev + 8.0f) - 8);
+        const float cost = seek + (x - k * m.rev);
         if (cost < rc) {
             rc = cost;
             r = static_cast<int>(i);
@@ -281,7 +290,32 @@ int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t p
     if (cost_out)
         *cost_out = rc;
     return r;
+}
 #endif
+
+}  // namespace
+
+// RPO: the shortest positioning time, seek (or head switch, + write settle) plus the
+// rotational wait from where the platter will be after it. Computed in float, four commands
+// at a time; ties go to the lower index, so the choice is deterministic. The chosen
+// command's timing is then worked out exactly, in integer nanoseconds (start_op).
+template <uint32_t Cap>
+int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t phase0, bool high_only,
+                  float* cost_out) const {
+    const float rev = static_cast<float>(mech_.revolution_ns());
+    const RpoModel m{.a = static_cast<float>(mech_.a()),
+                     .b = static_cast<float>(mech_.b()),
+                     .c = static_cast<float>(mech_.c()),
+                     .e = static_cast<float>(mech_.e()),
+                     .bound = static_cast<float>(mech_.boundary()),
+                     .head_switch = static_cast<float>(mech_.head_switch_ns()),
+                     .settle = static_cast<float>(settle_ns_),
+                     .rev = rev,
+                     .inv_rev = 1.0f / rev,
+                     .cyl = static_cast<float>(cyl),
+                     .head = static_cast<float>(head),
+                     .phase = static_cast<float>(phase0)};
+    return rpo_scan(q, m, high_only, cost_out);
 }
 
 bool Hdd::choose(Time t_free, uint32_t cyl, uint32_t head, Cmd& out) {
