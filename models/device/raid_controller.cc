@@ -593,43 +593,12 @@ bool RaidController::destage_one(Time now) {
     auto it = dirty_.lower_bound(destage_cursor_);
     if (it == dirty_.end())
         it = dirty_.begin();
+    if (cfg_.level == RaidConfig::Level::RAID5 && destage_full_stripe(it->no, now))
+        return true;
     Line* first = &*it;
     const uint64_t strip_of_first = first->no * line_sectors_ / strip_sectors_;
     uint32_t n = 1;
     Line* last = first;
-    if (cfg_.level == RaidConfig::Level::RAID5) {
-        // Full-stripe write: every line of the row dirty from end to end.
-        const uint64_t row_lines = static_cast<uint64_t>(data_members()) * strip_sectors_ / line_sectors_;
-        const uint64_t r0 = first->no / row_lines * row_lines;
-        bool full = true;
-        for (uint64_t no = r0; no < r0 + row_lines && full; ++no) {
-            const Line* l = lookup(no);
-            full = l && l->in_dirty_set && l->dirty_lo == 0 && l->dirty_hi == line_sectors_;
-        }
-        if (full) {
-            const uint32_t g = new_group(Group::Kind::DESTAGE);
-            groups_[g].line0 = r0;
-            groups_[g].nlines = static_cast<uint32_t>(row_lines);
-            for (uint64_t no = r0; no < r0 + row_lines; ++no) {
-                Line* l = lookup(no);
-                dirty_.erase(dirty_.iterator_to(*l));
-                l->in_dirty_set = false;
-                l->destaging = true;
-            }
-            ++destaging_;
-            ++stats_.full_stripe_writes;
-            stats_.lines_destaged += row_lines;
-            destage_cursor_ = r0 + row_lines;
-            pieces_.resize(data_members() + 1);
-            const uint32_t k = map(r0 * line_sectors_, static_cast<uint32_t>(row_lines * line_sectors_), pieces_.data(), true);
-            const Piece parity = parity_of(pieces_[0]);
-            fw_run(now, cfg_.xor_per_kb * static_cast<int64_t>(row_lines * cfg_.cache_line_kb));
-            for (uint32_t i = 0; i < k; ++i)
-                issue(g, pieces_[i], true, now);
-            issue(g, {parity.member, parity.lba - parity.lba % strip_sectors_, strip_sectors_}, true, now);
-            return true;
-        }
-    }
     for (auto nx = std::next(it); nx != dirty_.end(); ++nx) {
         Line& l = *nx;
         if (l.no != last->no + 1 || l.no * line_sectors_ / strip_sectors_ != strip_of_first ||
@@ -638,21 +607,9 @@ bool RaidController::destage_one(Time now) {
         last = &l;
         ++n;
     }
-    const uint64_t no0 = first->no;
-    const uint64_t s0 = no0 * line_sectors_ + first->dirty_lo;
+    const uint64_t s0 = first->no * line_sectors_ + first->dirty_lo;
     const uint64_t s1 = last->no * line_sectors_ + last->dirty_hi;
-    const uint32_t g = new_group(Group::Kind::DESTAGE);
-    groups_[g].line0 = no0;
-    groups_[g].nlines = n;
-    for (uint64_t no = no0; no < no0 + n; ++no) {
-        Line* l = lookup(no);
-        dirty_.erase(dirty_.iterator_to(*l));
-        l->in_dirty_set = false;
-        l->destaging = true;
-    }
-    ++destaging_;
-    stats_.lines_destaged += n;
-    destage_cursor_ = no0 + n;
+    const uint32_t g = begin_destage(first->no, n);
     Piece p[2];
     const uint32_t k = map(s0, static_cast<uint32_t>(s1 - s0), p, true);
     if (cfg_.level == RaidConfig::Level::RAID5) {
@@ -670,6 +627,47 @@ bool RaidController::destage_one(Time now) {
     for (uint32_t i = 0; i < k; ++i)
         issue(g, p[i], true, now);
     return true;
+}
+
+// RAID 5 full-stripe write: when every line of the row holding line `no` is dirty from end
+// to end, the row's data and its parity, computed by the firmware, are written without
+// reading anything. False (nothing done) when the row is not wholly dirty.
+bool RaidController::destage_full_stripe(uint64_t no, Time now) {
+    const uint64_t row_lines = static_cast<uint64_t>(data_members()) * strip_sectors_ / line_sectors_;
+    const uint64_t r0 = no / row_lines * row_lines;
+    for (uint64_t i = r0; i < r0 + row_lines; ++i) {
+        const Line* l = lookup(i);
+        if (!(l && l->in_dirty_set && l->dirty_lo == 0 && l->dirty_hi == line_sectors_))
+            return false;
+    }
+    const uint32_t g = begin_destage(r0, static_cast<uint32_t>(row_lines));
+    ++stats_.full_stripe_writes;
+    pieces_.resize(data_members() + 1);
+    const uint32_t k = map(r0 * line_sectors_, static_cast<uint32_t>(row_lines * line_sectors_), pieces_.data(), true);
+    const Piece parity = parity_of(pieces_[0]);
+    fw_run(now, cfg_.xor_per_kb * static_cast<int64_t>(row_lines * cfg_.cache_line_kb));
+    for (uint32_t i = 0; i < k; ++i)
+        issue(g, pieces_[i], true, now);
+    issue(g, {parity.member, parity.lba - parity.lba % strip_sectors_, strip_sectors_}, true, now);
+    return true;
+}
+
+// Takes lines no0 .. no0 + n - 1 out of the dirty set into a new destage group (they stay
+// cached, marked destaging until its disk writes end) and moves the sweep's cursor past them.
+uint32_t RaidController::begin_destage(uint64_t no0, uint32_t n) {
+    const uint32_t g = new_group(Group::Kind::DESTAGE);
+    groups_[g].line0 = no0;
+    groups_[g].nlines = n;
+    for (uint64_t no = no0; no < no0 + n; ++no) {
+        Line* l = lookup(no);
+        dirty_.erase(dirty_.iterator_to(*l));
+        l->in_dirty_set = false;
+        l->destaging = true;
+    }
+    ++destaging_;
+    stats_.lines_destaged += n;
+    destage_cursor_ = no0 + n;
+    return g;
 }
 
 void RaidController::resume_stalled(Time now) {
