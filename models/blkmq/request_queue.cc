@@ -27,10 +27,25 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
       elv_lock_(name_ + ".elevator", costs.lock_handoff) {
     write_cache_ = dev.write_cache();
     fua_ = write_cache_ && dev.fua();  // blk_validate_limits: no FUA without a write cache
-    const auto nr_cpus = static_cast<uint32_t>(cpus.size());
-    // The tag set was sized by the driver for min(submit queues, CPUs) hctxs.
-    const uint32_t nr_hw = tag_set.nr_hw_queues();
-    for (uint32_t i = 0; i < nr_hw; ++i) {
+    init_hw_queues(tag_set);
+    map_queues(static_cast<uint32_t>(cpus.size()));
+    elevator_ = elevator.make(cfg.iosched, {eq_, mq_map_, tag_set.nr_hw_queues(), dev.rotational(), cfg.nomerges,
+                                              cfg.kernel_plugin});
+    if (elevator_)
+        init_elevator(costs);
+    // An elevator brings scheduler tags: nr_requests per hctx, by default
+    // 2 * min(set->queue_depth, BLKDEV_DEFAULT_RQ = 128) (blk_mq_init_sched); without one
+    // nr_requests is the tag set's queue_depth.
+    nr_requests_ = cfg.nr_requests ? cfg.nr_requests
+                                   : (elevator_ ? 2 * std::min(tag_set.queue_depth(), 128u) : tag_set.queue_depth());
+    if (elevator_)
+        init_sched_tags();
+}
+
+// One hctx per tag set queue: the tag set was sized by the driver for min(submit queues,
+// CPUs) hctxs.
+void RequestQueue::init_hw_queues(TagSet& tag_set) {
+    for (uint32_t i = 0; i < tag_set.nr_hw_queues(); ++i) {
         hctxs_.push_back(std::make_unique<HwQueue>(i, tag_set.tags(i)));
         // blk_mq_dispatch_wake(): blk_mq_run_hw_queue(hctx, true).
         hctxs_.back()->dispatch_wait.bind(this, hctxs_.back().get(), [](void* self, HwQueue& h, Time now) {
@@ -39,61 +54,61 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
         });
     }
     tag_set.add_queue();
+}
 
+// blk_mq_map_queues(): CPUs in consecutive runs per hctx; each hctx's first CPU noted.
+void RequestQueue::map_queues(uint32_t nr_cpus) {
+    const auto nr_hw = static_cast<uint32_t>(hctxs_.size());
     mq_map_.resize(nr_cpus);
     hctx_first_cpu_.assign(nr_hw, 0);
     for (uint32_t c = nr_cpus; c-- > 0;) {
         mq_map_[c] = static_cast<uint32_t>(static_cast<uint64_t>(c) * nr_hw / nr_cpus);
         hctx_first_cpu_[mq_map_[c]] = c;
     }
+}
 
-    // An elevator brings scheduler tags: nr_requests per hctx, by default
-    // 2 * min(set->queue_depth, BLKDEV_DEFAULT_RQ = 128) (blk_mq_init_sched); without one
-    // nr_requests is the tag set's queue_depth.
-    elevator_ = elevator.make(cfg.iosched, {eq_, mq_map_, nr_hw, dev.rotational(), cfg.nomerges, cfg.kernel_plugin});
-    sched::LockCost lock_cost;
-    if (elevator_) {
-        // blk_mq_run_hw_queue(hctx, async) from the policy (kyber_domain_wake, bfq's idle
-        // timer): kblockd runs the hctx now, pulling in a delayed run that may be pending
-        // (mod_delayed_work: still one run, the later event is made stale by the new
-        // generation).
-        elevator_->set_run_hw_queue([](void* self, uint32_t hctx, Time now) {
-            auto* q = static_cast<RequestQueue*>(self);
-            HwQueue& h = *q->hctxs_[hctx];
-            ++h.run_gen;
-            q->queue_run_work(h, now);
-        }, this);
-        // What the policy has besides the ops: its checks, its lock cost and its report.
-        elv_audit_ = dynamic_cast<const sched::ElevatorAudit*>(elevator_.get());
-        elv_report_ = dynamic_cast<const sched::ElevatorReport*>(elevator_.get());
-        const auto* cost = dynamic_cast<const sched::ElevatorCost*>(elevator_.get());
-        lock_cost = cost ? cost->lock_cost(costs) : sched::ElevatorCost{}.lock_cost(costs);
-        hold_ = lock_cost.hold;
-    }
-    if (elevator_ && lock_cost.scope == sched::LockScope::PER_HCTX) {
+// What the queue needs of its elevator besides the ops: a way for the policy to run an
+// hctx, its checks, its report, and what its lock costs (and which locks it takes).
+void RequestQueue::init_elevator(const cpu::CpuCosts& costs) {
+    // blk_mq_run_hw_queue(hctx, async) from the policy (kyber_domain_wake, bfq's idle
+    // timer): kblockd runs the hctx now, pulling in a delayed run that may be pending
+    // (mod_delayed_work: still one run, the later event is made stale by the new
+    // generation).
+    elevator_->set_run_hw_queue([](void* self, uint32_t hctx, Time now) {
+        auto* q = static_cast<RequestQueue*>(self);
+        HwQueue& h = *q->hctxs_[hctx];
+        ++h.run_gen;
+        q->queue_run_work(h, now);
+    }, this);
+    elv_audit_ = dynamic_cast<const sched::ElevatorAudit*>(elevator_.get());
+    elv_report_ = dynamic_cast<const sched::ElevatorReport*>(elevator_.get());
+    const auto* cost = dynamic_cast<const sched::ElevatorCost*>(elevator_.get());
+    const sched::LockCost lock_cost = cost ? cost->lock_cost(costs) : sched::ElevatorCost{}.lock_cost(costs);
+    hold_ = lock_cost.hold;
+    if (lock_cost.scope == sched::LockScope::PER_HCTX) {
         // kyber: kcq->lock per ctx (insert, bio merge), khd->lock per hctx (dispatch).
-        for (uint32_t c = 0; c < nr_cpus; ++c)
+        for (uint32_t c = 0; c < mq_map_.size(); ++c)
             elv_ctx_locks_.emplace_back(name_ + ".kcq" + std::to_string(c), costs.lock_handoff);
-        for (uint32_t i = 0; i < nr_hw; ++i)
+        for (uint32_t i = 0; i < hctxs_.size(); ++i)
             elv_hctx_locks_.emplace_back(name_ + ".khd" + std::to_string(i), costs.lock_handoff);
     }
-    nr_requests_ = cfg.nr_requests ? cfg.nr_requests
-                                   : (elevator_ ? 2 * std::min(tag_set.queue_depth(), 128u) : tag_set.queue_depth());
-    if (elevator_) {
-        sched::ElevatorQueueAttrs attrs;
-        attrs.nr_requests = nr_requests_;
-        elevator_->init_sched(attrs);
-        max_dispatch_ = attrs.nr_sched_batch ? std::min(attrs.nr_sched_batch, nr_requests_) : nr_requests_;
-        elv_bypass_ = attrs.bypass;
-        // With host-wide tags the scheduler tags are one space of nr_requests for the
-        // whole queue too (q->sched_shared_tags).
-        for (auto& h : hctxs_) {
-            if (sched_tags_.empty() || !tag_set.hctx_shared()) {
-                sched_tags_.push_back(std::make_unique<BlkMqTags>(nr_requests_));
-                sched_tags_.back()->set_min_shallow_depth(elevator_->depth_updated(nr_requests_));
-            }
-            h->sched_tags = sched_tags_.back().get();
+}
+
+// blk_mq_init_sched(): the policy's queue attributes and nr_requests scheduler tags per
+// hctx, or, with host-wide tags, one space of nr_requests for the whole queue
+// (q->sched_shared_tags).
+void RequestQueue::init_sched_tags() {
+    sched::ElevatorQueueAttrs attrs;
+    attrs.nr_requests = nr_requests_;
+    elevator_->init_sched(attrs);
+    max_dispatch_ = attrs.nr_sched_batch ? std::min(attrs.nr_sched_batch, nr_requests_) : nr_requests_;
+    elv_bypass_ = attrs.bypass;
+    for (auto& h : hctxs_) {
+        if (sched_tags_.empty() || !tag_set_.hctx_shared()) {
+            sched_tags_.push_back(std::make_unique<BlkMqTags>(nr_requests_));
+            sched_tags_.back()->set_min_shallow_depth(elevator_->depth_updated(nr_requests_));
         }
+        h->sched_tags = sched_tags_.back().get();
     }
 }
 

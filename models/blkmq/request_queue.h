@@ -200,6 +200,10 @@ public:
     uint64_t freed() const { return freed_; }
 
 private:
+    void init_hw_queues(TagSet& tag_set);
+    void map_queues(uint32_t nr_cpus);
+    void init_elevator(const cpu::CpuCosts& costs);
+    void init_sched_tags();
     void split_bio(SplitBio& sb, sim::Time now, uint32_t cpu) const;
     bool issue_directly(HwQueue& h, Request* rq, bool last, sim::Time now, uint32_t cpu);
     bool attempt_sw_merge(Bio* bio, sim::Time now, uint32_t cpu);

@@ -193,27 +193,45 @@ int Hdd::pick(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, Time t_free, 
     return pick_rpo(q, cyl, head, mech_.phase_ns(t_free), high_only, cost);
 }
 
-// RPO: the shortest positioning time, seek (or head switch, + write settle) plus the
-// rotational wait from where the platter will be after it. Computed in float, four commands
-// at a time; ties go to the lower index, so the choice is deterministic. The chosen
-// command's timing is then worked out exactly, in integer nanoseconds (start_op).
-template <uint32_t Cap>
-int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t phase0, bool high_only,
-                  float* cost_out) const {
-    const float a = static_cast<float>(mech_.a()), b = static_cast<float>(mech_.b());
-    const float c = static_cast<float>(mech_.c()), e = static_cast<float>(mech_.e());
-    const float bound = static_cast<float>(mech_.boundary());
-    const float hs = static_cast<float>(mech_.head_switch_ns()), settle = static_cast<float>(settle_ns_);
-    const float rev = static_cast<float>(mech_.revolution_ns()), inv_rev = 1.0f / rev;
-    const float fcyl = static_cast<float>(cyl), fhead = static_cast<float>(head), fphase = static_cast<float>(phase0);
-    const uint32_t n = q.n;
+namespace {
+
+// The drive's positioning model in float, as the RPO scan computes it, and where it starts.
+struct RpoModel {
+    float a, b, c, e, bound;   // seek: a + b*sqrt(d) below `bound` cylinders, c + e*d from there
+    float head_switch, settle;  // same-cylinder head switch; write settling after any movement
+    float rev, inv_rev;         // one revolution, ns, and its inverse
+    float cyl, head, phase;     // the head's cylinder and surface, the platter's phase at the start
+};
+
 #if defined(__SSE2__)
-    const __m128 vcyl = _mm_set1_ps(fcyl), vhead = _mm_set1_ps(fhead), vphase = _mm_set1_ps(fphase);
-    const __m128 va = _mm_set1_ps(a), vb = _mm_set1_ps(b), vc = _mm_set1_ps(c), ve = _mm_set1_ps(e);
-    const __m128 vbound = _mm_set1_ps(bound), vhs = _mm_set1_ps(hs), vsettle = _mm_set1_ps(settle);
-    const __m128 vrev = _mm_set1_ps(rev), vinv = _mm_set1_ps(inv_rev), v8 = _mm_set1_ps(8.0f);
+// The cheapest of the four lanes' best commands, the lower index on a tie; -1 if none.
+int best_of_lanes(__m128 best, __m128i besti, float* cost_out) {
+    alignas(16) float bc[4];
+    alignas(16) int32_t bx[4];
+    _mm_store_ps(bc, best);
+    _mm_store_si128(reinterpret_cast<__m128i*>(bx), besti);
+    int r = -1;
+    float rc = std::numeric_limits<float>::infinity();
+    for (int l = 0; l < 4; ++l)
+        if (bx[l] >= 0 && (bc[l] < rc || (bc[l] == rc && bx[l] < r))) {
+            rc = bc[l];
+            r = bx[l];
+        }
+    if (cost_out)
+        *cost_out = rc;
+    return r;
+}
+
+// The scan, four commands at a time: each lane keeps its cheapest command.
+template <class Queue>
+int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, float* cost_out) {
+    const __m128 vcyl = _mm_set1_ps(m.cyl), vhead = _mm_set1_ps(m.head), vphase = _mm_set1_ps(m.phase);
+    const __m128 va = _mm_set1_ps(m.a), vb = _mm_set1_ps(m.b), vc = _mm_set1_ps(m.c), ve = _mm_set1_ps(m.e);
+    const __m128 vbound = _mm_set1_ps(m.bound), vhs = _mm_set1_ps(m.head_switch), vsettle = _mm_set1_ps(m.settle);
+    const __m128 vrev = _mm_set1_ps(m.rev), vinv = _mm_set1_ps(m.inv_rev), v8 = _mm_set1_ps(8.0f);
     const __m128 vzero = _mm_setzero_ps(), vinf = _mm_set1_ps(std::numeric_limits<float>::infinity());
     const __m128 vabs = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    const uint32_t n = q.n;
     const __m128i i8 = _mm_set1_epi32(8), i4 = _mm_set1_epi32(4), vn = _mm_set1_epi32(static_cast<int>(n));
     __m128i idx = _mm_setr_epi32(0, 1, 2, 3);
     __m128 best = vinf;
@@ -244,35 +262,26 @@ int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t p
         besti = _mm_or_si128(_mm_and_si128(bi, idx), _mm_andnot_si128(bi, besti));
         idx = _mm_add_epi32(idx, i4);
     }
-    alignas(16) float bc[4];
-    alignas(16) int32_t bx[4];
-    _mm_store_ps(bc, best);
-    _mm_store_si128(reinterpret_cast<__m128i*>(bx), besti);
-    int r = -1;
-    float rc = std::numeric_limits<float>::infinity();
-    for (int l = 0; l < 4; ++l)
-        if (bx[l] >= 0 && (bc[l] < rc || (bc[l] == rc && bx[l] < r))) {
-            rc = bc[l];
-            r = bx[l];
-        }
-    if (cost_out)
-        *cost_out = rc;
-    return r;
+    return best_of_lanes(best, besti, cost_out);
+}
 #else
+// The scan, one command at a time.
+template <class Queue>
+int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, float* cost_out) {
     int r = -1;
     float rc = std::numeric_limits<float>::infinity();
-    for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t i = 0; i < q.n; ++i) {
         if (high_only && q.high[i] == 0.0f)
             continue;
-        const float d = std::fabs(q.cyl[i] - fcyl);
-        float seek = d < bound ? a + b * std::sqrt(d) : c + e * d;
+        const float d = std::fabs(q.cyl[i] - m.cyl);
+        float seek = d < m.bound ? m.a + m.b * std::sqrt(d) : m.c + m.e * d;
         if (d == 0.0f)
-            seek = q.head[i] != fhead ? hs : 0.0f;
+            seek = q.head[i] != m.head ? m.head_switch : 0.0f;
         if (q.write[i] != 0.0f && seek > 0.0f)
-            seek += settle;
-        const float x = q.angle[i] - fphase - seek;
-        const float k = static_cast<float>(static_cast<int32_t>(x * inv_rev + 8.0f) - 8);
-        const float cost = seek + (x - k * rev);
+            seek += m.settle;
+        const float x = q.angle[i] - m.phase - seek;
+        const float k = static_cast<float>(static_cast<int32_t>(x * m.inv_rev + 8.0f) - 8);
+        const float cost = seek + (x - k * m.rev);
         if (cost < rc) {
             rc = cost;
             r = static_cast<int>(i);
@@ -281,7 +290,32 @@ int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t p
     if (cost_out)
         *cost_out = rc;
     return r;
+}
 #endif
+
+}  // namespace
+
+// RPO: the shortest positioning time, seek (or head switch, + write settle) plus the
+// rotational wait from where the platter will be after it. Computed in float, four commands
+// at a time; ties go to the lower index, so the choice is deterministic. The chosen
+// command's timing is then worked out exactly, in integer nanoseconds (start_op).
+template <uint32_t Cap>
+int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t phase0, bool high_only,
+                  float* cost_out) const {
+    const float rev = static_cast<float>(mech_.revolution_ns());
+    const RpoModel m{.a = static_cast<float>(mech_.a()),
+                     .b = static_cast<float>(mech_.b()),
+                     .c = static_cast<float>(mech_.c()),
+                     .e = static_cast<float>(mech_.e()),
+                     .bound = static_cast<float>(mech_.boundary()),
+                     .head_switch = static_cast<float>(mech_.head_switch_ns()),
+                     .settle = static_cast<float>(settle_ns_),
+                     .rev = rev,
+                     .inv_rev = 1.0f / rev,
+                     .cyl = static_cast<float>(cyl),
+                     .head = static_cast<float>(head),
+                     .phase = static_cast<float>(phase0)};
+    return rpo_scan(q, m, high_only, cost_out);
 }
 
 bool Hdd::choose(Time t_free, uint32_t cyl, uint32_t head, Cmd& out) {
@@ -715,69 +749,69 @@ constexpr std::string_view kSched[] = {"rpo", "fifo"};
 #define BLKSIM_TIME_HELP " A time: integer nanoseconds or a string such as \"7400us\"."
 constexpr kind::Param<C> kParams[] = {
     kind::integer("gb", &C::size_bytes, 1, 1048576,
-                  "Capacity in 10^9 bytes, 1..1048576 (or give sectors). Default: 4000787030016 bytes (4 TB).", kind::kGB),
+                  "Capacity in 10^9 bytes, 1..1048576 (or give sectors). Default: that of sectors.", kind::kGB),
     kind::integer("sectors", &C::size_bytes, 2097152, 281474976710656,
-                  "Capacity in 512-byte sectors as the drive reports it (IDENTIFY), overrides gb. Default 7814037168.", 512),
+                  "Capacity in 512-byte sectors as the drive reports it (IDENTIFY), overrides gb. Default {default}.", 512),
     kind::one_of("blocksize", &C::blocksize, kBlockSizes,
-                 "Logical block size: 512 (512n/512e) or 4096 (4Kn). Default 512."),
-    kind::integer("rpm", &C::rpm, 3600, 20000, "Spindle speed, revolutions per minute, 3600..20000. Default 7200."),
-    kind::integer("heads", &C::heads, 1, 64, "Recording surfaces (tracks per cylinder), 1..64. Default 8."),
+                 "Logical block size: 512 (512n/512e) or 4096 (4Kn). Default {default}."),
+    kind::integer("rpm", &C::rpm, 3600, 20000, "Spindle speed, revolutions per minute, 3600..20000. Default {default}."),
+    kind::integer("heads", &C::heads, 1, 64, "Recording surfaces (tracks per cylinder), 1..64. Default {default}."),
     kind::integer("zones", &C::zones, 1, 1000,
-                  "Recording zones of equal radial width (zoned bit recording), 1..1000. Default 24."),
+                  "Recording zones of equal radial width (zoned bit recording), 1..1000. Default {default}."),
     kind::integer("outer_mbps", &C::outer_bytes_per_s, 1, 10000,
                   "Sustained media rate of the outer zone (LBA 0), MB/s of 10^6 bytes, head and cylinder switches "
-                  "included: the datasheet's maximum sustained transfer rate. 1..10000. Default 227.", kind::kMB),
+                  "included: the datasheet's maximum sustained transfer rate. 1..10000. Default {default}.", kind::kMB),
     kind::integer("inner_mbps", &C::inner_bytes_per_s, 1, 10000,
                   "Sustained media rate of the innermost zone, MB/s, at most outer_mbps; the rate falls linearly in "
-                  "between. Default 114.", kind::kMB),
+                  "between. Default {default}.", kind::kMB),
     kind::time("seek_track_to_track", &C::seek_track_to_track,
-               "Single-track seek, read, settling included (datasheet). Default 230 us." BLKSIM_TIME_HELP, 0),
+               "Single-track seek, read, settling included (datasheet). Default {default}." BLKSIM_TIME_HELP, 0),
     kind::time("seek_average", &C::seek_average,
                "Average seek, read, settling included: the datasheet's weighted average over all seek lengths. The seek "
-               "curve a+b*sqrt(d) / c+e*d is fitted to the three figures. Default 7400 us." BLKSIM_TIME_HELP, 0),
+               "curve a+b*sqrt(d) / c+e*d is fitted to the three figures. Default {default}." BLKSIM_TIME_HELP, 0),
     kind::time("seek_full_stroke", &C::seek_full_stroke,
-               "Full-stroke seek, read (datasheet). Default 15 ms." BLKSIM_TIME_HELP, 0),
+               "Full-stroke seek, read (datasheet). Default {default}." BLKSIM_TIME_HELP, 0),
     kind::time("write_settle", &C::write_settle,
-               "Extra settling before a write after a head movement. Default 90 us." BLKSIM_TIME_HELP, 0),
+               "Extra settling before a write after a head movement. Default {default}." BLKSIM_TIME_HELP, 0),
     kind::time("head_switch", &C::head_switch,
-               "Switching to another surface of the same cylinder. Default 230 us." BLKSIM_TIME_HELP, 0),
+               "Switching to another surface of the same cylinder. Default {default}." BLKSIM_TIME_HELP, 0),
     kind::time("cmd_overhead", &C::cmd_overhead,
-               "Firmware time per command that finds the drive idle, and per cache hit. Default 100 us." BLKSIM_TIME_HELP, 0),
+               "Firmware time per command that finds the drive idle, and per cache hit. Default {default}." BLKSIM_TIME_HELP, 0),
     kind::integer("link_mbps", &C::link_bytes_per_s, 1, 100000,
-                  "Host interface rate in MB/s: 600 for SATA 6 Gb/s, 300 for 3 Gb/s, 1200 for SAS 12 Gb/s. Default 600.",
+                  "Host interface rate in MB/s: 600 for SATA 6 Gb/s, 300 for 3 Gb/s, 1200 for SAS 12 Gb/s. Default {default}.",
                   kind::kMB),
     kind::integer("queue_depth", &C::queue_depth, 1, 128,
                   "Command queue depth: commands the drive queues (the tag set's depth; 1 = no queueing). SATA NCQ: "
-                  "1..32; SAS tagged queueing: up to 128 here. Default 32."),
+                  "1..32; SAS tagged queueing: up to 128 here. Default {default}."),
     kind::choice<C>("sched", kSched, {}, [](C& c, int64_t v) { c.sched = v == 1 ? C::Sched::FIFO : C::Sched::RPO; },
                     [](const C& c) -> int64_t { return c.sched == C::Sched::FIFO ? 1 : 0; },
                     "The drive's command scheduling: rpo (rotational position optimisation, shortest positioning time "
-                    "first) or fifo. Default rpo."),
+                    "first) or fifo. Default {default}."),
     kind::time("max_wait", &C::max_wait,
                "Aging bound: a command that has waited this long is served next, oldest first; also the starvation "
-               "guard of NCQ priority. 0 = none. Default 890 ms." BLKSIM_TIME_HELP, 0),
+               "guard of NCQ priority. 0 = none. Default {default}." BLKSIM_TIME_HELP, 0),
     kind::integer("sched_lookahead", &C::sched_lookahead, 0, 1,
                   "1 = the firmware picks the next command when it starts the current one (seek-ahead), 0 = when the "
-                  "current one ends. Default 1."),
+                  "current one ends. Default {default}."),
     kind::flag("ncq_prio_supported", &C::ncq_prio_supported,
-               "sysfs ncq_prio_supported: the drive honours the NCQ PRIO bit. Default 1."),
+               "sysfs ncq_prio_supported: the drive honours the NCQ PRIO bit. Default {default}."),
     kind::flag("ncq_prio_enable", &C::ncq_prio_enable,
-               "sysfs ncq_prio_enable: libata sends commands of ioprio class RT as high priority. Default 0 (the "
+               "sysfs ncq_prio_enable: libata sends commands of ioprio class RT as high priority. Default {default} (the "
                "kernel's)."),
     kind::integer("cache_mb", &C::cache_mb, 1, 65536,
-                  "Drive buffer in MiB, 1..65536; half of it may hold dirty write data. Default 256."),
-    kind::integer("cache_segments", &C::cache_segments, 1, 64, "Read cache segments (LRU), 1..64. Default 16."),
+                  "Drive buffer in MiB, 1..65536; half of it may hold dirty write data. Default {default}."),
+    kind::integer("cache_segments", &C::cache_segments, 1, 64, "Read cache segments (LRU), 1..64. Default {default}."),
     kind::integer("read_ahead_kb", &C::read_ahead_kb, 0, 1048576,
-                  "Prefetch after a sequential read, KiB (capped at one segment); 0 = off. Default 512."),
+                  "Prefetch after a sequential read, KiB (capped at one segment); 0 = off. Default {default}."),
     kind::flag("write_cache", &C::write_cache,
                "Write cache enabled (WCE; sysfs cache_type \"write back\"): writes are acknowledged from the buffer and "
-               "destaged later. Default 1."),
+               "destaged later. Default {default}."),
     kind::flag("fua", &C::fua,
                "FUA writes (WRITE FPDMA QUEUED with FUA, offered by libata): with the write cache on, a FUA write goes "
                "through to the media before it is acknowledged; 0: the block layer sends a flush after it instead. "
-               "Default 1."),
+               "Default {default}."),
     kind::integer("irq_cpu", &C::irq_cpu, 0, 4095,
-                  "The CPU the drive's interrupt (AHCI's single MSI vector) arrives on. Default 0."),
+                  "The CPU the drive's interrupt (AHCI's single MSI vector) arrives on. Default {default}."),
     kind::object<C>("measured",
                     "A measured drive's description, as blksim import-disksim writes it from DiskSim's files: explicit "
                     "zones with skews, spare and slipped sectors, a seek table, segmented cache, per-outcome overheads, "

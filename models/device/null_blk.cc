@@ -85,40 +85,40 @@ constexpr kind::Param<C> kParams[] = {
     kind::choice<C>("irqmode", {}, kIrqModes, [](C& c, int64_t v) { c.irqmode = static_cast<C::IrqMode>(v); },
                     [](const C& c) { return static_cast<int64_t>(c.irqmode); },
                     "null_blk irqmode: how completions are signalled: 0 = none (in the submitter's context), 1 = "
-                    "softirq (default), 2 = timer (after completion_nsec)."),
+                    "softirq, 2 = timer (after completion_nsec). Default {default}."),
     kind::time("completion_nsec", &C::completion_nsec,
                "null_blk completion_nsec: completion delay for irqmode=2. Integer nanoseconds or a time such as "
-               "\"10us\". Default 10000.", 0),
+               "\"10us\". Default {default}.", 0),
     kind::integer("hw_queue_depth", &C::hw_queue_depth, 1, 10240,
                   "null_blk hw_queue_depth: tags per hardware queue, 1..10240 (BLK_MQ_MAX_DEPTH). Default {default}."),
     kind::integer("submit_queues", &C::submit_queues, 1, 1024,
-                  "null_blk submit_queues: number of hardware queues, 1..1024. Default 1."),
+                  "null_blk submit_queues: number of hardware queues, 1..1024. Default {default}."),
     kind::one_of("blocksize", &C::blocksize, kBlockSizes,
-                 "null_blk bs: logical block size in bytes: 512, 1024, 2048 or 4096. Default 512."),
-    kind::integer("gb", &C::size_bytes, 1, 1048576, "null_blk gb: capacity in GB of 10^9 bytes, 1..1048576. Default 250.",
+                 "null_blk bs: logical block size in bytes: 512, 1024, 2048 or 4096. Default {default}."),
+    kind::integer("gb", &C::size_bytes, 1, 1048576, "null_blk gb: capacity in GB of 10^9 bytes, 1..1048576. Default {default}.",
                   kind::kGB),
     kind::integer("requeue_every", &C::requeue_every, 0, 1000000,
                   "Fault injection (a simplification of null_blk's requeue attribute): every Nth ->queue_rq is refused, "
                   "alternately with BLK_STS_RESOURCE (the request goes back to hctx->dispatch and the queue is rerun) "
                   "and by the driver calling blk_mq_requeue_request (trace R; the requeue work reinserts it at the head "
-                  "of the elevator or software queue), as null_queue_rq alternates. 0 = never (default)."),
+                  "of the elevator or software queue), as null_queue_rq alternates. 0 = never. Default {default}."),
     kind::flag("shared_tags", &C::shared_tags,
                "null_blk shared_tags: 1 = all null_blk devices with shared_tags=1 use one tag set "
-               "(BLK_MQ_F_TAG_QUEUE_SHARED once two queues use it). Default 0."),
+               "(BLK_MQ_F_TAG_QUEUE_SHARED once two queues use it). Default {default}."),
     kind::flag("shared_tag_bitmap", &C::shared_tag_bitmap,
                "null_blk shared_tag_bitmap: 1 = host-wide tags (BLK_MQ_F_TAG_HCTX_SHARED): one space of hw_queue_depth "
                "tags for all submit_queues instead of hw_queue_depth per queue; with shared_tags too, the fair share's "
-               "user is the request queue. Default 0."),
+               "user is the request queue. Default {default}."),
     kind::flag("memory_backed", &C::memory_backed,
                "null_blk memory_backed: keep the written data (no effect on a simulation's timing; accepted as "
-               "null_blk has it). Default 0."),
+               "null_blk has it). Default {default}."),
     kind::integer("cache_size", &C::cache_size_mb, 0, 1048576,
                   "null_blk cache_size, MiB: a write cache in front of the device; with it the queue has a volatile "
                   "write cache, so flushes (fsync) and FUA writes reach the driver (null_handle_flush ends them like "
-                  "any request). 0 (default): no write cache, REQ_PREFLUSH/REQ_FUA are stripped and an empty flush "
-                  "ends in the block layer."),
+                  "any request). 0: no write cache, REQ_PREFLUSH/REQ_FUA are stripped and an empty flush "
+                  "ends in the block layer. Default {default}."),
     kind::flag("fua", &C::fua,
-               "null_blk fua: with a cache_size, the queue honours FUA (BLK_FEAT_FUA). Default 1, as null_blk."),
+               "null_blk fua: with a cache_size, the queue honours FUA (BLK_FEAT_FUA). Default {default}, as null_blk."),
 };
 
 constinit const DeviceKindOf<C> kKind{

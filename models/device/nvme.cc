@@ -58,37 +58,37 @@ using C = NvmeConfig;
 constexpr int64_t kBlockSizes[] = {512, 4096};
 constexpr kind::Param<C> kParams[] = {
     kind::integer("nr_io_queues", &C::nr_io_queues, 0, 1024,
-                  "I/O queue pairs (hardware queues); 0 = one per CPU (default)."),
-    kind::integer("queue_depth", &C::queue_depth, 1, 10240, "Tags per queue, 1..10240. Default 1023."),
+                  "I/O queue pairs (hardware queues); 0 = one per CPU. Default {default}."),
+    kind::integer("queue_depth", &C::queue_depth, 1, 10240, "Tags per queue, 1..10240. Default {default}."),
     kind::time("cmd_overhead", &C::cmd_overhead,
-               "Controller time per command (the IOPS ceiling). Default 1000 ns. A time: integer nanoseconds or a "
+               "Controller time per command (the IOPS ceiling). Default {default}. A time: integer nanoseconds or a "
                "string such as \"80us\".", 0),
     kind::time("read_latency", &C::read_latency,
-               "Media time of a read up to 4 KiB. Default 80 us. A time: integer nanoseconds or a string such as "
+               "Media time of a read up to 4 KiB. Default {default}. A time: integer nanoseconds or a string such as "
                "\"80us\".", 0),
     kind::time("write_latency", &C::write_latency,
-               "Time to take a write up to 4 KiB into the write buffer. Default 20 us. A time: integer nanoseconds or "
+               "Time to take a write up to 4 KiB into the write buffer. Default {default}. A time: integer nanoseconds or "
                "a string such as \"80us\".", 0),
     kind::time("per_4k", &C::per_4k,
-               "Media time per further 4 KiB of a command. Default 2 us. A time: integer nanoseconds or a string such "
+               "Media time per further 4 KiB of a command. Default {default}. A time: integer nanoseconds or a string such "
                "as \"80us\".", 0),
     kind::integer("parallel_units", &C::parallel_units, 1, 65536,
-                  "Flash units (dies/planes) working at once, 1..65536. Default 64."),
+                  "Flash units (dies/planes) working at once, 1..65536. Default {default}."),
     kind::integer("link_mbps", &C::link_bytes_per_s, 1, 1000000,
-                  "Host transfer rate in MB/s (10^6 bytes), 1..1000000. Default 3200.", kind::kMB),
-    kind::integer("gb", &C::size_bytes, 1, 1048576, "Capacity in 10^9 bytes, 1..1048576. Default 1920.", kind::kGB),
-    kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size: 512 or 4096. Default 512."),
+                  "Host transfer rate in MB/s (10^6 bytes), 1..1000000. Default {default}.", kind::kMB),
+    kind::integer("gb", &C::size_bytes, 1, 1048576, "Capacity in 10^9 bytes, 1..1048576. Default {default}.", kind::kGB),
+    kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size: 512 or 4096. Default {default}."),
     kind::flag("volatile_write_cache", &C::volatile_write_cache,
                "Identify Controller VWC: a volatile write cache, so Linux sends Flush commands and FUA writes. "
-               "Default 0 (a datacenter drive with power-loss protection); a client drive has one."),
+               "Default {default} (a datacenter drive with power-loss protection); a client drive has one."),
     kind::flag("fua", &C::fua,
-               "FUA writes honoured (with volatile_write_cache): program_latency more than a buffered write. Default 1."),
+               "FUA writes honoured (with volatile_write_cache): program_latency more than a buffered write. Default {default}."),
     kind::time("flush_latency", &C::flush_latency,
                "Time of a Flush command after the controller took it (queued beside other commands). Suffixes ns, us, "
-               "ms, s; a bare number is ns. Default 500 us."),
+               "ms, s; a bare number is ns. Default {default}."),
     kind::time("program_latency", &C::program_latency,
                "Extra media time of a FUA write (its data programmed before the answer). Suffixes ns, us, ms, s; a bare "
-               "number is ns. Default 200 us."),
+               "number is ns. Default {default}."),
 };
 
 constinit const DeviceKindOf<C> kKind{

@@ -593,43 +593,12 @@ bool RaidController::destage_one(Time now) {
     auto it = dirty_.lower_bound(destage_cursor_);
     if (it == dirty_.end())
         it = dirty_.begin();
+    if (cfg_.level == RaidConfig::Level::RAID5 && destage_full_stripe(it->no, now))
+        return true;
     Line* first = &*it;
     const uint64_t strip_of_first = first->no * line_sectors_ / strip_sectors_;
     uint32_t n = 1;
     Line* last = first;
-    if (cfg_.level == RaidConfig::Level::RAID5) {
-        // Full-stripe write: every line of the row dirty from end to end.
-        const uint64_t row_lines = static_cast<uint64_t>(data_members()) * strip_sectors_ / line_sectors_;
-        const uint64_t r0 = first->no / row_lines * row_lines;
-        bool full = true;
-        for (uint64_t no = r0; no < r0 + row_lines && full; ++no) {
-            const Line* l = lookup(no);
-            full = l && l->in_dirty_set && l->dirty_lo == 0 && l->dirty_hi == line_sectors_;
-        }
-        if (full) {
-            const uint32_t g = new_group(Group::Kind::DESTAGE);
-            groups_[g].line0 = r0;
-            groups_[g].nlines = static_cast<uint32_t>(row_lines);
-            for (uint64_t no = r0; no < r0 + row_lines; ++no) {
-                Line* l = lookup(no);
-                dirty_.erase(dirty_.iterator_to(*l));
-                l->in_dirty_set = false;
-                l->destaging = true;
-            }
-            ++destaging_;
-            ++stats_.full_stripe_writes;
-            stats_.lines_destaged += row_lines;
-            destage_cursor_ = r0 + row_lines;
-            pieces_.resize(data_members() + 1);
-            const uint32_t k = map(r0 * line_sectors_, static_cast<uint32_t>(row_lines * line_sectors_), pieces_.data(), true);
-            const Piece parity = parity_of(pieces_[0]);
-            fw_run(now, cfg_.xor_per_kb * static_cast<int64_t>(row_lines * cfg_.cache_line_kb));
-            for (uint32_t i = 0; i < k; ++i)
-                issue(g, pieces_[i], true, now);
-            issue(g, {parity.member, parity.lba - parity.lba % strip_sectors_, strip_sectors_}, true, now);
-            return true;
-        }
-    }
     for (auto nx = std::next(it); nx != dirty_.end(); ++nx) {
         Line& l = *nx;
         if (l.no != last->no + 1 || l.no * line_sectors_ / strip_sectors_ != strip_of_first ||
@@ -638,21 +607,9 @@ bool RaidController::destage_one(Time now) {
         last = &l;
         ++n;
     }
-    const uint64_t no0 = first->no;
-    const uint64_t s0 = no0 * line_sectors_ + first->dirty_lo;
+    const uint64_t s0 = first->no * line_sectors_ + first->dirty_lo;
     const uint64_t s1 = last->no * line_sectors_ + last->dirty_hi;
-    const uint32_t g = new_group(Group::Kind::DESTAGE);
-    groups_[g].line0 = no0;
-    groups_[g].nlines = n;
-    for (uint64_t no = no0; no < no0 + n; ++no) {
-        Line* l = lookup(no);
-        dirty_.erase(dirty_.iterator_to(*l));
-        l->in_dirty_set = false;
-        l->destaging = true;
-    }
-    ++destaging_;
-    stats_.lines_destaged += n;
-    destage_cursor_ = no0 + n;
+    const uint32_t g = begin_destage(first->no, n);
     Piece p[2];
     const uint32_t k = map(s0, static_cast<uint32_t>(s1 - s0), p, true);
     if (cfg_.level == RaidConfig::Level::RAID5) {
@@ -670,6 +627,47 @@ bool RaidController::destage_one(Time now) {
     for (uint32_t i = 0; i < k; ++i)
         issue(g, p[i], true, now);
     return true;
+}
+
+// RAID 5 full-stripe write: when every line of the row holding line `no` is dirty from end
+// to end, the row's data and its parity, computed by the firmware, are written without
+// reading anything. False (nothing done) when the row is not wholly dirty.
+bool RaidController::destage_full_stripe(uint64_t no, Time now) {
+    const uint64_t row_lines = static_cast<uint64_t>(data_members()) * strip_sectors_ / line_sectors_;
+    const uint64_t r0 = no / row_lines * row_lines;
+    for (uint64_t i = r0; i < r0 + row_lines; ++i) {
+        const Line* l = lookup(i);
+        if (!(l && l->in_dirty_set && l->dirty_lo == 0 && l->dirty_hi == line_sectors_))
+            return false;
+    }
+    const uint32_t g = begin_destage(r0, static_cast<uint32_t>(row_lines));
+    ++stats_.full_stripe_writes;
+    pieces_.resize(data_members() + 1);
+    const uint32_t k = map(r0 * line_sectors_, static_cast<uint32_t>(row_lines * line_sectors_), pieces_.data(), true);
+    const Piece parity = parity_of(pieces_[0]);
+    fw_run(now, cfg_.xor_per_kb * static_cast<int64_t>(row_lines * cfg_.cache_line_kb));
+    for (uint32_t i = 0; i < k; ++i)
+        issue(g, pieces_[i], true, now);
+    issue(g, {parity.member, parity.lba - parity.lba % strip_sectors_, strip_sectors_}, true, now);
+    return true;
+}
+
+// Takes lines no0 .. no0 + n - 1 out of the dirty set into a new destage group (they stay
+// cached, marked destaging until its disk writes end) and moves the sweep's cursor past them.
+uint32_t RaidController::begin_destage(uint64_t no0, uint32_t n) {
+    const uint32_t g = new_group(Group::Kind::DESTAGE);
+    groups_[g].line0 = no0;
+    groups_[g].nlines = n;
+    for (uint64_t no = no0; no < no0 + n; ++no) {
+        Line* l = lookup(no);
+        dirty_.erase(dirty_.iterator_to(*l));
+        l->in_dirty_set = false;
+        l->destaging = true;
+    }
+    ++destaging_;
+    stats_.lines_destaged += n;
+    destage_cursor_ = no0 + n;
+    return g;
 }
 
 void RaidController::resume_stalled(Time now) {
@@ -918,46 +916,46 @@ constexpr int64_t kBlockSizes[] = {512, 4096};
 constexpr kind::Param<C> kParams[] = {
     kind::choice<C>("level", kLevels, {}, [](C& c, int64_t v) { c.level = static_cast<C::Level>(v); },
                     [](const C& c) { return static_cast<int64_t>(c.level); },
-                    "RAID level: raid0, raid1 (2 members), raid10 (even, >= 4) or raid5 (>= 3). Default raid0."),
+                    "RAID level: raid0, raid1 (2 members), raid10 (even, >= 4) or raid5 (>= 3). Default {default}."),
     kind::integer("strip_kb", &C::strip_kb, 8, 1024,
-                  "Strip size per member, KiB (storcli strip=), a multiple of cache_line_kb. Default 256."),
+                  "Strip size per member, KiB (storcli strip=), a multiple of cache_line_kb. Default {default}."),
     kind::integer("queue_depth", &C::queue_depth, 1, 4096,
-                  "The virtual drive's queue depth as Linux sees it (tag set depth). Default 256."),
-    kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size of the virtual drive. Default 512."),
-    kind::integer("fw_cores", &C::fw_cores, 1, 16, "Firmware processors serving host commands in parallel. Default 2."),
+                  "The virtual drive's queue depth as Linux sees it (tag set depth). Default {default}."),
+    kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size of the virtual drive. Default {default}."),
+    kind::integer("fw_cores", &C::fw_cores, 1, 16, "Firmware processors serving host commands in parallel. Default {default}."),
     kind::time("cmd_overhead", &C::cmd_overhead,
-               "Firmware time per host command. Default 10us. A time: integer nanoseconds or a string such as \"10us\".", 0),
+               "Firmware time per host command. Default {default}. A time: integer nanoseconds or a string such as \"10us\".", 0),
     kind::time("write_overhead", &C::write_overhead,
                "Extra firmware time per host write (cache allocation, mirroring the data to the battery-backed copy). "
-               "Default 1us. A time: integer nanoseconds or a string such as \"10us\".", 0),
+               "Default {default}. A time: integer nanoseconds or a string such as \"10us\".", 0),
     kind::time("member_io_overhead", &C::member_io_overhead,
-               "Firmware time per command it sends to a member disk. Default 3us. A time: integer nanoseconds or a "
+               "Firmware time per command it sends to a member disk. Default {default}. A time: integer nanoseconds or a "
                "string such as \"10us\".", 0),
     kind::time("xor_per_kb", &C::xor_per_kb,
-               "RAID 5 parity engine time per KiB. Default 50ns. A time: integer nanoseconds or a string such as \"10us\".", 0),
-    kind::integer("link_mbps", &C::link_bytes_per_s, 100, 100000, "Host link (PCIe) rate, MB/s. Default 7880 (PCIe 3.0 x8).",
+               "RAID 5 parity engine time per KiB. Default {default}. A time: integer nanoseconds or a string such as \"10us\".", 0),
+    kind::integer("link_mbps", &C::link_bytes_per_s, 100, 100000, "Host link (PCIe) rate, MB/s. Default {default} (PCIe 3.0 x8).",
                   kind::kMB),
-    kind::integer("cache_mb", &C::cache_mb, 1, 65536, "Cache size, MiB. Default 2048."),
-    kind::integer("cache_line_kb", &C::cache_line_kb, 4, 1024, "Cache line, KiB. Default 64."),
+    kind::integer("cache_mb", &C::cache_mb, 1, 65536, "Cache size, MiB. Default {default}."),
+    kind::integer("cache_line_kb", &C::cache_line_kb, 4, 1024, "Cache line, KiB. Default {default}."),
     kind::flag("write_back", &C::write_back,
-               "Write policy: 1 = write back (wrcache=wb, battery-backed), 0 = write through. Default 1."),
-    kind::flag("read_ahead", &C::read_ahead, "Read policy: 1 = read ahead (rdcache=ra), 0 = no read ahead. Default 1."),
+               "Write policy: 1 = write back (wrcache=wb, battery-backed), 0 = write through. Default {default}."),
+    kind::flag("read_ahead", &C::read_ahead, "Read policy: 1 = read ahead (rdcache=ra), 0 = no read ahead. Default {default}."),
     kind::integer("read_ahead_kb", &C::read_ahead_kb, 0, 1048576,
-                  "How far ahead of a sequential stream the firmware reads, KiB. Default 1024."),
-    kind::integer("dirty_pct", &C::dirty_pct, 1, 90, "Writes wait while this percentage of the cache is dirty. Default 50."),
+                  "How far ahead of a sequential stream the firmware reads, KiB. Default {default}."),
+    kind::integer("dirty_pct", &C::dirty_pct, 1, 90, "Writes wait while this percentage of the cache is dirty. Default {default}."),
     kind::integer("destage_pct", &C::destage_pct, 0, 89,
-                  "Destaging runs while more than this percentage is dirty (below dirty_pct). Default 10."),
+                  "Destaging runs while more than this percentage is dirty (below dirty_pct). Default {default}."),
     kind::time("flush_interval", &C::flush_interval,
-               "Dirty data older than this (the cache flush interval) is written out. Default 4s. A time: integer "
+               "Dirty data older than this (the cache flush interval) is written out. Default {default}. A time: integer "
                "nanoseconds or a string such as \"10us\".", 0),
     kind::integer("member_queue_depth", &C::member_queue_depth, 1, 256,
-                  "Commands the firmware keeps in each member disk. Default 32."),
+                  "Commands the firmware keeps in each member disk. Default {default}."),
     kind::integer("nr_hw_queues", &C::nr_hw_queues, 0, 1024,
                   "Hardware queues (hctxs) megaraid_sas registers: with more than one (host_tagset_enable=1, kernels "
                   "from 5.11) they share one host-wide tag space and each has its reply queue, interrupting the hctx's "
                   "first CPU; 1 = one queue, interrupts on irq_cpu (host_tagset_enable=0, or kernels before 5.11); 0 = "
-                  "one per CPU. Capped at the number of CPUs. Default 0."),
-    kind::integer("irq_cpu", &C::irq_cpu, 0, 4095, "CPU the completion interrupt goes to. Default 0."),
+                  "one per CPU. Capped at the number of CPUs. Default {default}."),
+    kind::integer("irq_cpu", &C::irq_cpu, 0, 4095, "CPU the completion interrupt goes to. Default {default}."),
 };
 
 class RaidKind final : public DeviceKindOf<C> {

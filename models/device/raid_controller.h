@@ -206,6 +206,8 @@ private:
     void mark_dirty(Line& l, uint32_t lo, uint32_t hi, sim::Time now);
     void maybe_destage(sim::Time now);
     bool destage_one(sim::Time now);
+    bool destage_full_stripe(uint64_t no, sim::Time now);
+    uint32_t begin_destage(uint64_t no0, uint32_t n);
     void flush_timer(uint64_t);
     bool write_fits(uint64_t lines) const;
     void resume_stalled(sim::Time now);

@@ -205,52 +205,52 @@ using C = SataSsdConfig;
 constexpr int64_t kBlockSizes[] = {512, 4096};
 constexpr kind::Param<C> kParams[] = {
     kind::integer("gb", &C::size_bytes, 1, 1048576,
-                  "Capacity in 10^9 bytes, 1..1048576 (or give sectors). Default 500107862016 bytes (500 GB).", kind::kGB),
+                  "Capacity in 10^9 bytes, 1..1048576 (or give sectors). Default: that of sectors.", kind::kGB),
     kind::integer("sectors", &C::size_bytes, 2097152, 281474976710656,
-                  "Capacity in 512-byte sectors, overrides gb. Default 976773168.", 512),
-    kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size: 512 or 4096. Default 512."),
+                  "Capacity in 512-byte sectors, overrides gb. Default {default}.", 512),
+    kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size: 512 or 4096. Default {default}."),
     kind::integer("queue_depth", &C::queue_depth, 1, 32,
-                  "NCQ depth, 1..32 (the tag set depth, or the dispatch budget behind an HBA). Default 32."),
+                  "NCQ depth, 1..32 (the tag set depth, or the dispatch budget behind an HBA). Default {default}."),
     kind::integer("link_mbps", &C::link_bytes_per_s, 1, 100000,
                   "Host link rate in MB/s (10^6 bytes), all data crosses it one transfer at a time, 1..100000. Default "
-                  "550 (SATA 6 Gb/s after encoding and framing).", kind::kMB),
+                  "{default} (SATA 6 Gb/s after encoding and framing).", kind::kMB),
     kind::time("cmd_overhead", &C::cmd_overhead,
-               "Controller time per command, one command at a time (the 4 KiB IOPS ceiling). Default 10200 ns. A time: "
+               "Controller time per command, one command at a time (the 4 KiB IOPS ceiling). Default {default}. A time: "
                "integer nanoseconds or a string such as \"10us\".", 0),
     kind::time("write_overhead", &C::write_overhead,
-               "Extra controller time per write command. Default 900 ns. A time: integer nanoseconds or a string.", 0),
-    kind::integer("channels", &C::channels, 1, 64, "Flash channels, 1..64. Default 8."),
-    kind::integer("dies_per_channel", &C::dies_per_channel, 1, 64, "Flash dies per channel, 1..64. Default 2."),
+               "Extra controller time per write command. Default {default}. A time: integer nanoseconds or a string.", 0),
+    kind::integer("channels", &C::channels, 1, 64, "Flash channels, 1..64. Default {default}."),
+    kind::integer("dies_per_channel", &C::dies_per_channel, 1, 64, "Flash dies per channel, 1..64. Default {default}."),
     kind::integer("page_kb", &C::page_kb, 1, 1024,
-                  "Flash page in KiB, the striping unit over the dies, 1..1024. Default 16."),
+                  "Flash page in KiB, the striping unit over the dies, 1..1024. Default {default}."),
     kind::time("read_latency", &C::read_latency,
-               "Page read time (tR); the die is busy for it. Default 70 us. A time: integer nanoseconds or a string "
+               "Page read time (tR); the die is busy for it. Default {default}. A time: integer nanoseconds or a string "
                "such as \"70us\".", 0),
     kind::time("program_latency", &C::program_latency,
                "Page program time (tPROG); the write buffer drains at dies x page / program_latency / gc_waf. Default "
-               "870 us. A time: integer nanoseconds or a string.", 1),
+               "{default}. A time: integer nanoseconds or a string.", 1),
     kind::integer("buffer_mb", &C::buffer_bytes, 1, 10000000,
                   "Write buffer (DRAM + SLC cache) in 10^6 bytes; writes complete once in it and wait when it is full, "
-                  "1..10000000. Default 22000.", kind::kMB),
+                  "1..10000000. Default {default}.", kind::kMB),
     kind::integer("buffer_write_mbps", &C::buffer_write_bytes_per_s, 1, 100000,
                   "Rate at which write data enters the buffer, MB/s (writes cross the link at min(link_mbps, this)), "
-                  "1..100000. Default 520.", kind::kMB),
+                  "1..100000. Default {default}.", kind::kMB),
     kind::number("gc_waf", &C::gc_waf, 1, 100,
                  "Steady-state garbage collection as a write amplification factor multiplying program work, 1..100. "
-                 "Default 1 (fresh drive)."),
+                 "Default {default} (fresh drive)."),
     kind::integer("read_ahead_kb", &C::read_ahead_kb, 0, 65536,
-                  "Controller read-ahead after a sequential read, KiB (0 = off), 0..65536. Default 256."),
+                  "Controller read-ahead after a sequential read, KiB (0 = off), 0..65536. Default {default}."),
     kind::integer("irq_cpu", &C::irq_cpu, 0, kind::kNoMax,
-                  "CPU that takes the drive's interrupt (AHCI: one MSI vector). Default 0."),
+                  "CPU that takes the drive's interrupt (AHCI: one MSI vector). Default {default}."),
     kind::flag("write_cache", &C::write_cache,
                "The drive's volatile (DRAM) write cache, WCE: flushes (FLUSH CACHE, non-queued) and FUA reach it. "
-               "Default 1."),
+               "Default {default}."),
     kind::flag("fua", &C::fua,
                "FUA writes honoured: acknowledged once programmed (program_latency after the buffer has them). "
-               "Default 1."),
+               "Default {default}."),
     kind::time("flush_latency", &C::flush_latency,
                "Time of a FLUSH CACHE once the NCQ queue is drained (an estimate for a consumer drive without "
-               "power-loss protection). Suffixes ns, us, ms, s; a bare number is ns. Default 2 ms."),
+               "power-loss protection). Suffixes ns, us, ms, s; a bare number is ns. Default {default}."),
 };
 
 kind::Problem validate(const C& c, uint32_t nr_cpus) {

@@ -16,10 +16,16 @@ std::string duration_text(sim::Duration d) {
 std::string number_text(double v) { return fmt::format("{}", v); }
 
 std::string help_text(const ParamInfo& p, const std::string& default_text) {
+    std::string value = default_text;
+    // Prose writes a time with a space ("Default 80 us"); the default column and a scenario
+    // write it without ("80us").
+    if (p.type == ParamType::TIME)
+        if (const auto unit = value.find_first_not_of("0123456789"); unit != 0 && unit != std::string::npos)
+            value.insert(unit, " ");
     std::string h(p.help);
     constexpr std::string_view kSlot = "{default}";
     if (const auto at = h.find(kSlot); at != std::string::npos)
-        h.replace(at, kSlot.size(), default_text);
+        h.replace(at, kSlot.size(), value);
     return h;
 }
 

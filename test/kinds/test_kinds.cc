@@ -5,12 +5,14 @@
 
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "models/device/device_kinds.h"
+#include "models/kind/param.h"
 #include "models/sched/kernel_elevator.h"
 #include "models/sched/scheduler_kinds.h"
 #include "models/workload/engine.h"
@@ -121,6 +123,61 @@ TEST_CASE("every device model's parameters are checked by the schema and the loa
             CHECK(load_error(doc).empty());
         }
     }
+}
+
+// A default is written once, in the config struct: a help text names it as "{default}",
+// never as a number of its own that could drift from the struct.
+const std::regex kLiteralDefault(R"((Default|default):? *\(?[0-9])");
+
+TEST_CASE("no parameter's help writes its default as a literal, and every {default} renders", "[kinds]") {
+    std::size_t placeholders = 0;
+    for (const dev::DeviceKind* k : dev::device_kinds()) {
+        for (std::size_t i = 0; i < k->nr_params(); ++i) {
+            const kind::ParamInfo& p = k->param(i);
+            const std::string help(p.help), def = k->default_text(i);
+            INFO("device " << k->name() << " parameter " << p.name << ": " << help);
+            CHECK_FALSE(std::regex_search(help, kLiteralDefault));
+            CHECK(help.find("(default)") == std::string::npos);
+            const std::string text = kind::help_text(p, def);
+            CHECK(text.find("{default}") == std::string::npos);
+            if (help.find("{default}") == std::string::npos)
+                continue;
+            ++placeholders;
+            REQUIRE(def != "-");  // a row without a stored value has no default to name
+            // The rendered value is the default column's, in prose ("80us" -> "80 us").
+            std::string value = def;
+            if (p.type == kind::ParamType::TIME && value != "0")
+                value.insert(value.find_first_not_of("0123456789"), " ");
+            CHECK_THAT(text, Catch::Contains("Default " + value));
+        }
+    }
+    CHECK(placeholders > 0);
+    for (const sched::SchedulerKind* s : sched::scheduler_kinds())
+        for (std::size_t i = 0; i < s->nr_tunables(); ++i) {
+            // `blksim list` prints a tunable's default beside its help, which is not rendered.
+            const std::string help(s->tunable(i).help);
+            INFO("scheduler " << s->name() << " tunable " << s->tunable(i).name << ": " << help);
+            CHECK_FALSE(std::regex_search(help, kLiteralDefault));
+            CHECK(help.find("{default}") == std::string::npos);
+        }
+    for (const auto& e : workload::engine_kinds())
+        for (const auto& o : e.options) {
+            const std::string help(o.help);
+            INFO("engine " << e.name << " option " << o.name << ": " << help);
+            CHECK_FALSE(std::regex_search(help, kLiteralDefault));
+            CHECK(help.find("{default}") == std::string::npos);
+        }
+}
+
+TEST_CASE("a time's default reads with a space before its unit in the help", "[kinds]") {
+    const kind::ParamInfo time{.name = "t", .type = kind::ParamType::TIME, .help = "Default {default}. More."};
+    CHECK(kind::help_text(time, "80us") == "Default 80 us. More.");
+    CHECK(kind::help_text(time, "4s") == "Default 4 s. More.");
+    CHECK(kind::help_text(time, "0") == "Default 0. More.");
+    const kind::ParamInfo integer{.name = "n", .type = kind::ParamType::INT, .help = "Default {default}."};
+    CHECK(kind::help_text(integer, "1023") == "Default 1023.");
+    const kind::ParamInfo plain{.name = "n", .type = kind::ParamType::INT, .help = "No default here."};
+    CHECK(kind::help_text(plain, "7") == "No default here.");
 }
 
 TEST_CASE("every listed scheduler is a choice of the scenario, of fio's ioscheduler= and of blksim list",

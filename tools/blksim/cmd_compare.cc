@@ -4,7 +4,9 @@
 // a variant that changes only the scheduler or a device parameter draws exactly the offsets
 // A drew: the noise of the workload cancels in the paired difference.
 #include <chrono>
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -55,6 +57,87 @@ bool split_variant_sets(const char* option, const std::vector<std::string>& spec
     return true;
 }
 
+// Loads both variants (and fails) before anything runs; prints the loader's warnings once
+// and a warning for each job whose randseed makes its replications alike.
+bool load_variants(const CompareInfo& info, scenario::Scenario& sa, scenario::Scenario& sb) {
+    std::vector<std::string> warnings;
+    scenario::FioPolicy policy;
+    policy.warnings = &warnings;
+    const char* which = "A";
+    try {
+        sa = scenario::load_scenario(info.scenario_a, info.sets_a, policy);
+        which = "B";
+        sb = scenario::load_scenario(info.scenario_b, info.sets_b, policy);
+    } catch (const scenario::ScenarioError& e) {
+        fmt::print(stderr, "blksim: compare: variant {}: {}\n", which, e.what());
+        return false;
+    }
+    for (const std::string& w : std::set<std::string>(warnings.begin(), warnings.end()))
+        fmt::print(stderr, "blksim: warning: {}\n", w);
+    for (const scenario::Scenario* s : {&sa, &sb})
+        for (const auto& j : s->machine.jobs)
+            if (j.randseed)
+                fmt::print(stderr,
+                           "blksim: compare: warning: job '{}' sets randseed: its offsets are the same in every "
+                           "replication, so the intervals do not cover the workload's randomness\n",
+                           j.name);
+    return true;
+}
+
+// Each --fail-on rule against the comparison's rows; nullopt (after saying so) when a rule
+// names no metric the comparison has.
+std::optional<std::vector<FailOnResult>> apply_fail_on(const std::vector<FailOn>& rules,
+                                                      const std::vector<CompareRow>& rows) {
+    std::vector<FailOnResult> results;
+    for (const FailOn& r : rules) {
+        FailOnResult fr{r, {}};
+        bool any = false;
+        for (const CompareRow& row : rows) {
+            any = any || matches(r, row.key);
+            if (fails(r, row))
+                fr.failed_keys.push_back(row.key);
+        }
+        if (!any) {
+            std::string keys;
+            for (const CompareRow& row : rows)
+                keys += (keys.empty() ? "" : ", ") + row.key;
+            fmt::print(stderr, "blksim: compare: --fail-on {}: this comparison has no such metric (it has: {})\n",
+                       r.spec, keys);
+            return std::nullopt;
+        }
+        results.push_back(std::move(fr));
+    }
+    return results;
+}
+
+// Every replication of both variants, each with its seed: task t is replication t / 2 of
+// variant t % 2, so both variants progress together. The metrics of each variant's
+// replications in `ma` and `mb`; a failed run's status (after saying which it was).
+int replicate(const CompareInfo& info, const scenario::Scenario& sa, const scenario::Scenario& sb, unsigned jobs,
+              bool progress_line, std::vector<std::vector<Metric>>& ma, std::vector<std::vector<Metric>>& mb) {
+    const std::size_t n = info.seeds_a.size() + info.seeds_b.size();
+    std::vector<SimOutcome> out(n);
+    Progress progress("compare", n, jobs, progress_line || stderr_is_tty());
+    parallel_for(
+        n, jobs,
+        [&](std::size_t t) {
+            topology::MachineConfig cfg = (t % 2 ? sb : sa).machine;
+            cfg.seed = (t % 2 ? info.seeds_b : info.seeds_a)[t / 2];
+            out[t] = simulate(cfg);
+        },
+        [&](std::size_t done) { progress.update(done); });
+    progress.finish();
+    for (std::size_t t = 0; t < n; ++t) {
+        if (out[t].status != 0) {
+            fmt::print(stderr, "blksim: compare: variant {} replication {} (seed {}): {}\n", t % 2 ? "B" : "A", t / 2,
+                       (t % 2 ? info.seeds_b : info.seeds_a)[t / 2], out[t].error);
+            return out[t].status;
+        }
+        (t % 2 ? mb : ma).push_back(std::move(out[t].metrics));
+    }
+    return 0;
+}
+
 }  // namespace
 
 int cmd_compare(const CompareOptions& o) {
@@ -82,29 +165,9 @@ int cmd_compare(const CompareOptions& o) {
     if (!split_variant_sets("--a", o.a_sets, info.sets_a) || !split_variant_sets("--b", o.b_sets, info.sets_b))
         return 2;
 
-    // Both variants load (and fail) before anything runs.
-    std::vector<std::string> warnings;
-    scenario::FioPolicy policy;
-    policy.warnings = &warnings;
     scenario::Scenario sa, sb;
-    const char* which = "A";
-    try {
-        sa = scenario::load_scenario(info.scenario_a, info.sets_a, policy);
-        which = "B";
-        sb = scenario::load_scenario(info.scenario_b, info.sets_b, policy);
-    } catch (const scenario::ScenarioError& e) {
-        fmt::print(stderr, "blksim: compare: variant {}: {}\n", which, e.what());
+    if (!load_variants(info, sa, sb))
         return 2;
-    }
-    for (const std::string& w : std::set<std::string>(warnings.begin(), warnings.end()))
-        fmt::print(stderr, "blksim: warning: {}\n", w);
-    for (const scenario::Scenario* s : {&sa, &sb})
-        for (const auto& j : s->machine.jobs)
-            if (j.randseed)
-                fmt::print(stderr,
-                           "blksim: compare: warning: job '{}' sets randseed: its offsets are the same in every "
-                           "replication, so the intervals do not cover the workload's randomness\n",
-                           j.name);
 
     const uint64_t base = o.seed.value_or(sa.machine.seed);
     for (unsigned i = 0; i < o.runs; ++i) {
@@ -112,7 +175,7 @@ int cmd_compare(const CompareOptions& o) {
         info.seeds_b.push_back(info.crn ? base + i : base + o.runs + i);
     }
 
-    // Task t: replication t / 2 of variant t % 2, so both variants progress together.
+    // Two simulations per replication, `jobs` at a time.
     const std::size_t n = 2 * std::size_t{o.runs};
     const unsigned jobs = o.jobs ? o.jobs : default_jobs();
     const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
@@ -124,58 +187,24 @@ int cmd_compare(const CompareOptions& o) {
             fmt::print(stderr, "blksim: compare: variant {}: {}\n", s == &sa ? "A" : "B", why);
             return 2;
         }
-    std::vector<SimOutcome> out(n);
-    Progress progress("compare", n, jobs, o.progress || stderr_is_tty());
-    const auto wall0 = std::chrono::steady_clock::now();
-    parallel_for(
-        n, jobs,
-        [&](std::size_t t) {
-            topology::MachineConfig cfg = (t % 2 ? sb : sa).machine;
-            cfg.seed = (t % 2 ? info.seeds_b : info.seeds_a)[t / 2];
-            out[t] = simulate(cfg);
-        },
-        [&](std::size_t done) { progress.update(done); });
-    progress.finish();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-
     std::vector<std::vector<Metric>> ma, mb;
-    for (std::size_t t = 0; t < n; ++t) {
-        if (out[t].status != 0) {
-            fmt::print(stderr, "blksim: compare: variant {} replication {} (seed {}): {}\n", t % 2 ? "B" : "A", t / 2,
-                       (t % 2 ? info.seeds_b : info.seeds_a)[t / 2], out[t].error);
-            return out[t].status;
-        }
-        (t % 2 ? mb : ma).push_back(std::move(out[t].metrics));
-    }
+    const auto wall0 = std::chrono::steady_clock::now();
+    if (const int rc = replicate(info, sa, sb, jobs, o.progress, ma, mb); rc != 0)
+        return rc;
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     const std::vector<CompareRow> rows = compare_runs(ma, mb, info.confidence);
     if (rows.empty()) {
         fmt::print(stderr, "blksim: compare: A and B report no metric in common (metrics are keyed by the job "
                            "group's name and direction: do both variants name their jobs alike?)\n");
         return 2;
     }
-    std::vector<FailOnResult> results;
-    bool regression = false;
-    for (const FailOn& r : rules) {
-        FailOnResult fr{r, {}};
-        bool any = false;
-        for (const CompareRow& row : rows) {
-            any = any || matches(r, row.key);
-            if (fails(r, row))
-                fr.failed_keys.push_back(row.key);
-        }
-        if (!any) {
-            std::string keys;
-            for (const CompareRow& row : rows)
-                keys += (keys.empty() ? "" : ", ") + row.key;
-            fmt::print(stderr, "blksim: compare: --fail-on {}: this comparison has no such metric (it has: {})\n",
-                       r.spec, keys);
-            return 2;
-        }
-        regression = regression || !fr.failed_keys.empty();
-        results.push_back(std::move(fr));
-    }
-    const std::string text = o.output_format == "json" ? format_compare_json(info, rows, results)
-                                                       : format_compare_normal(info, rows, results);
+    const std::optional<std::vector<FailOnResult>> results = apply_fail_on(rules, rows);
+    if (!results)
+        return 2;
+    const bool regression =
+        std::any_of(results->begin(), results->end(), [](const FailOnResult& r) { return !r.failed_keys.empty(); });
+    const std::string text = o.output_format == "json" ? format_compare_json(info, rows, *results)
+                                                       : format_compare_normal(info, rows, *results);
     write_output("-", "", text);  // an OutputError reaches main()
     fmt::print(stderr, "blksim: compare: {} simulations in {:.2f} s wall on {} thread{}\n", n, wall,
                std::min<std::size_t>(jobs, n), jobs == 1 ? "" : "s");

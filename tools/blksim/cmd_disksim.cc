@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -59,6 +60,113 @@ json stats_json(const disksim::Summary& s) {
                 {"p50", s.p50},   {"p75", s.p75},       {"p90", s.p90}, {"p99", s.p99}, {"max", s.max}};
 }
 
+// One trace's replay summarised: the service times measured and simulated, and how the
+// simulated cache hits compare with the trace's outcome column.
+struct DriveValidation {
+    std::string drive, trace_path, profile;
+    uint64_t requests = 0, reads = 0;
+    uint64_t col_hit = 0, col_miss = 0, col_multi = 0, agree = 0, sim_hits = 0;
+    disksim::Summary measured, simulated;
+    double demerit = 0, demerit_pct = 0, agreement = 0;
+    std::optional<double> disksim_demerit;  // DiskSim's own on this drive, when known
+};
+
+// The trace's measured service times, ms.
+std::vector<double> measured_ms(const std::vector<disksim::TraceRecord>& trace) {
+    std::vector<double> measured;
+    measured.reserve(trace.size());
+    for (const auto& r : trace)
+        measured.push_back(r.service_us / 1000.0);
+    return measured;
+}
+
+DriveValidation compare_drive(const std::string& drive, const std::string& trace_path, const std::string& profile,
+                              const std::vector<disksim::TraceRecord>& trace, const std::vector<double>& measured,
+                              const disksim::ReplayResult& res) {
+    DriveValidation v;
+    v.drive = drive;
+    v.trace_path = trace_path;
+    v.profile = profile;
+    v.requests = trace.size();
+    for (size_t i = 0; i < trace.size(); ++i) {
+        const auto& r = trace[i];
+        v.reads += !r.write;
+        const bool col_is_hit = r.outcome == disksim::Outcome::HIT;
+        v.col_hit += col_is_hit;
+        v.col_miss += r.outcome == disksim::Outcome::MISS;
+        v.col_multi += r.outcome == disksim::Outcome::DOUBLE || r.outcome == disksim::Outcome::TRIPLE;
+        v.sim_hits += res.simulated_hit[i];
+        v.agree += (res.simulated_hit[i] != 0) == col_is_hit;
+    }
+    v.measured = disksim::summarize(measured);
+    v.simulated = disksim::summarize(res.simulated_ms);
+    v.demerit = disksim::demerit(measured, res.simulated_ms);
+    v.demerit_pct = v.measured.mean > 0 ? 100.0 * v.demerit / v.measured.mean : 0.0;
+    v.agreement = trace.empty() ? 0.0 : 100.0 * static_cast<double>(v.agree) / static_cast<double>(trace.size());
+    if (const auto ref = kDisksimDemerit.find(drive); ref != kDisksimDemerit.end())
+        v.disksim_demerit = ref->second;
+    return v;
+}
+
+// --requests: each request's measured and simulated service time and cache outcome.
+std::string requests_csv(const std::vector<disksim::TraceRecord>& trace, const disksim::ReplayResult& res) {
+    std::string csv = "line,op,block,blocks,trace_outcome,measured_ms,simulated_ms,simulated_outcome\n";
+    for (size_t i = 0; i < trace.size(); ++i) {
+        const auto& r = trace[i];
+        csv += fmt::format("{},{},{},{},{},{:.3f},{:.3f},{}\n", r.line, r.write ? 'W' : 'R', r.lba, r.blocks,
+                           disksim::outcome_name(r.outcome), r.service_us / 1000.0, res.simulated_ms[i],
+                           res.simulated_hit[i] ? "Hit" : "Miss");
+    }
+    return csv;
+}
+
+json validation_json(const DriveValidation& v, const disksim::ReplayResult& res) {
+    json j{{"drive", v.drive},
+           {"trace", v.trace_path},
+           {"profile", v.profile},
+           {"requests", v.requests},
+           {"reads", v.reads},
+           {"writes", v.requests - v.reads},
+           {"measured_mean_ms", v.measured.mean},
+           {"simulated_mean_ms", v.simulated.mean},
+           {"demerit_ms", v.demerit},
+           {"demerit_pct", v.demerit_pct},
+           {"measured_ms", stats_json(v.measured)},
+           {"simulated_ms", stats_json(v.simulated)},
+           {"cache", json{{"simulated_hits", v.sim_hits},
+                          {"simulated_misses", v.requests - v.sim_hits},
+                          {"trace_hit", v.col_hit},
+                          {"trace_miss", v.col_miss},
+                          {"trace_double_triple", v.col_multi},
+                          {"agreement_pct", v.agreement}}},
+           {"media_ms_mean", json{{"seek", res.seek_ms_mean}, {"rotation", res.rotation_ms_mean},
+                                  {"transfer", res.transfer_ms_mean}}},
+           {"replay_wall_s", res.wall_s}};
+    if (v.disksim_demerit)
+        j["disksim_demerit_ms"] = *v.disksim_demerit;
+    return j;
+}
+
+std::string validation_text(const DriveValidation& v, const disksim::ReplayResult& res) {
+    std::string text = fmt::format("{}: {} requests ({} reads, {} writes) on {}\n", v.drive, v.requests, v.reads,
+                                   v.requests - v.reads, v.profile);
+    text += fmt::format("  {:<10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  (ms)\n", "", "mean", "stddev",
+                        "p10", "p25", "p50", "p75", "p90", "p99", "max");
+    for (const auto& [label, x] : {std::pair{"measured", v.measured}, std::pair{"simulated", v.simulated}})
+        text += fmt::format("  {:<10} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f}\n", label,
+                            x.mean, x.stddev, x.p10, x.p25, x.p50, x.p75, x.p90, x.p99, x.max);
+    text += fmt::format("  demerit: {:.3f} ms ({:.1f} % of the measured mean)", v.demerit, v.demerit_pct);
+    if (v.disksim_demerit)
+        text += fmt::format("; DiskSim's: {:.3f} ms ({:.1f}x)", *v.disksim_demerit, v.demerit / *v.disksim_demerit);
+    text += "\n";
+    text += fmt::format("  cache: simulated {} buffer hits / {} media; trace column {} Hit, {} Miss, {} Doub/Trip; "
+                        "agreement {:.1f} %\n",
+                        v.sim_hits, v.requests - v.sim_hits, v.col_hit, v.col_miss, v.col_multi, v.agreement);
+    text += fmt::format("  media ops (mean ms): seek {:.3f}, rotation {:.3f}, transfer {:.3f}; replay {:.3f} s wall\n",
+                        res.seek_ms_mean, res.rotation_ms_mean, res.transfer_ms_mean, res.wall_s);
+    return text;
+}
+
 int run_validate(const ValidateDiskOptions& o) {
     json all = json::array();
     std::string text;
@@ -73,82 +181,18 @@ int run_validate(const ValidateDiskOptions& o) {
         if (!o.requests.empty())
             requests_out.open(cdf_path(o.requests, drive, o.traces.size() > 1), "--requests");
         const auto res = disksim::replay_trace(prof.cfg, trace, trace_path);
-        std::vector<double> measured;
-        measured.reserve(trace.size());
-        uint64_t reads = 0, col_hit = 0, col_miss = 0, col_multi = 0, agree = 0, sim_hits = 0;
-        for (size_t i = 0; i < trace.size(); ++i) {
-            const auto& r = trace[i];
-            measured.push_back(r.service_us / 1000.0);
-            reads += !r.write;
-            const bool col_is_hit = r.outcome == disksim::Outcome::HIT;
-            col_hit += col_is_hit;
-            col_miss += r.outcome == disksim::Outcome::MISS;
-            col_multi += r.outcome == disksim::Outcome::DOUBLE || r.outcome == disksim::Outcome::TRIPLE;
-            sim_hits += res.simulated_hit[i];
-            agree += (res.simulated_hit[i] != 0) == col_is_hit;
-        }
-        const auto m = disksim::summarize(measured);
-        const auto s = disksim::summarize(res.simulated_ms);
-        const double dm = disksim::demerit(measured, res.simulated_ms);
-        const double pct = m.mean > 0 ? 100.0 * dm / m.mean : 0.0;
-        const auto ref = kDisksimDemerit.find(drive);
+        const std::vector<double> measured = measured_ms(trace);
+        const DriveValidation v = compare_drive(drive, trace_path, prof.path, trace, measured, res);
         if (cdf_out.is_open()) {
             cdf_out.write(disksim::cdf_csv(measured, res.simulated_ms));
             cdf_out.finish();
         }
         if (requests_out.is_open()) {
-            std::string csv = "line,op,block,blocks,trace_outcome,measured_ms,simulated_ms,simulated_outcome\n";
-            for (size_t i = 0; i < trace.size(); ++i) {
-                const auto& r = trace[i];
-                csv += fmt::format("{},{},{},{},{},{:.3f},{:.3f},{}\n", r.line, r.write ? 'W' : 'R', r.lba, r.blocks,
-                                   disksim::outcome_name(r.outcome), r.service_us / 1000.0, res.simulated_ms[i],
-                                   res.simulated_hit[i] ? "Hit" : "Miss");
-            }
-            requests_out.write(csv);
+            requests_out.write(requests_csv(trace, res));
             requests_out.finish();
         }
-        const double agreement = trace.empty() ? 0.0 : 100.0 * static_cast<double>(agree) / static_cast<double>(trace.size());
-        json j{{"drive", drive},
-               {"trace", trace_path},
-               {"profile", prof.path},
-               {"requests", trace.size()},
-               {"reads", reads},
-               {"writes", trace.size() - reads},
-               {"measured_mean_ms", m.mean},
-               {"simulated_mean_ms", s.mean},
-               {"demerit_ms", dm},
-               {"demerit_pct", pct},
-               {"measured_ms", stats_json(m)},
-               {"simulated_ms", stats_json(s)},
-               {"cache", json{{"simulated_hits", sim_hits},
-                              {"simulated_misses", trace.size() - sim_hits},
-                              {"trace_hit", col_hit},
-                              {"trace_miss", col_miss},
-                              {"trace_double_triple", col_multi},
-                              {"agreement_pct", agreement}}},
-               {"media_ms_mean", json{{"seek", res.seek_ms_mean}, {"rotation", res.rotation_ms_mean},
-                                      {"transfer", res.transfer_ms_mean}}},
-               {"replay_wall_s", res.wall_s}};
-        if (ref != kDisksimDemerit.end())
-            j["disksim_demerit_ms"] = ref->second;
-        all.push_back(j);
-
-        text += fmt::format("{}: {} requests ({} reads, {} writes) on {}\n", drive, trace.size(), reads,
-                            trace.size() - reads, prof.path);
-        text += fmt::format("  {:<10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  (ms)\n", "", "mean", "stddev",
-                            "p10", "p25", "p50", "p75", "p90", "p99", "max");
-        for (const auto& [label, x] : {std::pair{"measured", m}, std::pair{"simulated", s}})
-            text += fmt::format("  {:<10} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f} {:8.3f}\n", label,
-                                x.mean, x.stddev, x.p10, x.p25, x.p50, x.p75, x.p90, x.p99, x.max);
-        text += fmt::format("  demerit: {:.3f} ms ({:.1f} % of the measured mean)", dm, pct);
-        if (ref != kDisksimDemerit.end())
-            text += fmt::format("; DiskSim's: {:.3f} ms ({:.1f}x)", ref->second, dm / ref->second);
-        text += "\n";
-        text += fmt::format("  cache: simulated {} buffer hits / {} media; trace column {} Hit, {} Miss, {} Doub/Trip; "
-                            "agreement {:.1f} %\n",
-                            sim_hits, trace.size() - sim_hits, col_hit, col_miss, col_multi, agreement);
-        text += fmt::format("  media ops (mean ms): seek {:.3f}, rotation {:.3f}, transfer {:.3f}; replay {:.3f} s wall\n",
-                            res.seek_ms_mean, res.rotation_ms_mean, res.transfer_ms_mean, res.wall_s);
+        all.push_back(validation_json(v, res));
+        text += validation_text(v, res);
     }
     if (o.format == "json")
         std::cout << all.dump(2) << "\n";

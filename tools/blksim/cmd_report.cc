@@ -275,6 +275,26 @@ const std::vector<std::pair<std::string, std::string>> RUN_NOTES = {
                   "and the device's own queue"},
 };
 
+// The command line that makes this report again.
+std::string report_command(const ReportOptions& o) {
+    std::string how = "blksim report " + o.scenario;
+    for (const std::string& v : o.sets)
+        how += " --set " + v;
+    if (o.seed)
+        how += fmt::format(" --seed {}", *o.seed);
+    return how;
+}
+
+// fio's logs every `avg_msec` for every job: NAME_iops.N.log, NAME_clat.N.log, ... (the
+// scenario's own log options are replaced).
+void log_every_job(scenario::Scenario& s, uint32_t avg_msec) {
+    for (auto& j : s.machine.jobs) {
+        j.logs = {};
+        j.logs.lat = j.logs.iops = "report";
+        j.logs.avg_msec = avg_msec;
+    }
+}
+
 int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     scenario::Scenario s;
     if (!load_or_say_why(o.scenario, o.sets, o.seed, s))
@@ -289,14 +309,9 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     WorkDir wd;
     if (!wd.open(o.workdir))
         return 2;
-    // fio's logs every interval for every job: NAME_iops.N.log, NAME_clat.N.log, ... in the
-    // work directory (the scenario's own log options are replaced).
+    // fio's logs every interval, in the work directory.
     const auto avg_msec = static_cast<uint32_t>(std::max<int64_t>(1, (interval.count() + 500'000) / 1'000'000));
-    for (auto& j : s.machine.jobs) {
-        j.logs = {};
-        j.logs.lat = j.logs.iops = "report";
-        j.logs.avg_msec = avg_msec;
-    }
+    log_every_job(s, avg_msec);
     const fs::path series_path = wd.path / "timeseries.csv";
     OutputFile series(series_path.string(), "");
     result::RunResult result;
@@ -331,11 +346,7 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     HtmlPage page("blksim report: " + fs::path(o.scenario).filename().string());
     if (!s.description.empty())
         page.paragraph(s.description);
-    std::string how = "blksim report " + o.scenario;
-    for (const std::string& v : o.sets)
-        how += " --set " + v;
-    if (o.seed)
-        how += fmt::format(" --seed {}", *o.seed);
+    const std::string how = report_command(o);
     const int64_t us = interval.count() / 1000;
     page.paragraph(fmt::format("{}: seed {}, {:.3f} s simulated; the plots over time sample every {} "
                                "(fio's log_avg_msec={}).", how, s.machine.seed, result.sim_time.seconds(),

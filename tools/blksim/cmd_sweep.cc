@@ -79,6 +79,121 @@ bool check_load(const std::string& path, const std::vector<std::string>& sets, c
     }
 }
 
+// --param and --shard into `out`, and the number of points they make; false after saying
+// what is wrong.
+bool parse_sweep(const SweepOptions& o, SweepOutput& out, std::size_t& n) {
+    try {
+        for (const std::string& spec : o.params) {
+            out.params.push_back(parse_param(spec));
+            for (std::size_t k = 0; k + 1 < out.params.size(); ++k)
+                if (out.params[k].path == out.params.back().path)
+                    throw SweepError(fmt::format("--param {}: the path is swept twice (allowed: each path once, "
+                                                 "with all its values: {}=V1,V2,...)",
+                                                 out.params.back().path, out.params.back().path));
+        }
+        if (!o.shard.empty())
+            out.shard = parse_shard(o.shard);
+    } catch (const SweepError& e) {
+        fmt::print(stderr, "blksim: sweep: {}\n", e.what());
+        return false;
+    }
+    try {
+        n = point_count(out.params);
+    } catch (const SweepError& e) {
+        fmt::print(stderr, "blksim: sweep: {}\n", e.what());
+        return false;
+    }
+    return true;
+}
+
+// Bad input is found before anything runs, and blamed on the option that carries it: the
+// scenario with the common --set overrides, then each --param value on its own. The
+// loader's warnings are printed once each.
+bool check_inputs(const SweepOptions& o, const std::vector<SweepParam>& params, std::size_t at_once,
+                  uint64_t mem_limit) {
+    std::vector<std::string> warnings;
+    if (!check_load(o.scenario, o.sets, "", warnings, at_once, mem_limit))
+        return false;
+    for (const SweepParam& p : params)
+        for (const std::string& v : p.values) {
+            std::vector<std::string> sets = o.sets;
+            sets.push_back(p.path + "=" + v);
+            if (!check_load(o.scenario, sets, fmt::format("--param {}={}: ", p.path, v), warnings, at_once, mem_limit))
+                return false;
+        }
+    for (const std::string& w : std::set<std::string>(warnings.begin(), warnings.end()))
+        fmt::print(stderr, "blksim: warning: {}\n", w);
+    return true;
+}
+
+// Point `point`'s machine. Each point loads its own scenario: the loader keeps no shared
+// state, and the points' configs never exist all at once. nullopt (and `error`): a
+// combination of values the loader rejects, or one over the memory limit.
+std::optional<topology::MachineConfig> load_point(const SweepOptions& o, const std::vector<SweepParam>& params,
+                                                  std::size_t point, std::size_t at_once, uint64_t mem_limit,
+                                                  std::string& error) {
+    std::vector<std::string> sets = o.sets;
+    for (std::string& s : point_sets(params, point))
+        sets.push_back(std::move(s));
+    std::vector<std::string> ignored;  // printed once, from the checks
+    scenario::FioPolicy policy;
+    policy.warnings = &ignored;
+    try {
+        topology::MachineConfig cfg = scenario::load_scenario(o.scenario, sets, policy).machine;
+        if (std::string why = over_mem_limit(cfg, at_once, mem_limit); !why.empty()) {
+            error = std::move(why);
+            return std::nullopt;
+        }
+        cfg.stop = &interrupted();
+        return cfg;
+    } catch (const scenario::ScenarioError& e) {
+        error = e.what();
+        return std::nullopt;
+    }
+}
+
+// The order the points run in. Points can differ in cost by 10x (numjobs, the scheduler):
+// with --order cost the dearest run first, so that the pool does not end with one thread on
+// a long point and the others idle. The estimate is a pilot of 1/32 of each point
+// (deterministic; ~3 % more CPU time).
+template <class Load>
+std::vector<std::size_t> point_order(const SweepOptions& o, std::size_t points, unsigned jobs, const Load& load) {
+    std::vector<std::size_t> order(points);
+    for (std::size_t t = 0; t < order.size(); ++t)
+        order[t] = t;
+    if (o.order == "cost" && jobs > 1 && points > jobs) {
+        std::vector<double> cost(points);
+        parallel_for(points, jobs, [&](std::size_t t) {
+            std::string error;
+            if (const auto cfg = load(t, error))
+                cost[t] = estimate_cost(*cfg);
+        });
+        order = dearest_first(cost);
+    }
+    return order;
+}
+
+// Every point that finished is kept: a failed one is listed with its error, one that a
+// signal stopped as missing. The first failed point's status, else 0.
+int gather_points(const std::vector<std::size_t>& mine, std::vector<SimOutcome>& results, SweepOutput& out) {
+    int status = 0;
+    for (std::size_t t = 0; t < mine.size(); ++t) {
+        SimOutcome& r = results[t];
+        if (r.status == SimOutcome::INTERRUPTED) {
+            out.missing.push_back(mine[t]);
+        } else if (r.status != 0) {
+            fmt::print(stderr, "blksim: sweep: point {} ({}): {}\n", mine[t], join(point_sets(out.params, mine[t])),
+                       r.error);
+            out.failed.push_back({mine[t], r.status, std::move(r.error)});
+            if (status == 0)
+                status = r.status;
+        } else {
+            out.results.push_back({mine[t], std::move(r.metrics)});
+        }
+    }
+    return status;
+}
+
 }  // namespace
 
 static int sweep(const SweepOptions& o);
@@ -97,28 +212,9 @@ static int sweep(const SweepOptions& o) {
     SweepOutput out;
     out.scenario = o.scenario;
     out.sets = o.sets;
-    try {
-        for (const std::string& spec : o.params) {
-            out.params.push_back(parse_param(spec));
-            for (std::size_t k = 0; k + 1 < out.params.size(); ++k)
-                if (out.params[k].path == out.params.back().path)
-                    throw SweepError(fmt::format("--param {}: the path is swept twice (allowed: each path once, "
-                                                 "with all its values: {}=V1,V2,...)",
-                                                 out.params.back().path, out.params.back().path));
-        }
-        if (!o.shard.empty())
-            out.shard = parse_shard(o.shard);
-    } catch (const SweepError& e) {
-        fmt::print(stderr, "blksim: sweep: {}\n", e.what());
-        return 2;
-    }
     std::size_t n = 0;
-    try {
-        n = point_count(out.params);
-    } catch (const SweepError& e) {
-        fmt::print(stderr, "blksim: sweep: {}\n", e.what());
+    if (!parse_sweep(o, out, n))
         return 2;
-    }
     const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
     if (!mem_limit)
         return 2;
@@ -134,20 +230,8 @@ static int sweep(const SweepOptions& o) {
     const unsigned jobs = o.jobs ? o.jobs : default_jobs();
     const std::size_t at_once = std::min<std::size_t>(jobs, my_points);
 
-    // Bad input is found before anything runs, and blamed on the option that carries it:
-    // the scenario with the common --set overrides, then each --param value on its own.
-    std::vector<std::string> warnings;
-    if (!check_load(o.scenario, o.sets, "", warnings, at_once, *mem_limit))
+    if (!check_inputs(o, out.params, at_once, *mem_limit))
         return 2;
-    for (const SweepParam& p : out.params)
-        for (const std::string& v : p.values) {
-            std::vector<std::string> sets = o.sets;
-            sets.push_back(p.path + "=" + v);
-            if (!check_load(o.scenario, sets, fmt::format("--param {}={}: ", p.path, v), warnings, at_once, *mem_limit))
-                return 2;
-        }
-    for (const std::string& w : std::set<std::string>(warnings.begin(), warnings.end()))
-        fmt::print(stderr, "blksim: warning: {}\n", w);
     SweepFiles files(o.csv, o.json);
     // A signal stops the points running (at their next audit instant) and the ones not yet
     // started; what finished is written, marked incomplete.
@@ -160,44 +244,11 @@ static int sweep(const SweepOptions& o) {
     std::vector<SimOutcome> results(mine.size());
     for (SimOutcome& r : results)
         r.status = SimOutcome::INTERRUPTED;  // until it has run
-    // Each point loads its own scenario: the loader keeps no shared state, and the points'
-    // configs never exist all at once. nullopt: a combination of values the loader rejects.
-    auto load_point = [&](std::size_t t, std::string& error) -> std::optional<topology::MachineConfig> {
-        std::vector<std::string> sets = o.sets;
-        for (std::string& s : point_sets(out.params, mine[t]))
-            sets.push_back(std::move(s));
-        std::vector<std::string> ignored;  // printed once above, from the checks
-        scenario::FioPolicy policy;
-        policy.warnings = &ignored;
-        try {
-            topology::MachineConfig cfg = scenario::load_scenario(o.scenario, sets, policy).machine;
-            if (std::string why = over_mem_limit(cfg, at_once, *mem_limit); !why.empty()) {
-                error = std::move(why);
-                return std::nullopt;
-            }
-            cfg.stop = &interrupted();
-            return cfg;
-        } catch (const scenario::ScenarioError& e) {
-            error = e.what();
-            return std::nullopt;
-        }
+    auto load = [&](std::size_t t, std::string& error) {
+        return load_point(o, out.params, mine[t], at_once, *mem_limit, error);
     };
     const auto wall0 = std::chrono::steady_clock::now();
-    // Points can differ in cost by 10x (numjobs, the scheduler): run the dearest first, so
-    // that the pool does not end with one thread on a long point and the others idle. The
-    // estimate is a pilot of 1/32 of each point (deterministic; ~3 % more CPU time).
-    std::vector<std::size_t> order(mine.size());
-    for (std::size_t t = 0; t < order.size(); ++t)
-        order[t] = t;
-    if (o.order == "cost" && jobs > 1 && mine.size() > jobs) {
-        std::vector<double> cost(mine.size());
-        parallel_for(mine.size(), jobs, [&](std::size_t t) {
-            std::string error;
-            if (const auto cfg = load_point(t, error))
-                cost[t] = estimate_cost(*cfg);
-        });
-        order = dearest_first(cost);
-    }
+    const std::vector<std::size_t> order = point_order(o, mine.size(), jobs, load);
     Progress progress("sweep", mine.size(), jobs, o.progress || stderr_is_tty());
     parallel_for(
         mine.size(), jobs,
@@ -206,7 +257,7 @@ static int sweep(const SweepOptions& o) {
             if (interrupted().load())
                 return;
             std::string error;
-            if (const auto cfg = load_point(t, error)) {
+            if (const auto cfg = load(t, error)) {
                 results[t] = simulate(*cfg);
             } else {
                 results[t].status = 2;
@@ -217,23 +268,7 @@ static int sweep(const SweepOptions& o) {
     progress.finish();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
-    // Every point that finished is kept: a failed one is listed with its error, one that a
-    // signal stopped as missing.
-    int status = 0;
-    for (std::size_t t = 0; t < mine.size(); ++t) {
-        SimOutcome& r = results[t];
-        if (r.status == SimOutcome::INTERRUPTED) {
-            out.missing.push_back(mine[t]);
-        } else if (r.status != 0) {
-            fmt::print(stderr, "blksim: sweep: point {} ({}): {}\n", mine[t], join(point_sets(out.params, mine[t])),
-                       r.error);
-            out.failed.push_back({mine[t], r.status, std::move(r.error)});
-            if (status == 0)
-                status = r.status;
-        } else {
-            out.results.push_back({mine[t], std::move(r.metrics)});
-        }
-    }
+    const int status = gather_points(mine, results, out);
     if (interrupted().load())
         out.interrupted = interrupt_signal_name();
     files.write(out);

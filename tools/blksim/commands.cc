@@ -215,6 +215,66 @@ void FioLogFiles::write(const std::vector<result::FioLog>& logs) {
     }
 }
 
+// --blktrace: per-CPU binary files of every queue's disk in `dir`, opened into `files`.
+static std::unique_ptr<report::BlktraceWriter> open_blktrace(const scenario::Scenario& s, const std::string& dir,
+                                                             BlktraceFiles& files) {
+    std::vector<std::string> disks;
+    for (const auto& q : s.machine.queues)
+        disks.push_back(q.device);
+    files.open(dir, disks, s.machine.host.nr_cpus);
+    std::vector<std::vector<std::ostream*>> outs;
+    for (const auto& per_cpu : files.files) {
+        auto& v = outs.emplace_back();
+        for (const auto& f : per_cpu)
+            v.push_back(&f->stream());
+    }
+    std::vector<report::TraceDevice> devs = report::sim_trace_devices(disks);
+    for (std::size_t i = 0; i < devs.size(); ++i)
+        devs[i].name = files.names[i];
+    return std::make_unique<report::BlktraceWriter>(std::move(devs), std::move(outs));
+}
+
+// --trace: a blkparse-style text trace of every queue's disk into `file`, opened at `path`.
+static std::unique_ptr<report::BlkparseWriter> open_text_trace(const scenario::Scenario& s, const std::string& path,
+                                                               OutputFile& file) {
+    file.open(path, "--trace");
+    std::vector<std::string> names;
+    for (const auto& q : s.machine.queues)
+        names.push_back(q.device);
+    return std::make_unique<report::BlkparseWriter>(file.stream(), report::sim_trace_devices(names));
+}
+
+// A broken invariant (status 1) is a model bug: the text trace up to it is what one debugs
+// it with, so it is kept, its last line saying that it stops short.
+static void keep_incomplete_trace(report::BlkparseWriter& trace, OutputFile& file) {
+    trace.flush();
+    file.write("# blksim: the run stopped at a broken invariant (see stderr): this trace is incomplete\n");
+    file.finish();
+}
+
+// What the blktrace files hold (unless --quiet), and whether they hold events out of order.
+static void print_blktrace_summary(const RunOptions& o, const report::BlktraceWriter* blktrace, uint32_t nr_cpus) {
+    if (!o.quiet)
+        fmt::print(stderr, "blksim: blktrace: {} events in {}/<disk>.blktrace.<0..{}> (blkparse -i <disk> -D {})\n",
+                   blktrace->events(), o.blktrace_dir, nr_cpus - 1, o.blktrace_dir);
+    if (blktrace->late_events() > 0)
+        fmt::print(stderr, "blksim: blktrace: warning: {} events were written after a later event of their CPU\n",
+                   blktrace->late_events());
+}
+
+// A job that ended with an error (rate_min not met): fio's two lines on stderr and fio's
+// exit status 1, after the full report, as fio does.
+static int job_errors(const result::RunResult& result) {
+    int status = 0;
+    for (const result::JobResult& j : result.jobs) {
+        if (j.error == 0)
+            continue;
+        fmt::print(stderr, "{}\nfio: pid={}, err={}/{}\n", j.error_msg, j.pid, j.error, j.verror);
+        status = 1;
+    }
+    return status;
+}
+
 // Runs a loaded scenario and prints fio's report; o.scenario names it in messages. Every
 // output is opened before the run and put in place only when the run succeeded.
 static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
@@ -231,31 +291,12 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     // The trace goes out as the run goes: nothing is kept in memory.
     OutputFile trace_file;
     std::unique_ptr<report::BlkparseWriter> trace;
-    if (!o.trace_file.empty()) {
-        trace_file.open(o.trace_file, "--trace");
-        std::vector<std::string> names;
-        for (const auto& q : s.machine.queues)
-            names.push_back(q.device);
-        trace = std::make_unique<report::BlkparseWriter>(trace_file.stream(), report::sim_trace_devices(names));
-    }
+    if (!o.trace_file.empty())
+        trace = open_text_trace(s, o.trace_file, trace_file);
     BlktraceFiles bt_files;
     std::unique_ptr<report::BlktraceWriter> blktrace;
-    if (!o.blktrace_dir.empty()) {
-        std::vector<std::string> disks;
-        for (const auto& q : s.machine.queues)
-            disks.push_back(q.device);
-        bt_files.open(o.blktrace_dir, disks, s.machine.host.nr_cpus);
-        std::vector<std::vector<std::ostream*>> outs;
-        for (const auto& per_cpu : bt_files.files) {
-            auto& v = outs.emplace_back();
-            for (const auto& f : per_cpu)
-                v.push_back(&f->stream());
-        }
-        std::vector<report::TraceDevice> devs = report::sim_trace_devices(disks);
-        for (std::size_t i = 0; i < devs.size(); ++i)
-            devs[i].name = bt_files.names[i];
-        blktrace = std::make_unique<report::BlktraceWriter>(std::move(devs), std::move(outs));
-    }
+    if (!o.blktrace_dir.empty())
+        blktrace = open_blktrace(s, o.blktrace_dir, bt_files);
     TeeSink sinks;
     sinks.add(trace.get());
     sinks.add(blktrace.get());
@@ -288,14 +329,9 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
         ios = machine.ios_completed();
     };
     if (const int rc = run_machine(cfg, o.scenario, before, after, result); rc != 0) {
-        // A broken invariant (status 1) is a model bug: the text trace up to it is what one
-        // debugs it with, so it is kept, its last line saying that it stops short. Every
-        // other output of the run is dropped.
-        if (rc == 1 && trace) {
-            trace->flush();
-            trace_file.write("# blksim: the run stopped at a broken invariant (see stderr): this trace is incomplete\n");
-            trace_file.finish();
-        }
+        // Every output of the run is dropped but the text trace up to a broken invariant.
+        if (rc == 1 && trace)
+            keep_incomplete_trace(*trace, trace_file);
         return rc;
     }
     const double wall =
@@ -315,23 +351,9 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
                    wall > 0 ? static_cast<double>(ios) / wall / 1e6 : 0.0);
     if (blktrace) {
         bt_files.finish();
-        if (!o.quiet)
-            fmt::print(stderr, "blksim: blktrace: {} events in {}/<disk>.blktrace.<0..{}> (blkparse -i <disk> -D {})\n",
-                       blktrace->events(), o.blktrace_dir, s.machine.host.nr_cpus - 1, o.blktrace_dir);
-        if (blktrace->late_events() > 0)
-            fmt::print(stderr, "blksim: blktrace: warning: {} events were written after a later event of their CPU\n",
-                       blktrace->late_events());
+        print_blktrace_summary(o, blktrace.get(), s.machine.host.nr_cpus);
     }
-    // A job that ended with an error (rate_min not met): fio's two lines on stderr and fio's
-    // exit status 1, after the full report, as fio does.
-    int status = 0;
-    for (const result::JobResult& j : result.jobs) {
-        if (j.error == 0)
-            continue;
-        fmt::print(stderr, "{}\nfio: pid={}, err={}/{}\n", j.error_msg, j.pid, j.error, j.verror);
-        status = 1;
-    }
-    return status;
+    return job_errors(result);
 }
 
 static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {

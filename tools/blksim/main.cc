@@ -88,13 +88,23 @@ int main(int argc, char** argv) {
     return rc;
 }
 
-static int run_command(int argc, char** argv) {
-    using namespace blksim::cli;
-    CLI::App app{"blksim: simulate the Linux block layer (blk-mq, schedulers, devices) and "
-                 "report what fio would have reported"};
-    app.require_subcommand(1);
+// What a run writes besides fio's report, the same for run and fio.
+template <class Options>
+static void add_run_output_options(CLI::App* cmd, Options& o) {
+    cmd->add_flag("--quiet,-q", o.quiet, "no run summary on stderr");
+    cmd->add_option("--trace", o.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
+    cmd->add_option("--blktrace", o.blktrace_dir,
+                    "write blktrace binary per-CPU files DIR/<disk>.blktrace.<cpu> (read them with blkparse/btt)");
+    cmd->add_option("--timeseries", o.timeseries_file,
+                    "write queue depth, tag occupancy and completions per interval as CSV to FILE (docs/plots.md)");
+    cmd->add_option("--timeseries-interval", o.timeseries_interval,
+                    "simulated time between two --timeseries samples, e.g. 1ms (default 10ms)");
+    cmd->add_option("--mem-limit", o.mem_limit, blksim::experiment::MEM_LIMIT_HELP);
+    cmd->add_option("--kernel-tree", o.kernel_tree, blksim::cli::KERNEL_TREE_HELP);
+}
 
-    RunOptions run;
+static CLI::App* add_run_command(CLI::App& app, blksim::cli::RunOptions& run) {
+    using namespace blksim::cli;
     auto* run_cmd = app.add_subcommand("run", "run a scenario and print fio's report");
     run_cmd->add_option("scenario", run.scenario, "scenario JSON file")->required();
     run_cmd->add_option("--set", run.sets, "override a scenario value: path=value, e.g. jobs.0.iodepth=16");
@@ -102,18 +112,12 @@ static int run_command(int argc, char** argv) {
                         "normal, json, json+, terse or a list such as normal,terse (default: the scenario's)")
         ->check(output_format_check());
     run_cmd->add_option("--seed", run.seed, "scenario seed (overrides the file's)")->check(seed_check());
-    run_cmd->add_flag("--quiet,-q", run.quiet, "no run summary on stderr");
-    run_cmd->add_option("--trace", run.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
-    run_cmd->add_option("--blktrace", run.blktrace_dir,
-                        "write blktrace binary per-CPU files DIR/<disk>.blktrace.<cpu> (read them with blkparse/btt)");
-    run_cmd->add_option("--timeseries", run.timeseries_file,
-                        "write queue depth, tag occupancy and completions per interval as CSV to FILE (docs/plots.md)");
-    run_cmd->add_option("--timeseries-interval", run.timeseries_interval,
-                        "simulated time between two --timeseries samples, e.g. 1ms (default 10ms)");
-    run_cmd->add_option("--mem-limit", run.mem_limit, blksim::experiment::MEM_LIMIT_HELP);
-    run_cmd->add_option("--kernel-tree", run.kernel_tree, KERNEL_TREE_HELP);
+    add_run_output_options(run_cmd, run);
+    return run_cmd;
+}
 
-    FioOptions fio;
+static CLI::App* add_fio_command(CLI::App& app, blksim::cli::FioOptions& fio) {
+    using namespace blksim::cli;
     auto* fio_cmd = app.add_subcommand(
         "fio", "run a fio command line or job file as written, on a simulated machine: "
                "blksim fio --device nvme -- --name=r --rw=randread --bs=4k --runtime=1s --time_based");
@@ -129,17 +133,21 @@ static int run_command(int argc, char** argv) {
         ->check(output_format_check());
     fio_cmd->add_flag("--strict", fio.strict, "refuse fio options blksim does not support (default: warn and run without them)");
     fio_cmd->add_option("--seed", fio.seed, "scenario seed")->check(seed_check());
-    fio_cmd->add_flag("--quiet,-q", fio.quiet, "no run summary on stderr");
-    fio_cmd->add_option("--trace", fio.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
-    fio_cmd->add_option("--blktrace", fio.blktrace_dir,
-                        "write blktrace binary per-CPU files DIR/<disk>.blktrace.<cpu> (read them with blkparse/btt)");
-    fio_cmd->add_option("--timeseries", fio.timeseries_file,
-                        "write queue depth, tag occupancy and completions per interval as CSV to FILE (docs/plots.md)");
-    fio_cmd->add_option("--timeseries-interval", fio.timeseries_interval,
-                        "simulated time between two --timeseries samples, e.g. 1ms (default 10ms)");
-    fio_cmd->add_option("--mem-limit", fio.mem_limit, blksim::experiment::MEM_LIMIT_HELP);
-    fio_cmd->add_option("--kernel-tree", fio.kernel_tree, KERNEL_TREE_HELP);
+    add_run_output_options(fio_cmd, fio);
     fio_cmd->add_option("fio_args", fio.fio_args, "after '--': fio's arguments as on fio's command line (job options, job files)");
+    return fio_cmd;
+}
+
+static int run_command(int argc, char** argv) {
+    using namespace blksim::cli;
+    CLI::App app{"blksim: simulate the Linux block layer (blk-mq, schedulers, devices) and "
+                 "report what fio would have reported"};
+    app.require_subcommand(1);
+
+    RunOptions run;
+    auto* run_cmd = add_run_command(app, run);
+    FioOptions fio;
+    auto* fio_cmd = add_fio_command(app, fio);
 
     std::string vscenario;
     std::vector<std::string> vsets;

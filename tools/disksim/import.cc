@@ -173,25 +173,64 @@ json import_layout(const ParamBlock& disk, const ParamBlock& lay, const std::str
     return L;
 }
 
+// The drive's dm_disk block: the disk block's `Model`, given inline or as "source FILE" (the
+// dm_disk block in FILE, which `model_path` and `model_blocks` then hold).
+const ParamBlock& disk_model(const ParamBlock& d, const std::string& diskspecs_path, std::string& model_path,
+                             std::vector<ParamBlock>& model_blocks) {
+    const ParamValue& mv = d.get("Model");
+    if (mv.kind == ParamValue::Kind::BLOCK && mv.block->type == "dm_disk")
+        return *mv.block;
+    if (mv.kind == ParamValue::Kind::WORD && mv.text.starts_with("source ")) {
+        model_path = sibling(diskspecs_path, diskspecs_path, mv.text.substr(7), d.where(mv));
+        model_blocks = parse_param_file(model_path);
+        return single_block(model_blocks, model_path, "dm_disk");
+    }
+    throw DisksimError(fmt::format("{}:{}: 'Model' must be 'source FILE.model' or a dm_disk block", diskspecs_path, mv.line));
+}
+
+// The controller's overheads and the segmented cache: the profile's cache_segments and
+// write_cache (into `p`) and the measured description's part (into `m`).
+void import_cache(const ParamBlock& d, json& p, json& m) {
+    const double scale = d.num_or("Time scale for overheads", 1, 0, 100);
+    const double per_req = d.num_or("Per-request overhead time", 0, 0, 100);
+    const auto ovh = [&](const char* after_read, const char* after_write) {
+        return json::array({ms(scale * (per_req + d.num(after_read, 0, 100))),
+                            ms(scale * (per_req + d.num(after_write, 0, 100)))});
+    };
+    json o;
+    o["read_hit"] = ovh("Read hit over. after read", "Read hit over. after write");
+    o["read_miss"] = ovh("Read miss over. after read", "Read miss over. after write");
+    o["write_hit"] = ovh("Write hit over. after read", "Write hit over. after write");
+    o["write_miss"] = ovh("Write miss over. after read", "Write miss over. after write");
+    m["overheads_ms"] = std::move(o);
+    m["sector_xfer_ms"] = ms(d.num("Bulk sector transfer time", 0, 100));
+    const uint32_t segs = static_cast<uint32_t>(d.num("Number of buffer segments", 1, 64));
+    const uint32_t seg_size = static_cast<uint32_t>(d.num("Segment size (in blks)", 1, 1e7));
+    p["cache_segments"] = segs;
+    m["segment_sectors"] = seg_size;
+    m["write_segments"] = static_cast<uint32_t>(d.num("Maximum number of write segments", 1, segs));
+    const int enable_cache = static_cast<int>(d.num("Enable caching in buffer", 0, 2));
+    const int contread = static_cast<int>(d.num("Buffer continuous read", 0, 4));
+    const uint32_t max_ra = static_cast<uint32_t>(d.num("Maximum read-ahead (blks)", 0, seg_size));
+    m["read_ahead_sectors"] = contread == 0 || enable_cache == 0 ? 0u : max_ra;
+    m["read_ahead_any"] = contread != 0;
+    m["read_ahead_track_end"] = contread == 4;
+    m["read_ahead_over_request"] = d.num("Read-ahead over requested", -1, 1) == 1;
+    m["read_hits_on_write_data"] = d.num("Allow read hits on write data", 0, 1) == 1;
+    // Sectors passing before the requested ones are kept only by a drive that reads on
+    // arrival (zero latency) and keeps free blocks: both flags.
+    m["read_free_blocks"] = d.num("Read any free blocks", 0, 1) == 1 && d.num("Immediate buffer read", 0, 2) > 0;
+    p["write_cache"] = d.num("Fast write level", 0, 2) > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 json import_diskspecs(const std::string& diskspecs_path) {
     const auto specs = parse_param_file(diskspecs_path);
     const ParamBlock& d = single_block(specs, diskspecs_path, "disksim_disk");
-    // Model = source FILE: the dm_disk block in FILE.
-    const ParamValue& mv = d.get("Model");
     std::string model_path;
     std::vector<ParamBlock> model_blocks;
-    const ParamBlock* disk = nullptr;
-    if (mv.kind == ParamValue::Kind::BLOCK && mv.block->type == "dm_disk") {
-        disk = mv.block.get();
-    } else if (mv.kind == ParamValue::Kind::WORD && mv.text.starts_with("source ")) {
-        model_path = sibling(diskspecs_path, diskspecs_path, mv.text.substr(7), d.where(mv));
-        model_blocks = parse_param_file(model_path);
-        disk = &single_block(model_blocks, model_path, "dm_disk");
-    } else {
-        throw DisksimError(fmt::format("{}:{}: 'Model' must be 'source FILE.model' or a dm_disk block", diskspecs_path, mv.line));
-    }
+    const ParamBlock* disk = &disk_model(d, diskspecs_path, model_path, model_blocks);
     const std::string mfile = disk->file;
     const ParamBlock& mech = sub_block(*disk, "Mechanical Model", "dm_mech_g1");
     const ParamBlock& lay = sub_block(*disk, "Layout Model", "dm_layout_g1");
@@ -223,38 +262,7 @@ json import_diskspecs(const std::string& diskspecs_path) {
     p["sched_lookahead"] = 0;     // nothing queued to choose ahead from
     p["max_wait"] = 0;            // no aging bound: no queue
     p["ncq_prio_supported"] = 0;  // SCSI drives of 1997-2000: no NCQ priority
-
-    // Controller and cache.
-    const double scale = d.num_or("Time scale for overheads", 1, 0, 100);
-    const double per_req = d.num_or("Per-request overhead time", 0, 0, 100);
-    const auto ovh = [&](const char* after_read, const char* after_write) {
-        return json::array({ms(scale * (per_req + d.num(after_read, 0, 100))),
-                            ms(scale * (per_req + d.num(after_write, 0, 100)))});
-    };
-    json o;
-    o["read_hit"] = ovh("Read hit over. after read", "Read hit over. after write");
-    o["read_miss"] = ovh("Read miss over. after read", "Read miss over. after write");
-    o["write_hit"] = ovh("Write hit over. after read", "Write hit over. after write");
-    o["write_miss"] = ovh("Write miss over. after read", "Write miss over. after write");
-    m["overheads_ms"] = std::move(o);
-    m["sector_xfer_ms"] = ms(d.num("Bulk sector transfer time", 0, 100));
-    const uint32_t segs = static_cast<uint32_t>(d.num("Number of buffer segments", 1, 64));
-    const uint32_t seg_size = static_cast<uint32_t>(d.num("Segment size (in blks)", 1, 1e7));
-    p["cache_segments"] = segs;
-    m["segment_sectors"] = seg_size;
-    m["write_segments"] = static_cast<uint32_t>(d.num("Maximum number of write segments", 1, segs));
-    const int enable_cache = static_cast<int>(d.num("Enable caching in buffer", 0, 2));
-    const int contread = static_cast<int>(d.num("Buffer continuous read", 0, 4));
-    const uint32_t max_ra = static_cast<uint32_t>(d.num("Maximum read-ahead (blks)", 0, seg_size));
-    m["read_ahead_sectors"] = contread == 0 || enable_cache == 0 ? 0u : max_ra;
-    m["read_ahead_any"] = contread != 0;
-    m["read_ahead_track_end"] = contread == 4;
-    m["read_ahead_over_request"] = d.num("Read-ahead over requested", -1, 1) == 1;
-    m["read_hits_on_write_data"] = d.num("Allow read hits on write data", 0, 1) == 1;
-    // Sectors passing before the requested ones are kept only by a drive that reads on
-    // arrival (zero latency) and keeps free blocks: both flags.
-    m["read_free_blocks"] = d.num("Read any free blocks", 0, 1) == 1 && d.num("Immediate buffer read", 0, 2) > 0;
-    p["write_cache"] = d.num("Fast write level", 0, 2) > 0 ? 1 : 0;
+    import_cache(d, p, m);
     p["measured"] = std::move(m);
 
     const std::string name = stem(diskspecs_path);

@@ -167,6 +167,96 @@ std::string seeds_text(const std::vector<uint64_t>& s) {
     return s.size() == 1 ? fmt::format("{}", s[0]) : fmt::format("{}..{}", s.front(), s.back());
 }
 
+// A row's unit: none for a ratio row (or "ratio"), else one of its metric's units, whose
+// scale the row keeps.
+void read_unit(const Obj& o, PublishedRow& r) {
+    const std::span<const Unit> units = units_of(r.metric);
+    if (units.empty())
+        throw o.error("metric", fmt::format("'{}' is not a metric of a run (allowed: [GROUP/]DIR.NAME with DIR "
+                                            "read or write and NAME iops, bw_bytes, clat_mean_ns, clat_p50_ns, "
+                                            "clat_p99_ns, clat_p99.9_ns, clat_max_ns or "
+                                            "prio<class>_<level>.clat_mean_ns)",
+                                            r.metric));
+    r.unit = o.str("unit", false);
+    if (r.ratio_to) {
+        if (!r.unit.empty() && r.unit != "ratio")
+            throw o.error("unit", fmt::format("'{}': a ratio row has no unit (allowed: omit it, or \"ratio\")", r.unit));
+        r.unit.clear();
+        return;
+    }
+    if (r.unit.empty())
+        throw o.error("unit", fmt::format("missing (allowed for {}: {})", r.metric, unit_names(units)));
+    const auto u = std::find_if(units.begin(), units.end(), [&](const Unit& x) { return x.name == r.unit; });
+    if (u == units.end())
+        throw o.error("unit", fmt::format("'{}' is not a unit of {} (allowed: {})", r.unit, r.metric,
+                                          unit_names(units)));
+    r.unit_scale = u->scale;
+}
+
+// One element of "rows": a published figure, the run (or two) that reproduces it, and how
+// close it must come.
+PublishedRow read_row(const ojson& row, const std::string& path, const std::string& where, const fs::path& dir) {
+    if (!row.is_object())
+        throw ReproduceError(fmt::format("{}: {}: must be an object", path, where));
+    const Obj o{row, path, where};
+    o.only({"experiment", "cell", "section", "scenario", "sets", "ratio_to", "metric", "unit", "published",
+            "tolerance", "expect", "why", "note"});
+    PublishedRow r;
+    r.where = fmt::format("{}: {}", path, where);
+    r.experiment = o.str("experiment");
+    r.cell = o.str("cell");
+    r.section = o.str("section");
+    r.run = read_run(o, dir);
+    if (o.j.contains("ratio_to")) {
+        if (!o.j.at("ratio_to").is_object())
+            throw o.error("ratio_to", "must be an object {\"scenario\": FILE, \"sets\": [...]}");
+        const Obj ro{o.j.at("ratio_to"), path, where + ".ratio_to"};
+        ro.only({"scenario", "sets"});
+        r.ratio_to = read_run(ro, dir);
+    }
+    r.metric = o.str("metric");
+    read_unit(o, r);
+    r.published = read_published(o);
+    r.tolerance = read_tolerance(o);
+    if (r.tolerance.kind == Tolerance::Kind::DIRECTION && !r.ratio_to)
+        throw o.error("tolerance", "\"direction\" compares two runs: the row needs \"ratio_to\"");
+    const std::string expect = o.str("expect");
+    if (expect != "pass" && expect != "known_miss")
+        throw o.error("expect", fmt::format("'{}' (allowed: \"pass\", \"known_miss\")", expect));
+    r.known_miss = expect == "known_miss";
+    r.why = o.str("why", false);
+    if (r.known_miss && r.why.empty())
+        throw o.error("why", "a known_miss row must say why blksim does not reproduce it");
+    (void)o.str("note", false);
+    return r;
+}
+
+// "reduced": the seeds and --set overrides of a quicker run (reproduce --reduced).
+void read_reduced(const ojson& reduced, const Obj& top, const std::string& path,
+                  const std::set<std::string>& experiments, PublishedData& d) {
+    if (!reduced.is_object())
+        throw top.error("reduced", "must be an object {\"seeds\": N, \"sets\": {\"E1\": [...], ...}}");
+    const Obj red{reduced, path, "$.reduced"};
+    red.only({"seeds", "sets"});
+    if (reduced.contains("seeds")) {
+        const double s = red.number("seeds");
+        if (s < 2 || s != std::floor(s) || s > 1000)
+            throw red.error("seeds", "must be an integer from 2 to 1000");
+        d.reduced_seeds = static_cast<unsigned>(s);
+    }
+    if (reduced.contains("sets")) {
+        const ojson& sets = reduced.at("sets");
+        if (!sets.is_object())
+            throw red.error("sets", "must be an object: experiment -> array of --set overrides");
+        const Obj so{sets, path, "$.reduced.sets"};
+        for (const auto& [k, v] : sets.items()) {
+            if (!experiments.count(k))
+                throw so.error(k, "no row has this experiment");
+            d.reduced_sets.emplace_back(k, so.strings(k));
+        }
+    }
+}
+
 }  // namespace
 
 PublishedData load_published(const std::string& path) {
@@ -194,86 +284,12 @@ PublishedData load_published(const std::string& path) {
         throw top.error("rows", "missing or not a non-empty array of rows");
     const ojson& rows = j.at("rows");
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        const std::string where = fmt::format("$.rows[{}]", i);
-        if (!rows[i].is_object())
-            throw ReproduceError(fmt::format("{}: {}: must be an object", path, where));
-        const Obj o{rows[i], path, where};
-        o.only({"experiment", "cell", "section", "scenario", "sets", "ratio_to", "metric", "unit", "published",
-                "tolerance", "expect", "why", "note"});
-        PublishedRow r;
-        r.where = fmt::format("{}: {}", path, where);
-        r.experiment = o.str("experiment");
-        r.cell = o.str("cell");
-        r.section = o.str("section");
-        r.run = read_run(o, dir);
-        if (o.j.contains("ratio_to")) {
-            if (!o.j.at("ratio_to").is_object())
-                throw o.error("ratio_to", "must be an object {\"scenario\": FILE, \"sets\": [...]}");
-            const Obj ro{o.j.at("ratio_to"), path, where + ".ratio_to"};
-            ro.only({"scenario", "sets"});
-            r.ratio_to = read_run(ro, dir);
-        }
-        r.metric = o.str("metric");
-        const std::span<const Unit> units = units_of(r.metric);
-        if (units.empty())
-            throw o.error("metric", fmt::format("'{}' is not a metric of a run (allowed: [GROUP/]DIR.NAME with DIR "
-                                                "read or write and NAME iops, bw_bytes, clat_mean_ns, clat_p50_ns, "
-                                                "clat_p99_ns, clat_p99.9_ns, clat_max_ns or "
-                                                "prio<class>_<level>.clat_mean_ns)",
-                                                r.metric));
-        r.unit = o.str("unit", false);
-        if (r.ratio_to) {
-            if (!r.unit.empty() && r.unit != "ratio")
-                throw o.error("unit", fmt::format("'{}': a ratio row has no unit (allowed: omit it, or \"ratio\")", r.unit));
-            r.unit.clear();
-        } else {
-            if (r.unit.empty())
-                throw o.error("unit", fmt::format("missing (allowed for {}: {})", r.metric, unit_names(units)));
-            const auto u = std::find_if(units.begin(), units.end(), [&](const Unit& x) { return x.name == r.unit; });
-            if (u == units.end())
-                throw o.error("unit", fmt::format("'{}' is not a unit of {} (allowed: {})", r.unit, r.metric,
-                                                  unit_names(units)));
-            r.unit_scale = u->scale;
-        }
-        r.published = read_published(o);
-        r.tolerance = read_tolerance(o);
-        if (r.tolerance.kind == Tolerance::Kind::DIRECTION && !r.ratio_to)
-            throw o.error("tolerance", "\"direction\" compares two runs: the row needs \"ratio_to\"");
-        const std::string expect = o.str("expect");
-        if (expect != "pass" && expect != "known_miss")
-            throw o.error("expect", fmt::format("'{}' (allowed: \"pass\", \"known_miss\")", expect));
-        r.known_miss = expect == "known_miss";
-        r.why = o.str("why", false);
-        if (r.known_miss && r.why.empty())
-            throw o.error("why", "a known_miss row must say why blksim does not reproduce it");
-        (void)o.str("note", false);
+        PublishedRow r = read_row(rows[i], path, fmt::format("$.rows[{}]", i), dir);
         experiments.insert(r.experiment);
         d.rows.push_back(std::move(r));
     }
-
-    if (j.contains("reduced")) {
-        if (!j.at("reduced").is_object())
-            throw top.error("reduced", "must be an object {\"seeds\": N, \"sets\": {\"E1\": [...], ...}}");
-        const Obj red{j.at("reduced"), path, "$.reduced"};
-        red.only({"seeds", "sets"});
-        if (j.at("reduced").contains("seeds")) {
-            const double s = red.number("seeds");
-            if (s < 2 || s != std::floor(s) || s > 1000)
-                throw red.error("seeds", "must be an integer from 2 to 1000");
-            d.reduced_seeds = static_cast<unsigned>(s);
-        }
-        if (j.at("reduced").contains("sets")) {
-            const ojson& sets = j.at("reduced").at("sets");
-            if (!sets.is_object())
-                throw red.error("sets", "must be an object: experiment -> array of --set overrides");
-            const Obj so{sets, path, "$.reduced.sets"};
-            for (const auto& [k, v] : sets.items()) {
-                if (!experiments.count(k))
-                    throw so.error(k, "no row has this experiment");
-                d.reduced_sets.emplace_back(k, so.strings(k));
-            }
-        }
-    }
+    if (j.contains("reduced"))
+        read_reduced(j.at("reduced"), top, path, experiments, d);
     return d;
 }
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -133,53 +134,89 @@ std::vector<std::string_view> split_ws(std::string_view line) {
     return tok;
 }
 
-ReplayLog load_iolog(const std::string& path, int version) {
-    std::ifstream in(path);
-    if (!in)
-        throw TraceError(fmt::format("{}: cannot open", path));
-    ReplayLog log;
-    log.source = path;
-    log.format = fmt::format("fio iolog v{}", version);
-    log.timing = version == 3 ? ReplayTiming::GAP : ReplayTiming::ABSOLUTE;
+using FileSet = std::set<std::string, std::less<>>;
 
-    // Files must be added before use; open/close are accepted in any order (blksim replays
-    // every file of the log onto the job's one device).
-    std::set<std::string, std::less<>> added;
-    std::string line;
-    uint64_t lineno = 0;
-    const auto next_line = [&] {
-        const input::Line got = input::read_line(in, line, kMaxLineBytes);
+// A file action (add, open, close) of an iolog: "" when valid, else what is wrong. Files must
+// be added before use; open/close are accepted in any order (blksim replays every file of
+// the log onto the job's one device).
+std::string iolog_file_action(FileSet& added, std::string_view file, std::string_view act, int version) {
+    if (act == "add") {
+        added.emplace(file);
+        return {};
+    }
+    if (act == "open" || act == "close") {
+        if (!added.count(file))
+            return fmt::format("{} of '{}', which was not added (a line '{}{} add' must come first)", act, file,
+                               version == 3 ? "<timestamp> " : "", file);
+        return {};
+    }
+    return fmt::format("unknown file action '{}' (allowed: add, open, close)", act);
+}
+
+// What is wrong with an I/O's extent for a direct-I/O replay to a block device; "" if nothing.
+std::string iolog_extent_problem(uint64_t offset, uint64_t length) {
+    if (length == 0 || length % 512 != 0 || length > kMaxBytes)
+        return fmt::format("length {} is not a multiple of 512 bytes between 512 and 128 MiB "
+                           "(blksim replays direct I/O to a block device)", length);
+    if (offset % 512 != 0)
+        return fmt::format("offset {} is not a multiple of 512 bytes", offset);
+    if (offset > UINT64_MAX - length)
+        return fmt::format("offset {} + length {} overflows", offset, length);
+    return {};
+}
+
+// Reads one fio iolog, v2 or v3, line by line into a ReplayLog.
+class IologReader {
+public:
+    IologReader(const std::string& path, int version) : in_(path), path_(path), version_(version) {
+        if (!in_)
+            throw TraceError(fmt::format("{}: cannot open", path));
+        log_.source = path;
+        log_.format = fmt::format("fio iolog v{}", version);
+        log_.timing = version == 3 ? ReplayTiming::GAP : ReplayTiming::ABSOLUTE;
+    }
+
+    ReplayLog read() {
+        next_line();  // the version line, checked by the caller
+        while (next_line())
+            if (const std::vector<std::string_view> tok = split_ws(line_); !tok.empty())
+                parse(tok);
+        if (in_.bad())
+            throw TraceError(fmt::format("{}: read error after line {}", path_, lineno_));
+        if (log_.entries.empty())
+            throw TraceError(fmt::format("{}: no read or write to replay", path_));
+        return std::move(log_);
+    }
+
+private:
+    bool next_line() {
+        const input::Line got = input::read_line(in_, line_, kMaxLineBytes);
         if (got == input::Line::TOO_LONG)
-            throw TraceError(fmt::format("{}: line {}: longer than {} bytes (not a fio iolog)", path, lineno + 1,
+            throw TraceError(fmt::format("{}: line {}: longer than {} bytes (not a fio iolog)", path_, lineno_ + 1,
                                          kMaxLineBytes));
-        lineno += got == input::Line::READ;
+        lineno_ += got == input::Line::READ;
         return got == input::Line::READ;
-    };
-    next_line();  // the version line, checked by the caller
-    uint64_t wait_ms = 0;                 // v2: the latest instant a wait asked for
-    bool have_first = false;
-    uint64_t first_ts = 0;                // v3: the first I/O's time stamp
-    const std::size_t io_tokens = version == 3 ? 5 : 4;
-    const std::size_t file_tokens = version == 3 ? 3 : 2;
-    while (next_line()) {
-        const std::vector<std::string_view> tok = split_ws(line);
-        if (tok.empty())
-            continue;
-        const auto fail = [&](const std::string& what) {
-            return TraceError(fmt::format("{}: line {}: {}", path, lineno, what));
-        };
-        const auto number = [&](std::string_view s, const char* what) {
-            uint64_t v = 0;
-            if (!parse_u64(s, v))
-                throw fail(fmt::format("{} '{}' is not a non-negative integer", what, s));
-            return v;
-        };
+    }
+    TraceError fail(const std::string& what) const {
+        return TraceError(fmt::format("{}: line {}: {}", path_, lineno_, what));
+    }
+    uint64_t number(std::string_view s, const char* what) const {
+        uint64_t v = 0;
+        if (!parse_u64(s, v))
+            throw fail(fmt::format("{} '{}' is not a non-negative integer", what, s));
+        return v;
+    }
+
+    // One line: "[timestamp] filename action" or "[timestamp] filename action offset length".
+    void parse(const std::vector<std::string_view>& tok) {
+        const std::size_t io_tokens = version_ == 3 ? 5 : 4;
+        const std::size_t file_tokens = version_ == 3 ? 3 : 2;
         if (tok.size() != io_tokens && tok.size() != file_tokens)
             throw fail(fmt::format("expected '{}filename action' or '{}filename action offset length', got {} fields",
-                                   version == 3 ? "timestamp " : "", version == 3 ? "timestamp " : "", tok.size()));
+                                   version_ == 3 ? "timestamp " : "", version_ == 3 ? "timestamp " : "", tok.size()));
         uint64_t ts = 0;
         std::size_t k = 0;
-        if (version == 3) {
+        if (version_ == 3) {
             ts = number(tok[0], "timestamp");
             if (ts > kMaxSpanUs)
                 throw fail(fmt::format("timestamp {} us is more than 30 days", ts));
@@ -187,68 +224,59 @@ ReplayLog load_iolog(const std::string& path, int version) {
         }
         const std::string_view file = tok[k], act = tok[k + 1];
         if (tok.size() == file_tokens) {
-            if (act == "add") {
-                added.emplace(file);
-            } else if (act == "open" || act == "close") {
-                if (!added.count(file))
-                    throw fail(fmt::format("{} of '{}', which was not added (a line '{}{} add' must come first)",
-                                           act, file, version == 3 ? "<timestamp> " : "", file));
-            } else {
-                throw fail(fmt::format("unknown file action '{}' (allowed: add, open, close)", act));
-            }
-            continue;
+            if (const std::string why = iolog_file_action(added_, file, act, version_); !why.empty())
+                throw fail(why);
+            return;
         }
-        const uint64_t offset = number(tok[k + 2], "offset");
-        const uint64_t length = number(tok[k + 3], "length");
+        io(ts, file, act, number(tok[k + 2], "offset"), number(tok[k + 3], "length"));
+    }
+
+    // An I/O action: a read or write becomes an entry; wait moves v2's clock; the rest is skipped.
+    void io(uint64_t ts, std::string_view file, std::string_view act, uint64_t offset, uint64_t length) {
         if (act == "wait") {
-            if (version == 3)
-                continue;  // fio: "ignoring wait command with version 3"
+            if (version_ == 3)
+                return;  // fio: "ignoring wait command with version 3"
             // fio's read_iolog_get() sleeps until `offset` milliseconds since the start
             // (mtime_since_genesis()), whatever its HOWTO says (microseconds since the last
             // wait); fio 3.33 replays this file's waits that way, and so does blksim.
             if (offset > kMaxSpanNs / 1000000)
                 throw fail(fmt::format("wait {} ms is more than 30 days", offset));
-            wait_ms = std::max(wait_ms, offset);
-            continue;
+            wait_ms_ = std::max(wait_ms_, offset);
+            return;
         }
-        uint8_t ddir = 0;
-        if (act == "read") {
-            ddir = 0;
-        } else if (act == "write") {
-            ddir = 1;
-        } else if (act == "sync" || act == "datasync" || act == "trim") {
-            continue;  // no flush or discard model: skipped
-        } else {
+        if (act == "sync" || act == "datasync" || act == "trim")
+            return;  // no flush or discard model: skipped
+        if (act != "read" && act != "write")
             throw fail(fmt::format("unknown I/O action '{}' (allowed: read, write, wait{}, sync, datasync, trim)",
-                                   act, version == 3 ? " (ignored in v3)" : ""));
-        }
-        if (!added.count(file))
+                                   act, version_ == 3 ? " (ignored in v3)" : ""));
+        const uint8_t ddir = act == "write" ? 1 : 0;
+        if (!added_.count(file))
             throw fail(fmt::format("{} on '{}', which was not added", act, file));
-        if (length == 0 || length % 512 != 0 || length > kMaxBytes)
-            throw fail(fmt::format("length {} is not a multiple of 512 bytes between 512 and 128 MiB "
-                                   "(blksim replays direct I/O to a block device)", length));
-        if (offset % 512 != 0)
-            throw fail(fmt::format("offset {} is not a multiple of 512 bytes", offset));
-        if (offset > UINT64_MAX - length)
-            throw fail(fmt::format("offset {} + length {} overflows", offset, length));
+        if (const std::string why = iolog_extent_problem(offset, length); !why.empty())
+            throw fail(why);
         int64_t t = 0;
-        if (version == 3) {
-            if (!have_first) {
-                have_first = true;
-                first_ts = ts;
-            }
-            t = (static_cast<int64_t>(ts) - static_cast<int64_t>(first_ts)) * 1000;
+        if (version_ == 3) {
+            if (!first_ts_)
+                first_ts_ = ts;
+            t = (static_cast<int64_t>(ts) - static_cast<int64_t>(*first_ts_)) * 1000;
         } else {
-            t = static_cast<int64_t>(wait_ms) * 1000000;
+            t = static_cast<int64_t>(wait_ms_) * 1000000;
         }
-        log.entries.push_back({t, offset, static_cast<uint32_t>(length), ddir});
+        log_.entries.push_back({t, offset, static_cast<uint32_t>(length), ddir});
     }
-    if (in.bad())
-        throw TraceError(fmt::format("{}: read error after line {}", path, lineno));
-    if (log.entries.empty())
-        throw TraceError(fmt::format("{}: no read or write to replay", path));
-    return log;
-}
+
+    std::ifstream in_;
+    const std::string path_;
+    const int version_;
+    ReplayLog log_;
+    FileSet added_;
+    std::string line_;
+    uint64_t lineno_ = 0;
+    uint64_t wait_ms_ = 0;              // v2: the latest instant a wait asked for
+    std::optional<uint64_t> first_ts_;  // v3: the first I/O's time stamp
+};
+
+ReplayLog load_iolog(const std::string& path, int version) { return IologReader(path, version).read(); }
 
 }  // namespace
 
