@@ -160,10 +160,10 @@ TEST_CASE("no parameter's help writes its default as a literal, and every {defau
             CHECK_FALSE(std::regex_search(help, kLiteralDefault));
             CHECK(help.find("{default}") == std::string::npos);
         }
-    for (const auto& e : workload::engine_kinds())
-        for (const auto& o : e.options) {
+    for (const workload::EngineKind* e : workload::engine_kinds())
+        for (const auto& o : e->options) {
             const std::string help(o.help);
-            INFO("engine " << e.name << " option " << o.name << ": " << help);
+            INFO("engine " << e->name << " option " << o.name << ": " << help);
             CHECK_FALSE(std::regex_search(help, kLiteralDefault));
             CHECK(help.find("{default}") == std::string::npos);
         }
