@@ -159,20 +159,12 @@ fs::path kernel_scheduler_source(const fs::path& tree, std::string_view name) {
     throw KernelPluginError(fmt::format("'{}' has neither block/{} nor {}", tree.string(), file, file));
 }
 
-fs::path build_kernel_plugin(const fs::path& tree_in, std::string_view name) {
-    const fs::path tree = fs::absolute(tree_in).lexically_normal();
-    const fs::path source = kernel_scheduler_source(tree, name);
-    const fs::path kc = kcompat_dir();
-    const fs::path rb = rbtree_tree(tree, source);
-    const std::string cc = env_or("CC", "cc");
+namespace {
 
-    std::vector<fs::path> glue;
-    for (const auto& e : fs::directory_iterator(kc / "lib"))
-        if (e.path().extension() == ".c")
-            glue.push_back(e.path());
-    std::sort(glue.begin(), glue.end());
-    const std::vector<std::string> headers{"rbtree.h", "rbtree_types.h", "rbtree_augmented.h"};
-
+// Everything the plugin is built from: the compiler, HZ, the scheduler's source, the tree's
+// rbtree and kcompat. The cache keeps one plugin per hash.
+Hash plugin_inputs_hash(const std::string& cc, const fs::path& source, const fs::path& rb, const fs::path& kc,
+                        const std::vector<std::string>& headers) {
     Hash h;
     h.add(cc);
     h.add(std::to_string(kHz));
@@ -186,6 +178,25 @@ fs::path build_kernel_plugin(const fs::path& tree_in, std::string_view name) {
             h.add(fs::relative(e.path(), kc).string());
             h.add(read_file(e.path()));
         }
+    return h;
+}
+
+}  // namespace
+
+fs::path build_kernel_plugin(const fs::path& tree_in, std::string_view name) {
+    const fs::path tree = fs::absolute(tree_in).lexically_normal();
+    const fs::path source = kernel_scheduler_source(tree, name);
+    const fs::path kc = kcompat_dir();
+    const fs::path rb = rbtree_tree(tree, source);
+    const std::string cc = env_or("CC", "cc");
+
+    std::vector<fs::path> glue;
+    for (const auto& e : fs::directory_iterator(kc / "lib"))
+        if (e.path().extension() == ".c")
+            glue.push_back(e.path());
+    std::sort(glue.begin(), glue.end());
+    const std::vector<std::string> headers{"rbtree.h", "rbtree_types.h", "rbtree_augmented.h"};
+    const Hash h = plugin_inputs_hash(cc, source, rb, kc, headers);
     const fs::path dir = cache_dir();
     const fs::path so = dir / fmt::format("{}-{:016x}.so", name, h.h);
     if (!fs::exists(so)) {

@@ -9,7 +9,9 @@
 
 namespace blksim::cli {
 
-void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
+namespace {
+
+void add_compare(CLI::App& app, ExperimentCommands& x) {
     CompareOptions& c = x.compare;
     x.compare_cmd = app.add_subcommand(
         "compare",
@@ -35,7 +37,9 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
                    "worse in B by more than PCT percent (repeatable)");
     cc->add_flag("--progress", c.progress, "progress line on stderr even when it is not a terminal");
     cc->add_option("--mem-limit", c.mem_limit, experiment::MEM_LIMIT_HELP);
+}
 
+void add_sweep(CLI::App& app, ExperimentCommands& x) {
     SweepOptions& s = x.sweep;
     x.sweep_cmd = app.add_subcommand(
         "sweep", "run a scenario at every point of a parameter matrix, in parallel: one CSV/JSON row per point "
@@ -64,7 +68,9 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     x.merge_cmd->add_option("inputs", m.inputs, "the shards' --json files")->required();
     x.merge_cmd->add_option("--csv", m.csv, "write CSV to FILE ('-' = stdout)");
     x.merge_cmd->add_option("--json", m.json, "write JSON to FILE ('-' = stdout)");
+}
 
+void add_reproduce(CLI::App& app, ExperimentCommands& x) {
     ReproduceOptions& r = x.reproduce;
     x.reproduce_cmd = app.add_subcommand(
         "reproduce", "run the seed experiments over N seeds and print each published figure beside the simulated "
@@ -81,7 +87,9 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     rc->add_option("--format", r.format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
     rc->add_flag("--progress", r.progress, "progress line on stderr even when it is not a terminal");
     rc->add_option("--mem-limit", r.mem_limit, experiment::MEM_LIMIT_HELP);
+}
 
+void add_regress(CLI::App& app, ExperimentCommands& x) {
     RegressOptions& g = x.regress;
     x.regress_cmd = app.add_subcommand(
         "regress", "run the standard scheduler regression suite and compare it with a baseline (the stored results "
@@ -98,6 +106,15 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     gc->add_option("--jobs,-j", g.jobs, "simulations run at once (default: the number of CPUs)");
     gc->add_option("--output-format", g.output_format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
     gc->add_flag("--progress", g.progress, "progress line on stderr even when it is not a terminal");
+}
+
+}  // namespace
+
+void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
+    add_compare(app, x);
+    add_sweep(app, x);
+    add_reproduce(app, x);
+    add_regress(app, x);
 }
 
 std::optional<int> run_experiment_commands(const ExperimentCommands& x) {
