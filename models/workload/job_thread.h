@@ -116,8 +116,8 @@ private:
     void pause(Step& s);
     void check_min_rate(sim::Time now);
     sim::Duration reap(sim::Time t0, uint32_t max);
-    void mark_submit(const IoU& first, uint32_t nr);
-    void add_charged_spin(sim::Duration before);
+    void mark_submit(uint32_t nr);
+    [[gnu::cold, gnu::noinline]] void add_kernel_spin(sim::Duration spin);
     void mark_complete(uint32_t n);
     void account_done(IoU& io, sim::Time done);
     static void add_prio_clat(result::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat);

@@ -271,3 +271,22 @@ TEST_CASE("blksim section: stage percentiles lie within the stage's min and max"
     }
     CHECK(some_equal);  // the all-equal case is exercised
 }
+
+TEST_CASE("fio fields: fsyncs count in the IO depths line against reads and writes only", "[cli][fio][fio-fields]") {
+    // fio's td_io_queue() marks a sync's depth but its total_io_u[DDIR_SYNC] is not in the
+    // percentages' base: with fsync=4 the line passes 100 % by a quarter.
+    const std::string job = "--name=w --ioengine=psync --rw=randwrite --bs=4k --number_ios=2000 --fsync=4";
+    const CliResult b = clitest::run_blksim("fio -q --device nvme -- " + job + " --direct=1", false);
+    REQUIRE(b.status == 0);
+    const std::string depths = "  IO depths    : 1=125.0%, 2=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, >=64=0.0%\n"
+                               "     submit    : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n"
+                               "     complete  : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n"
+                               "     issued rwts: total=0,2000,0,499 short=0,0,0,0 dropped=0,0,0,0\n";
+    CHECK(has(b.out, depths));
+    if (!have_fio())
+        return;
+    const RealFio fio;
+    const CliResult f = fio.run(job);
+    REQUIRE(f.status == 0);
+    CHECK(has(f.out, depths));
+}
