@@ -97,4 +97,13 @@ std::vector<uint64_t> LatencyHistogram::percentiles(std::span<const double> plis
     return out;
 }
 
+std::vector<uint64_t> LatencyHistogram::percentiles_within(std::span<const double> plist, uint64_t lo,
+                                                           uint64_t hi) const {
+    std::vector<uint64_t> out = percentiles(plist);
+    if (total_ != 0)
+        for (uint64_t& v : out)
+            v = std::clamp(v, lo, hi);
+    return out;
+}
+
 }  // namespace blksim::sim

@@ -101,6 +101,10 @@ public:
     // when the histogram is empty. The thresholds are computed in long double as fio does,
     // so results are fio's on x86-64 (80-bit long double) — see docs/model.md.
     std::vector<uint64_t> percentiles(std::span<const double> plist) const;
+    // The same, kept within the samples' exact [lo, hi]: for blksim's own tables, where a
+    // bucket midpoint above the maximum (or, for equal samples, off the mean) would read as
+    // a measurement. fio's sections print the midpoints as fio does.
+    std::vector<uint64_t> percentiles_within(std::span<const double> plist, uint64_t lo, uint64_t hi) const;
 
 private:
     std::array<uint64_t, PLAT_NR> bins_{};

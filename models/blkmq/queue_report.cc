@@ -3,6 +3,8 @@
 // flushes, the elevator's locks).
 #include "models/blkmq/request_queue.h"
 
+#include <algorithm>
+
 namespace blksim::blkmq {
 
 std::vector<result::LockReport> RequestQueue::lock_reports() const {
@@ -48,12 +50,13 @@ void RequestQueue::report(sim::Time end, result::DiskUtil& du, result::QueueRepo
     qr.q2c = s.q2c;
     qr.nr_hw_queues = nr_hw_queues();
     qr.tag_depth = nr_hw_queues() ? hctx(0).tags.depth() : 0;
+    qr.tag_set_queues = std::max<uint32_t>(1, tag_set_.nr_queues());
     // Each tag space once: with host-wide tags every hctx points at the same one.
     for (uint32_t h = 0; h < nr_hw_queues(); ++h) {
         const BlkMqTags& tags = hctx(h).tags;
         if (h > 0 && &tags == &hctx(0).tags)
             continue;
-        qr.tags_mean_in_use += tags.mean_in_use(end);
+        qr.tags_in_use_mean += tags.mean_in_use(end);
         qr.tag_sleeps += tags.nr_sleeps();
     }
     qr.direct_issues = s.direct_issues;

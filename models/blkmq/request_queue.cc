@@ -511,7 +511,7 @@ Time RequestQueue::elv_lock(cpu::Spinlock& lock, uint32_t cpu, Time t, Duration 
         t = sim::max(t, cpus_[cpu]->free_at());
     const cpu::Spinlock::Section s = lock.acquire(cpu, t, hold);
     cpus_[cpu]->charge(t, s.end - t);
-    cpus_[cpu]->account_spin(s.spin);
+    cpus_[cpu]->account_charged_spin(s.spin);
     return s.end;
 }
 

@@ -47,6 +47,7 @@ public:
     // blk_mq_add_queue_tag_set(): a second queue makes the set TAG_QUEUE_SHARED.
     void add_queue() { ++nr_queues_; }
     bool shared() const { return nr_queues_ > 1; }
+    uint32_t nr_queues() const { return nr_queues_; }
 
 private:
     uint32_t queue_depth_;

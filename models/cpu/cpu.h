@@ -52,6 +52,14 @@ public:
     result::CpuReport report() const { return {id_, busy_, irq_busy_, spin_}; }
     // Part of a booked step was spent spinning on a lock (already in busy()).
     void account_spin(sim::Duration d) { spin_ += d; }
+    // Part of work charged with charge() was spent spinning on a lock (already in busy()).
+    // A task reads charged_spin() around the kernel work its syscall charges this way (a
+    // plug flush's elevator sections) to count that spin as its own system time.
+    void account_charged_spin(sim::Duration d) {
+        spin_ += d;
+        charged_spin_ += d;
+    }
+    sim::Duration charged_spin() const { return charged_spin_; }
 
     // A task becomes runnable at `now` (started, or woken from a sleep): it runs at once if
     // the core is idle, else it waits in the run queue. A task that ran the last step here
@@ -129,6 +137,7 @@ private:
     sim::Duration busy_;
     sim::Duration irq_busy_;
     sim::Duration spin_;
+    sim::Duration charged_spin_;  // the part of spin_ inside charge()d work
     sim::Duration step_inline_;  // work charged inside the step being played out
     sim::Time inline_at_;        // and where it has got to
     bool in_step_ = false;       // run_step() is on the stack and has not booked yet

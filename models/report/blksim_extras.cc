@@ -37,8 +37,13 @@ double percent_of(sim::Duration part, sim::Duration whole) {
 }
 
 void format_queue_header(Out out, const QueueReport& q) {
-    fmt::format_to(out, "  {}: scheduler={}, nr_hw_queues={}, tag_depth={}, tags_in_use_mean={:.2f}\n",
-                   q.name, q.scheduler, q.nr_hw_queues, q.tag_depth, q.tags_mean_in_use);
+    // A tag set shared by several queues (an HBA's disks) is counted once, whoever holds the
+    // tags: the line says so, or an idle disk would seem to hold its busy neighbours' tags.
+    fmt::format_to(out, "  {}: scheduler={}, nr_hw_queues={}, tag_depth={}, tags_in_use_mean={:.2f}{}\n",
+                   q.name, q.scheduler, q.nr_hw_queues, q.tag_depth, q.tags_in_use_mean,
+                   q.tag_set_queues > 1
+                       ? fmt::format(" (tag set shared by {} queues)", q.tag_set_queues)
+                       : std::string());
     fmt::format_to(out, "    tag_sleeps={}, direct_issues={}, inserts={}, resource_requeues={}, requeues={}\n",
                    q.tag_sleeps, q.direct_issues, q.inserts, q.resource_requeues, q.requeues);
     if (q.budget)
@@ -68,9 +73,10 @@ void format_stage_table_header(Out out) {
 }
 
 // One btt stage: count and mean from the exact running stat, percentiles from the
-// log-linear histogram (fio's bucket midpoints, <= 1/64 relative error), max exact.
+// log-linear histogram (fio's bucket midpoints, <= 1/64 relative error) kept within the
+// exact min and max, max exact.
 void format_stage_row(Out out, std::string_view name, const StageStat& s) {
-    const std::vector<uint64_t> pct = s.hist.percentiles(STAGE_PERCENTILES);
+    const std::vector<uint64_t> pct = s.percentiles(STAGE_PERCENTILES);
     fmt::format_to(out, "    {:<{}}{:>{}}{:>{}.3f}", name, LABEL_W, s.stat.count(), COUNT_W,
                    usec(s.stat.mean()), VALUE_W);
     for (const uint64_t v : pct)

@@ -268,19 +268,52 @@ SampleStat iops(const DirResult& d) {
     return out;
 }
 
-std::vector<JobResult> thread_stats(const RunResult& r, bool group_reporting) {
+namespace {
+
+// options.c str_gtod_reduce_cb(): disable_lat, disable_clat, disable_slat and disable_bw, so
+// account_io_completion() adds no latency, latency-bucket, bw or iops sample (nor a sync
+// latency); the counts of I/Os and bytes and the depths stay.
+void drop_untimed(JobResult& j) {
+    if (!j.config.gtod_reduce)
+        return;
+    for (DirResult& d : j.dir) {
+        d.slat = d.clat = d.lat = {};
+        d.clat_hist = {};
+        d.clat_dist = {};
+        d.bw_samples = d.iops_samples = {};
+        d.bw_sum = d.iops_sum = {};
+        d.prios.clear();
+    }
+    j.sync.lat = {};
+    j.sync.hist = {};
+}
+
+std::vector<JobResult> merge_groups(std::vector<JobResult> jobs, bool group_reporting) {
     if (!group_reporting)
-        return r.jobs;
+        return jobs;
     std::vector<JobResult> out;
-    for (const JobResult& j : r.jobs) {
+    for (JobResult& j : jobs) {
         auto it = std::find_if(out.begin(), out.end(),
                                [&](const JobResult& t) { return t.groupid == j.groupid; });
         if (it == out.end())
-            out.push_back(j);
+            out.push_back(std::move(j));
         else
             it->merge(j);
     }
     return out;
+}
+
+}  // namespace
+
+std::vector<JobResult> thread_stats(const RunResult& r, bool group_reporting) {
+    return merge_groups(r.jobs, group_reporting);
+}
+
+std::vector<JobResult> reported_stats(const RunResult& r, bool group_reporting) {
+    std::vector<JobResult> jobs = r.jobs;
+    for (JobResult& j : jobs)
+        drop_untimed(j);
+    return merge_groups(std::move(jobs), group_reporting);
 }
 
 std::vector<GroupRunStats> group_run_stats(std::span<const JobResult> ts) {

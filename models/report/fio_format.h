@@ -28,6 +28,11 @@ enum class N2S { NONE, PERSEC, BYTE, BIT, BYTEPERSEC, BITPERSEC };
 // fio's defaults: 4 significant figures (sig_figs), kb_base 1024, unit_base bytes.
 inline constexpr int SIG_FIGS = 4;
 
+// The date fio takes from the wall clock when it reports (the job header line's ctime(), the
+// JSON "time"; "timestamp" 0 with it): a run starts at simulated time 0, printed as the Unix
+// epoch in UTC, the same in every run so that output stays byte-identical.
+inline constexpr std::string_view REPORT_CTIME = "Thu Jan  1 00:00:00 1970";
+
 // lib/num2str.c: `num` (in units of `base`) with at most `maxlen` digits (a '.' counts),
 // dividing by 1000 or 1024 (pow2) and adding a k/M/G (Ki/Mi/Gi) prefix until it fits.
 // Rounds the way fio does (carry only when no decimals are left), e.g.
@@ -124,6 +129,10 @@ struct GroupRunStats {
 // The jobs as fio reports them: one entry per job, or with group_reporting one merged entry
 // per groupid (ordered by the group's first job).
 std::vector<JobResult> thread_stats(const RunResult& r, bool group_reporting);
+// The same for fio's report formats: without what fio does not measure for a job
+// (gtod_reduce=1: no slat/clat/lat, latency buckets, bw/iops samples or sync latency), the
+// empty stats then printing as fio prints them.
+std::vector<JobResult> reported_stats(const RunResult& r, bool group_reporting);
 // Group stats for every groupid present, ascending.
 std::vector<GroupRunStats> group_run_stats(std::span<const JobResult> ts);
 const GroupRunStats& group_of(std::span<const GroupRunStats> groups, uint32_t groupid);

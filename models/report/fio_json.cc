@@ -301,7 +301,8 @@ void show_thread_status_json(FioJsonWriter& w, const JobResult& t, const fio::Gr
     const uint64_t total = t.dir[DDIR_READ].total_ios + t.dir[DDIR_WRITE].total_ios;
     static constexpr std::array<std::string_view, 7> level_keys = {"1", "2", "4", "8", "16", "32", ">=64"};
     static constexpr std::array<std::string_view, 7> batch_keys = {"0", "4", "8", "16", "32", "64", ">=64"};
-    add_pct_object(w, "iodepth_level", fio::stat_calc_dist(t.depth.level, total), level_keys);
+    add_pct_object(w, "iodepth_level", fio::stat_calc_dist(t.depth.level, t.depth.level_samples),
+                   level_keys);
     add_pct_object(w, "iodepth_submit", fio::stat_calc_dist(t.depth.submit, t.depth.submit_calls),
                    batch_keys);
     add_pct_object(w, "iodepth_complete",
@@ -345,7 +346,8 @@ void json_add_disk_utils(FioJsonWriter& w, const std::vector<DiskUtil>& disks) {
 }
 
 // blksim's btt stage (ns) in the shape of fio's latency objects: N, mean, exact min/max,
-// and the percentiles the text section prints, keyed like fio's ("99.900000").
+// and the percentiles the text section prints (within min and max), keyed like fio's
+// ("99.900000").
 void add_stage_json(FioJsonWriter& w, std::string_view key, const StageStat& s) {
     static constexpr std::array<double, 4> plist = {50.0, 90.0, 99.0, 99.9};
     w.open_object(key);
@@ -353,7 +355,7 @@ void add_stage_json(FioJsonWriter& w, std::string_view key, const StageStat& s) 
     w.add_float("mean", s.stat.mean());
     w.add_int("min", static_cast<uint64_t>(s.stat.min()));
     w.add_int("max", static_cast<uint64_t>(s.stat.max()));
-    const std::vector<uint64_t> vals = s.hist.percentiles(plist);
+    const std::vector<uint64_t> vals = s.percentiles(plist);
     w.open_object("percentile");
     for (std::size_t i = 0; i < plist.size(); ++i)
         w.add_int(fmt::format("{:f}", plist[i]), vals[i]);
@@ -367,7 +369,9 @@ void add_queue_json(FioJsonWriter& w, const QueueReport& q) {
     w.add_string("scheduler", q.scheduler);
     w.add_int("nr_hw_queues", q.nr_hw_queues);
     w.add_int("tag_depth", q.tag_depth);
-    w.add_float("tags_mean_in_use", q.tags_mean_in_use);
+    w.add_float("tags_in_use_mean", q.tags_in_use_mean);
+    if (q.tag_set_queues > 1)  // (only when shared, as the text line says it)
+        w.add_int("tag_set_queues", q.tag_set_queues);
     w.add_int("tag_sleeps", q.tag_sleeps);
     w.add_int("direct_issues", q.direct_issues);
     w.add_int("inserts", q.inserts);
@@ -464,7 +468,7 @@ void add_blksim_json(FioJsonWriter& w, const RunResult& r) {
 }  // namespace
 
 std::string format_json(const RunResult& r, bool group_reporting, bool json_plus) {
-    const std::vector<JobResult> ts = fio::thread_stats(r, group_reporting);
+    const std::vector<JobResult> ts = fio::reported_stats(r, group_reporting);
     const std::vector<fio::GroupRunStats> groups = fio::group_run_stats(ts);
     // fio's "elapsed" is whole seconds since start, rounded up; here, of simulated time.
     const uint64_t elapsed_sec = (fio::runtime_msec(r.sim_time) + 999) / 1000;
@@ -475,7 +479,7 @@ std::string format_json(const RunResult& r, bool group_reporting, bool json_plus
     w.add_string("fio version", "blksim-0.1");
     w.add_int("timestamp", 0);
     w.add_int("timestamp_ms", 0);
-    w.add_string("time", "Thu Jan  1 00:00:00 1970");  // ctime() of timestamp 0 (UTC)
+    w.add_string("time", fio::REPORT_CTIME);
     w.open_object("global options");
     w.close_object();
     w.open_array("jobs");

@@ -1,7 +1,7 @@
 // fio's default (--output-format=normal) report, laid out as fio 3.33's stat.c prints it:
 // the job description lines fio prints at start-up, one status block per job (or per group
 // with group_reporting), the "Run status group" summaries and the disk statistics. The
-// wall-clock date fio puts on each job's header line is left out to keep output deterministic.
+// wall-clock date fio puts on each job's header line is fio::REPORT_CTIME, as in the JSON.
 #include <algorithm>
 #include <string>
 #include <system_error>
@@ -171,8 +171,7 @@ std::string show_latencies(const JobResult& t) {
 }
 
 std::string show_depths(const JobResult& t) {
-    const uint64_t total = t.dir[DDIR_READ].total_ios + t.dir[DDIR_WRITE].total_ios;
-    const auto lvl = fio::stat_calc_dist(t.depth.level, total);
+    const auto lvl = fio::stat_calc_dist(t.depth.level, t.depth.level_samples);
     const auto sub = fio::stat_calc_dist(t.depth.submit, t.depth.submit_calls);
     const auto cpl = fio::stat_calc_dist(t.depth.complete, t.depth.complete_calls);
     std::string out = fmt::format(
@@ -196,12 +195,13 @@ std::string show_thread_status_normal(const JobResult& t, const fio::GroupRunSta
 
     std::string out;
     if (!t.error)
-        out += fmt::format("{}: (groupid={}, jobs={}): err={:2}: pid={}\n", t.name, t.groupid,
-                           t.nr_jobs, t.error, t.pid);
+        out += fmt::format("{}: (groupid={}, jobs={}): err={:2}: pid={}: {}\n", t.name, t.groupid,
+                           t.nr_jobs, t.error, t.pid, fio::REPORT_CTIME);
     else
-        out += fmt::format("{}: (groupid={}, jobs={}): err={:2} ({}): pid={}\n", t.name, t.groupid,
+        out += fmt::format("{}: (groupid={}, jobs={}): err={:2} ({}): pid={}: {}\n", t.name, t.groupid,
                            t.nr_jobs, t.error,
-                           t.verror.empty() ? std::generic_category().message(t.error) : t.verror, t.pid);
+                           t.verror.empty() ? std::generic_category().message(t.error) : t.verror, t.pid,
+                           fio::REPORT_CTIME);
 
     for (unsigned d = 0; d < DDIR_RWDIR_CNT; ++d)
         if (t.dir[d].io_bytes)
@@ -275,7 +275,7 @@ std::string format_normal_header(const RunResult& r) {
 }
 
 std::string format_normal_body(const RunResult& r, bool group_reporting) {
-    const std::vector<JobResult> ts = fio::thread_stats(r, group_reporting);
+    const std::vector<JobResult> ts = fio::reported_stats(r, group_reporting);
     const std::vector<fio::GroupRunStats> groups = fio::group_run_stats(ts);
     std::string out = "\n";
     for (const JobResult& t : ts)

@@ -99,7 +99,7 @@ std::string show_thread_status_terse(const JobResult& t, const fio::GroupRunStat
     fmt::format_to(std::back_inserter(out), ";{:f}%;{:f}%;{};0;0", cpu.usr, cpu.sys, t.ctx);
 
     const uint64_t total = t.dir[DDIR_READ].total_ios + t.dir[DDIR_WRITE].total_ios;
-    for (double p : fio::stat_calc_dist(t.depth.level, total))
+    for (double p : fio::stat_calc_dist(t.depth.level, t.depth.level_samples))
         fmt::format_to(std::back_inserter(out), ";{:3.1f}%", p);
 
     // stat_calc_lat_nu(): terse has no nsec buckets; their share goes to the first usec one.
@@ -128,7 +128,7 @@ std::string show_thread_status_terse(const JobResult& t, const fio::GroupRunStat
 }  // namespace
 
 std::string format_terse(const RunResult& r, bool group_reporting) {
-    const std::vector<JobResult> ts = fio::thread_stats(r, group_reporting);
+    const std::vector<JobResult> ts = fio::reported_stats(r, group_reporting);
     const std::vector<fio::GroupRunStats> groups = fio::group_run_stats(ts);
     std::string out;
     for (const JobResult& t : ts)

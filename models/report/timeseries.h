@@ -18,7 +18,7 @@
 // end for the last partial interval, so the counters add up to the run's totals (rates
 // divide by the time since the previous row, not by the interval). The values are snapshots at the instant, not time averages: a queue whose
 // occupancy moves faster than the interval shows where it happened to be (a time average
-// over the whole run is in the report's tags_mean_in_use).
+// over the whole run is in the report's tags_in_use_mean).
 //
 // The machine samples with one event on the simulation's queue, re-armed each interval, that
 // only reads (Machine::sample): nothing on the I/O path knows about it, so the run costs

@@ -96,8 +96,11 @@ struct SyncResult {
     void merge(const SyncResult& o);
 };
 
-// fio's io depth / submit / complete distributions (io_u_map, io_u_submit, io_u_complete):
-// depth buckets 1 2 4 8 16 32 >=64; submit/complete buckets 0 4 8 16 32 64 >=64.
+// fio's io depth / submit / complete distributions (io_u_map, io_u_submit, io_u_complete),
+// counted from the end of ramp_time: depth buckets 1 2-3 4-7 8-15 16-31 32-63 >=64 of the
+// job's io_us in use at each submit (td->cur_depth); submit/complete buckets 0 1-4 5-8 9-16
+// 17-32 33-64 >64 of the io_us per submit / reap call. level_samples is fio's
+// ddir_rw_sum(total_io_u), the reads and writes issued: the depth line's 100 %.
 struct DepthDist {
     std::array<uint64_t, 7> level{};
     std::array<uint64_t, 7> submit{};

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct StageStat {
         stat.add(ns);
         hist.add(static_cast<uint64_t>(ns));
     }
+    // The histogram's percentiles within the exact min and max.
+    std::vector<uint64_t> percentiles(std::span<const double> plist) const {
+        return hist.percentiles_within(plist, static_cast<uint64_t>(stat.min()),
+                                       static_cast<uint64_t>(stat.max()));
+    }
 };
 
 struct QueueReport {
@@ -40,7 +46,10 @@ struct QueueReport {
     StageStat q2g, g2i, i2d, d2c, q2c;
     uint32_t nr_hw_queues = 0;
     uint32_t tag_depth = 0;            // driver tags per hctx
-    double tags_mean_in_use = 0.0;     // time average over the run, summed over hctxs
+    double tags_in_use_mean = 0.0;     // time average over the run, summed over hctxs
+    // The queues sharing the driver's tag set (an HBA's disks): with more than one, the tags
+    // and tags_in_use_mean are the set's, every queue's requests together.
+    uint32_t tag_set_queues = 1;
     uint64_t tag_sleeps = 0;           // submitters that slept for a tag
     uint64_t direct_issues = 0;        // requests issued straight from the plug (no I)
     uint64_t inserts = 0;              // requests that went through the software queue (I)

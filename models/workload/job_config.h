@@ -126,6 +126,10 @@ struct JobConfig {
         bool prio = false;                // fio log_prio
         bool any() const { return !lat.empty() || !bw.empty() || !iops.empty(); }
     } logs;
+    // fio gtod_reduce=1: fio takes no timestamps, so its report has no slat/clat/lat, latency
+    // distribution or bw/iops samples. The model measures them anyway; the fio-format reports
+    // leave them out (report::fio::reported_stats()).
+    bool gtod_reduce = false;
 };
 
 }  // namespace blksim::workload

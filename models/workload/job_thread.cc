@@ -1,6 +1,7 @@
 #include "models/workload/job_thread.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -22,15 +23,10 @@ static unsigned batch_bucket(uint32_t nr) {
     if (nr <= 64) return 5;
     return 6;
 }
-// fio's io_u_mark_depth buckets: 1, 2, 3-4, 5-8, 9-16, 17-32, >32 (printed 1 2 4 8 16 32 >=64).
+// fio's io_u_mark_depth buckets over td->cur_depth: 1, 2-3, 4-7, 8-15, 16-31, 32-63, >=64
+// (printed 1 2 4 8 16 32 >=64).
 static unsigned depth_bucket(uint32_t depth) {
-    if (depth <= 1) return 0;
-    if (depth <= 2) return 1;
-    if (depth <= 4) return 2;
-    if (depth <= 8) return 3;
-    if (depth <= 16) return 4;
-    if (depth <= 32) return 5;
-    return 6;
+    return std::min<unsigned>(6, std::max<unsigned>(1, static_cast<unsigned>(std::bit_width(depth))) - 1);
 }
 
 static std::string stream_name(const JobConfig& cfg, uint32_t clone, const char* what) {
@@ -302,12 +298,31 @@ void JobThread::run_step(Time start) {
     return c.ddir;
 }
 
+// td_io_commit()'s io_u_mark_depth() and the engine's io_u_mark_submit() for `nr` io_us
+// submitted by one syscall. The depth is fio's td->cur_depth: the io_us taken from the free
+// list (queued, in flight, or completed and not yet reaped), not what the kernel holds. An
+// fsync comes alone in its batch (the last io_u prepared): counted in the depths, as fio's
+// td_io_queue() does, unless it is end_fsync's; the percentages are of the reads and writes
+// issued (ddir_rw_sum(total_io_u)). Nothing before the end of ramp_time counts: fio's
+// reset_all_stats() clears the maps and totals then.
+[[gnu::always_inline]] inline void JobThread::mark_submit(uint32_t nr) {
+    result::DepthDist& dd = res_.depth;
+    dd.submit[batch_bucket(nr)] += 1;
+    ++dd.submit_calls;
+    const bool sync = last_was_sync_;
+    if (!sync || ious_[batch_[step_first_]].account)
+        dd.level[depth_bucket(engine_->depth() - static_cast<uint32_t>(free_ious_.size()))] += nr;
+    if (!sync)
+        dd.level_samples += nr;
+}
+
 // Into the kernel: the syscall, then each io_u's bio to submit_bio(), in order, until one
 // finds no tag.
 [[gnu::always_inline]] inline void JobThread::submit_batch(Step& s) {
     step_first_ = batch_pos_;
     if (batch_pos_ >= batch_.size())
         return;
+    const Duration spin_before = cpu_.charged_spin();  // a plug flushed mid-batch
     if (engine_->plugs())
         plug_.start();
     if (!batch_syscall_charged_) {
@@ -326,13 +341,19 @@ void JobThread::run_step(Time start) {
         s.sys += extra + costs_.bio_submit + costs_.rq_alloc + costs_.plug;
         ++batch_pos_;
     }
+    if (cpu_.charged_spin() != spin_before) [[unlikely]]
+        add_kernel_spin(cpu_.charged_spin() - spin_before);
     const uint32_t nr = batch_pos_ - step_first_;
-    if (nr > 0) {
-        res_.depth.submit[batch_bucket(nr)] += 1;
-        ++res_.depth.submit_calls;
-        res_.depth.level[depth_bucket(in_kernel_)] += nr;
-        res_.depth.level_samples += nr;
-    }
+    if (nr > 0 && s.start >= ramp_end_)
+        mark_submit(nr);
+}
+
+// Lock spin in the kernel work this thread's syscall charged on its core (the elevator's lock
+// sections of a plug flush, charged beyond the step's own cost): the thread spun in the
+// kernel, which is system time on a real machine.
+void JobThread::add_kernel_spin(Duration spin) {
+    res_.cpu_busy += spin;
+    res_.cpu_sys += spin;
 }
 
 // The share of a submission step lost to what the model does not run (cpu::HostConfig::
@@ -346,10 +367,13 @@ Duration JobThread::os_noise_delay() {
 // sleep for a tag) hands the plugged requests to the queue, then the loop goes on.
 void JobThread::step_done(uint64_t) {
     const Time now = eq_.now();
+    const Duration spin_before = cpu_.charged_spin();
     if (tag_wait_)
         plug_.flush(q_, now, cpu_.id(), true);  // schedule() flushes the plug of a task going to sleep
     else
         plug_.finish(q_, now, cpu_.id());
+    if (cpu_.charged_spin() != spin_before) [[unlikely]]
+        add_kernel_spin(cpu_.charged_spin() - spin_before);
     const bool in_syscall =
         engine_->committed(std::span<const uint32_t>(batch_).subspan(step_first_, batch_pos_ - step_first_), ious_,
                            sim::max(now, cpu_.free_at()), in_kernel_ > 0 && nr_done_ == 0);
@@ -519,6 +543,10 @@ uint32_t JobThread::prep_sync_io_u(Time t, bool datasync, bool account) {
 // total_io_u[DDIR_SYNC] (fdatasync is DDIR_DATASYNC there: timed, not counted).
 void JobThread::account_sync(IoU& io, Time done) {
     ++completed_;
+    // The engine marks an fsync submitted and completed as one (fio's sync engines and
+    // libaio's queue hook alike).
+    if (done >= ramp_end_)
+        mark_complete(1);
     if (io.account && done >= ramp_end_) {
         const auto lat = static_cast<uint64_t>((done - io.issue_time).count());
         res_.sync.lat.add(static_cast<double>(lat));
@@ -623,6 +651,12 @@ void JobThread::tag_wakeup(Time now) {
         schedule_wakeup(now);
 }
 
+// io_u_mark_complete(): one getevents call (or a sync engine's I/O) that reaped `n`.
+void JobThread::mark_complete(uint32_t n) {
+    res_.depth.complete[batch_bucket(n)] += 1;
+    ++res_.depth.complete_calls;
+}
+
 Duration JobThread::reap(Time t0, uint32_t max) {
     const uint32_t n = std::min(nr_done_, max);
     Duration cost = engine_->reap_cost();
@@ -639,8 +673,8 @@ Duration JobThread::reap(Time t0, uint32_t max) {
         free_ious_.push_back(idx);
     }
     nr_done_ -= n;
-    res_.depth.complete[batch_bucket(n)] += 1;
-    ++res_.depth.complete_calls;
+    if (t0 >= ramp_end_)
+        mark_complete(n);
     return cost;
 }
 

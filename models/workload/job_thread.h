@@ -116,6 +116,9 @@ private:
     void pause(Step& s);
     void check_min_rate(sim::Time now);
     sim::Duration reap(sim::Time t0, uint32_t max);
+    void mark_submit(uint32_t nr);
+    [[gnu::cold, gnu::noinline]] void add_kernel_spin(sim::Duration spin);
+    void mark_complete(uint32_t n);
     void account_done(IoU& io, sim::Time done);
     static void add_prio_clat(result::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat);
     // The io_u's bio to RequestQueue::submit_bio(); false: it waits for a tag.

@@ -95,7 +95,7 @@ TEST_CASE("megaraid_sas's hctxs share one space of queue_depth tags", "[models][
     const auto r = m.run();
     const auto& qr = r.queues.at(0);
     CHECK(qr.tag_depth == 8);
-    CHECK(qr.tags_mean_in_use <= 8.0);
-    CHECK(qr.tags_mean_in_use > 6.0);
+    CHECK(qr.tags_in_use_mean <= 8.0);
+    CHECK(qr.tags_in_use_mean > 6.0);
     CHECK(qr.tag_sleeps > 0);
 }

@@ -1,7 +1,8 @@
 // blksim's own report section (format_blksim_extras) and its "blksim" JSON object. The
 // expected numbers are worked out by hand from fio's histogram rules: a value v >= 128 ns
 // lands in a bucket of width 2^(msb(v) - 6) and a percentile prints the bucket's midpoint,
-// e.g. 10000 ns -> [9984, 10112) -> 10048; below 128 ns every value is its own bucket.
+// e.g. 10000 ns -> [9984, 10112) -> 10048; below 128 ns every value is its own bucket. The
+// stage table then keeps each percentile within the stage's exact min and max.
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -29,18 +30,18 @@ void add_n(StageStat& s, int n, int64_t ns) {
 // One disk with hand-picked stage latencies, and two CPUs, over 2 s.
 //   Q2G: 8 x 100 ns, 2 x 120 ns        mean 104 ns; p50 100; p90..p99.9 120 (exact buckets)
 //   G2I: nothing (the row prints zeros)
-//   I2D: 1 x 5 us                      p = 5024 (bucket [4992, 5056))
+//   I2D: 1 x 5 us                      p = 5000 (bucket [4992, 5056): 5024 > max)
 //   D2C: 800 x 10 us, 150 x 50 us, 45 x 200 us, 5 x 1 ms
 //        mean 29.5 us; cumulative 800/950/995/1000 -> p50 10048, p90 49920, p99 199680,
-//        p99.9 1003520 (the 1 ms bucket [999424, 1007616)), max exactly 1000 us
-//   Q2C: 1 x 2 ms                      p = 2007040 (bucket [1998848, 2015232))
+//        p99.9 1000000 (the 1 ms bucket [999424, 1007616): 1003520 > max), max exactly 1000 us
+//   Q2C: 1 x 2 ms                      p = 2000000 (bucket [1998848, 2015232): 2007040 > max)
 RunResult extras_run() {
     QueueReport q;
     q.name = "nullb0";
     q.scheduler = "mq-deadline";
     q.nr_hw_queues = 2;
     q.tag_depth = 64;
-    q.tags_mean_in_use = 12.25;
+    q.tags_in_use_mean = 12.25;
     q.tag_sleeps = 3;
     q.direct_issues = 7;
     q.inserts = 993;
@@ -77,9 +78,9 @@ TEST_CASE("blksim extras: queue summary, btt stage table, CPUs", "[extras]") {
         "    stage (usec)         N        mean         p50         p90         p99       p99.9         max\n"
         "    Q2G                 10       0.104       0.100       0.120       0.120       0.120       0.120\n"
         "    G2I                  0       0.000       0.000       0.000       0.000       0.000       0.000\n"
-        "    I2D                  1       5.000       5.024       5.024       5.024       5.024       5.000\n"
-        "    D2C               1000      29.500      10.048      49.920     199.680    1003.520    1000.000\n"
-        "    Q2C                  1    2000.000    2007.040    2007.040    2007.040    2007.040    2000.000\n"
+        "    I2D                  1       5.000       5.000       5.000       5.000       5.000       5.000\n"
+        "    D2C               1000      29.500      10.048      49.920     199.680    1000.000    1000.000\n"
+        "    Q2C                  1    2000.000    2000.000    2000.000    2000.000    2000.000    2000.000\n"
         "  cpus (% of 2.000000 s simulated):\n"
         "    cpu   0: busy= 75.00%, irq= 12.50%, spin= 10.00%\n"
         "    cpu   1: busy=  0.05%, irq=  0.00%, spin=  0.00%\n";
@@ -114,14 +115,14 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
     const ordered_json& q = b["queues"][0];
     CHECK(testing::keys_of(q) == std::vector<std::string>{
                                 "name", "scheduler", "nr_hw_queues", "tag_depth",
-                                "tags_mean_in_use", "tag_sleeps", "direct_issues", "inserts",
+                                "tags_in_use_mean", "tag_sleeps", "direct_issues", "inserts",
                                 "resource_requeues", "requeues", "budget", "budget_exhausted", "locks", "stages_ns"});
     CHECK(q["budget"] == 0);  // null_blk on the host: no dispatch budget
     CHECK(q["name"] == "nullb0");
     CHECK(q["scheduler"] == "mq-deadline");
     CHECK(q["nr_hw_queues"] == 2);
     CHECK(q["tag_depth"] == 64);
-    CHECK(q["tags_mean_in_use"] == 12.25);
+    CHECK(q["tags_in_use_mean"] == 12.25);
     CHECK(q["tag_sleeps"] == 3);
     CHECK(q["direct_issues"] == 7);
     CHECK(q["inserts"] == 993);
@@ -141,13 +142,13 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
     CHECK(d2c["percentile"]["50.000000"] == 10048);
     CHECK(d2c["percentile"]["90.000000"] == 49920);
     CHECK(d2c["percentile"]["99.000000"] == 199680);
-    CHECK(d2c["percentile"]["99.900000"] == 1003520);
+    CHECK(d2c["percentile"]["99.900000"] == 1000000);
     CHECK(st["q2g"]["mean"].get<double>() == Approx(104.0));
     CHECK(st["q2g"]["min"] == 100);
     CHECK(st["q2g"]["percentile"]["90.000000"] == 120);
     CHECK(st["g2i"]["N"] == 0);
     CHECK(st["g2i"]["percentile"]["50.000000"] == 0);
-    CHECK(st["q2c"]["percentile"]["99.900000"] == 2007040);
+    CHECK(st["q2c"]["percentile"]["99.900000"] == 2000000);
 
     REQUIRE(b["cpus"].size() == 2);
     const ordered_json& c0 = b["cpus"][0];
@@ -165,7 +166,7 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
     // fio's printing for the new object too: doubles as "%f", 2-space indents.
     CHECK(text.find("\n  \"blksim\" : {\n    \"queues\" : [\n      {\n        \"name\" : \"nullb0\",\n") !=
           std::string::npos);
-    CHECK(text.find("\"tags_mean_in_use\" : 12.250000,\n") != std::string::npos);
+    CHECK(text.find("\"tags_in_use_mean\" : 12.250000,\n") != std::string::npos);
     CHECK(text.ends_with("        \"spin_pct\" : 0.000000\n      }\n    ]\n  }\n}\n"));
 }
 

@@ -192,7 +192,7 @@ TEST_CASE("normal report prints the real fio run's per-priority lines", "[report
     // slat in this rebuilt job, so that line is left out): the "clat prio" stat lines after
     // " lat", the per-priority percentile blocks after "clat percentiles".
     const std::string expected =
-        "randread_4k_j2_qd128_libaio_cmdprio10rt: (groupid=0, jobs=1): err= 0: pid=3671\n"
+        "randread_4k_j2_qd128_libaio_cmdprio10rt: (groupid=0, jobs=1): err= 0: pid=3671: Thu Jan  1 00:00:00 1970\n"
         "  read: IOPS=86.1k, BW=336MiB/s (353MB/s)(673MiB/2001msec)\n"
         "    clat (nsec): min=571, max=15486k, avg=1478922.44, stdev=821242.65\n"
         "     lat (usec): min=20, max=15489, avg=1486.11, stdev=820.03\n"

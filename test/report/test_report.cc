@@ -59,6 +59,7 @@ JobResult synthetic_job(std::string name = "job1", uint32_t pid = 100) {
         d.iops_samples.add(io);
 
     j.depth.level[5] = 1000;  // all at depth 32..63
+    j.depth.level_samples = 1000;
     j.depth.submit[1] = 250;  // batches of 1..4
     j.depth.submit_calls = 250;
     j.depth.complete[1] = 499;
@@ -111,6 +112,7 @@ JobResult fixture_job(uint32_t pid, uint64_t ios, std::array<double, 3> bw_kib,
     for (double v : iops)
         d.iops_samples.add(v);
     j.depth.level = {1, 1, 1, 1, 1, 1, ios - 6};
+    j.depth.level_samples = ios;
     j.depth.submit = {0, 1000, 0, 0, 0, 0, 0};
     j.depth.submit_calls = 1000;
     j.depth.complete = {0, 9999, 0, 0, 0, 0, 1};
@@ -136,7 +138,7 @@ TEST_CASE("normal report of one job matches fio's layout line for line", "[repor
         "blksim\n"
         "Starting 1 process\n"
         "\n"
-        "job1: (groupid=0, jobs=1): err= 0: pid=100\n"
+        "job1: (groupid=0, jobs=1): err= 0: pid=100: Thu Jan  1 00:00:00 1970\n"
         "  read: IOPS=500, BW=2000KiB/s (2048kB/s)(4000KiB/2000msec)\n"
         "    slat (nsec): min=1000, max=3000, avg=2000.00, stdev=1414.21\n"
         "    clat (usec): min=50, max=5000, avg=104.85, stdev=162.82\n"
@@ -208,7 +210,7 @@ TEST_CASE("normal report reproduces the real fio run's lines", "[report]") {
         "randread_4k_j2_qd128_libaio_cmdprio10rt: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=libaio, iodepth=128",
         "...",
         "Starting 2 processes",
-        "randread_4k_j2_qd128_libaio_cmdprio10rt: (groupid=0, jobs=1): err= 0: pid=3671",
+        "randread_4k_j2_qd128_libaio_cmdprio10rt: (groupid=0, jobs=1): err= 0: pid=3671: Thu Jan  1 00:00:00 1970",  // fio: the run's date
         "  read: IOPS=86.1k, BW=336MiB/s (353MB/s)(673MiB/2001msec)",
         "    clat percentiles (usec):",
         "     |  1.00th=[  314],  5.00th=[  498], 10.00th=[  594], 20.00th=[  816],",
@@ -228,7 +230,7 @@ TEST_CASE("normal report reproduces the real fio run's lines", "[report]") {
         "     complete  : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.1%",
         "     issued rwts: total=172210,0,0,0 short=0,0,0,0 dropped=0,0,0,0",
         "     latency   : target=0, window=0, percentile=100.00%, depth=128",
-        "randread_4k_j2_qd128_libaio_cmdprio10rt: (groupid=0, jobs=1): err= 0: pid=3672",
+        "randread_4k_j2_qd128_libaio_cmdprio10rt: (groupid=0, jobs=1): err= 0: pid=3672: Thu Jan  1 00:00:00 1970",  // fio: the run's date
         "  read: IOPS=87.4k, BW=341MiB/s (358MB/s)(683MiB/2001msec)",
         "   bw (  KiB/s): min=332606, max=339696, per=48.38%, avg=335716.67, stdev=3623.94, samples=3",
         "   iops        : min=83151, max=84924, avg=83929.00, stdev=906.20, samples=3",
@@ -298,7 +300,7 @@ TEST_CASE("group_reporting folds a group's jobs into one block", "[report]") {
         // start-up lines still list the clones
         CHECK(out.starts_with("job: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, "
                               "(T) 4096B-4096B, ioengine=libaio, iodepth=32\n...\nblksim\n"
-                              "Starting 2 processes\n\njob: (groupid=0, jobs=2): err= 0: pid=100\n"));
+                              "Starting 2 processes\n\njob: (groupid=0, jobs=2): err= 0: pid=100: Thu Jan  1 00:00:00 1970\n"));
         CHECK(out.find("pid=101") == std::string::npos);
         // 16384000 B in 3000 ms (the longest member)
         CHECK(has_line(out, "  read: IOPS=1333, BW=5333KiB/s (5461kB/s)(15.6MiB/3000msec)"));

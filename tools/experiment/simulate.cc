@@ -85,7 +85,8 @@ std::vector<Metric> run_metrics(const result::RunResult& r) {
             // The exact simulated runtime: fio rounds it up to a millisecond, which would
             // quantise IOPS of short runs (and add noise to a comparison of them).
             const double secs = g.runtime.seconds();
-            const std::vector<uint64_t> p = dr.clat_hist.percentiles(PLIST);
+            const std::vector<uint64_t> p = dr.clat_hist.percentiles_within(
+                PLIST, static_cast<uint64_t>(dr.clat.min()), static_cast<uint64_t>(dr.clat.max()));
             const std::array<double, 6> values = {
                 secs > 0 ? static_cast<double>(dr.total_ios) / secs : 0.0,
                 secs > 0 ? static_cast<double>(dr.io_bytes) / secs : 0.0,

@@ -158,6 +158,7 @@ workload::JobConfig decode_job(DecodeState& st, const Options& o, const std::str
     decode_rate(in, j);
     if (const Opt* v = in.get("replay_no_stall")) j.replay_no_stall = boolean(*v);
     decode_logs(in, j);
+    if (const Opt* v = in.get("gtod_reduce")) j.gtod_reduce = boolean(*v);
     // "thread" and "filename" are accepted for fio compatibility and have no effect.
     decode_group(in, groups, j);
     return j;

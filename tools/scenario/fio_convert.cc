@@ -31,7 +31,7 @@ constexpr std::string_view kIgnoredFioOptions[] = {
     "unlink", "unlink_each_loop", "overwrite", "fallocate", "fadvise_hint", "invalidate", "openfiles",
     "file_service_type", "nice", "uid", "gid", "cgroup", "cgroup_weight", "cgroup_nodelete",
     "exitall", "exitall_on_error", "exit_what", "exec_prerun", "exec_postrun", "lockmem", "mem",
-    "hugepage-size", "clocksource", "gtod_reduce", "gtod_cpu",
+    "hugepage-size", "clocksource", "gtod_cpu",
     // data content and random-offset bookkeeping
     "zero_buffers", "refill_buffers", "scramble_buffers", "buffer_pattern", "buffer_compress_percentage",
     "buffer_compress_chunk", "dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage",

@@ -85,6 +85,7 @@ constexpr FioOption kFioOptions[] = {
     {"log_avg_msec", "log_avg_msec", true},
     {"log_offset", "log_offset"},
     {"log_prio", "log_prio"},
+    {"gtod_reduce", "gtod_reduce"},
 };
 
 // fio's integer syntax without suffix: decimal digits or 0x-hex (the schema's pattern).
