@@ -168,6 +168,28 @@ TEST_CASE("the report's lock line: dd->lock's wait is the CPUs' spin, its hold t
     CHECK(none.run().queues[0].locks.empty());
 }
 
+// Two CPUs, each job's step charging a slow ->queue_rq (6.5 us) before its next lock
+// section: the sections a step reserves ahead must not make the other core, which reaches
+// dd->lock earlier, queue behind them. A FIFO lock between two cores makes a caller wait
+// at most one turn of the other and the hand-off (a turn: the insert and the dispatch that
+// follows it at once, 700 ns).
+TEST_CASE("mq-deadline on 2 CPUs with a 6.5 us queue_rq: dd->lock waits are one turn of the other core, not a queue_rq", "[models][mq-deadline-path][locks]") {
+    auto cfg = machine("mq-deadline", 2);
+    cfg.host.nr_cpus = 2;
+    cfg.host.costs.queue_rq = 6500_ns;
+    topology::Machine m(cfg);
+    const auto r = m.run();
+    const result::LockReport& l = r.queues[0].locks[0];
+    REQUIRE(l.contended > 0);
+    const auto mean_wait = l.wait / static_cast<int64_t>(l.contended);
+    INFO("acquisitions " << l.acquisitions << ", contended " << l.contended << ", mean wait " << mean_wait.count()
+                         << " ns, max " << l.wait_max.count() << " ns, held " << l.held.count() << " ns, waited "
+                         << l.wait.count() << " ns");
+    CHECK(mean_wait <= 300_ns + 400_ns + 100_ns);
+    CHECK(l.wait_max <= 300_ns + 400_ns + 100_ns);
+    CHECK(l.wait < l.held);
+}
+
 // A property through the whole stack (plug, scheduler tags, insert and dispatch rounds,
 // driver tags, the device, completions restarting the queue): under random mixes of
 // readers and writers, depths, device speeds and tunables, no request waits in mq-deadline
