@@ -1,7 +1,9 @@
 // The spinlock timeline against the formula it must produce.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
+#include <numeric>
 #include <vector>
 
 #include "models/cpu/cpu.h"
@@ -88,4 +90,190 @@ TEST_CASE("a lock wanted by 10 CPUs gives 1/(hold + hand-off) and the spin is CP
         CHECK(spin_share == Approx(1.0 - 800.0 / 6000.0).epsilon(0.02));
     }
     CHECK(lock.contended() > sections * 9 / 10);
+}
+
+// Arrival order. A step charges its work ahead of the event queue, so a core can ask for
+// the lock at an instant later than another core's request that comes after it in call
+// order. A queued spinlock serves the one that arrives first.
+TEST_CASE("a caller that arrives first is served first, even after a section given out ahead of time", "[models][spinlock][fifo]") {
+    const auto at = [](int64_t ns) { return sim::Time::from_ns(ns); };
+    cpu::Spinlock l("l", 100_ns);
+    // Core 0 is 6.5 us into a step (->queue_rq) when it takes the lock at 10 us.
+    const auto a = l.acquire(0, at(10'000), 500_ns);
+    // Core 1 reaches the lock at 2 us: it is free until 10 us, so core 1 takes it at once.
+    const auto b = l.acquire(1, at(2'000), 500_ns);
+    CHECK(b.start.ns() == 2'000);
+    CHECK(b.spin.count() == 0);
+    // At 9.5 us its section (and the cache line's trip back) no longer fits before core 0's:
+    // it waits for that one and the hand-off.
+    const auto c = l.acquire(1, at(9'500), 500_ns);
+    CHECK(c.start == a.end + 100_ns);
+    CHECK(c.spin.count() == 1'100);
+    // At 9 us it still fits (9.0-9.5 us, 0.1 us for the line to move back to core 0).
+    const auto d = l.acquire(1, at(9'000), 500_ns);
+    CHECK(d.start.ns() == 9'000);
+    CHECK(l.contended() == 1);
+}
+
+TEST_CASE("10 CPUs: served in arrival order whatever the call order, each waits at most 9 (hold + hand-off)", "[models][spinlock][fifo]") {
+    const auto hold = 500_ns, handoff = 100_ns;
+    const auto at = [](int64_t ns) { return sim::Time::from_ns(ns); };
+    SECTION("arrivals far enough apart: nobody waits") {
+        cpu::Spinlock l("l", handoff);
+        std::vector<cpu::Spinlock::Section> s(10);
+        for (uint32_t c = 10; c-- > 0;)  // the last to arrive asks first
+            s[c] = l.acquire(c, at(1'000 * c), hold);
+        for (uint32_t c = 0; c < 10; ++c) {
+            CHECK(s[c].start.ns() == 1'000 * c);
+            CHECK(s[c].spin.count() == 0);
+        }
+    }
+    SECTION("all arrive while core 0 holds the lock: a queue") {
+        cpu::Spinlock l("l", handoff);
+        const auto first = l.acquire(0, at(0), hold);
+        for (uint32_t c = 1; c < 10; ++c) {
+            const auto s = l.acquire(c, at(10 * c), hold);
+            // Ahead of core c: core 0's section and c - 1 others, each with its hand-off.
+            CHECK(s.start == first.end + (hold + handoff) * (c - 1) + handoff);
+            CHECK(s.spin <= (hold + handoff) * 9);
+        }
+    }
+}
+
+namespace {
+
+// Lockers whose work before the section differs from core to core: each core's request for
+// the lock is made at the start of its step but is for the instant the work is done, so
+// requests reach the lock out of their arrival order.
+struct Run {
+    struct Logged {
+        uint32_t cpu;
+        size_t call;  // the order in which sections were asked for
+        sim::Time arrival;
+        cpu::Spinlock::Section s;
+    };
+    std::vector<Logged> log;
+    sim::Duration hold, handoff;
+};
+
+struct LoggingLocker final : cpu::Task {
+    sim::EventQueue* eq;
+    cpu::Cpu* core;
+    cpu::Spinlock* lock;
+    Run* run;
+    sim::Duration outside;
+    sim::Time until;
+
+    void run_step(sim::Time now) override {
+        if (now >= until) {
+            core->release(now);
+            return;
+        }
+        const sim::Time arrival = now + outside;
+        const auto s = lock->acquire(core->id(), arrival, run->hold);
+        core->account_spin(s.spin);
+        run->log.push_back({core->id(), run->log.size(), arrival, s});
+        eq->at<&LoggingLocker::again>(core->book(now, s.end - now), this);
+    }
+    void again(uint64_t) { core->step_end(this, eq->now(), true); }
+};
+
+// `n` cores, core c working outside[c % size] before each section.
+Run contend(uint32_t n, const std::vector<sim::Duration>& outside, sim::Duration hold, sim::Duration handoff) {
+    sim::EventQueue eq;
+    Run run;
+    run.hold = hold;
+    run.handoff = handoff;
+    cpu::Spinlock lock("l", handoff);
+    std::vector<std::unique_ptr<cpu::Cpu>> cores;
+    std::vector<std::unique_ptr<LoggingLocker>> threads;
+    const sim::Time until = sim::Time::zero() + 2_ms;
+    for (uint32_t c = 0; c < n; ++c) {
+        cores.push_back(std::make_unique<cpu::Cpu>(eq, c));
+        auto t = std::make_unique<LoggingLocker>();
+        t->eq = &eq;
+        t->core = cores.back().get();
+        t->lock = &lock;
+        t->run = &run;
+        t->outside = outside[c % outside.size()];
+        t->until = until;
+        threads.push_back(std::move(t));
+    }
+    for (auto& t : threads)
+        t->core->wake(t.get(), sim::Time::zero());
+    eq.run_until(until + 1_ms);
+    REQUIRE(lock.acquisitions() == run.log.size());
+    CHECK(lock.spin_total() == std::accumulate(run.log.begin(), run.log.end(), sim::Duration(),
+                                               [](sim::Duration d, const Run::Logged& l) { return d + l.s.spin; }));
+    return run;
+}
+
+// The textbook properties of a FIFO lock shared by n cores. A section given out ahead of
+// time cannot move, so a caller that arrives just before one and cannot finish first waits
+// for it too: with `ahead` (some cores reserve their sections ahead) a wait may also hold
+// free stretches too short for the caller's section, but never one long enough, and never
+// two sections of the same core.
+void check_fifo(const Run& run, uint32_t n, bool ahead) {
+    REQUIRE(run.log.size() > 100);
+    const sim::Duration bound = (run.hold + run.handoff) * (n - 1);
+    sim::Duration wait, held, worst;
+    uint64_t contended = 0;
+    for (const auto& l : run.log) {
+        wait += l.s.spin;
+        held += l.s.end - l.s.start;
+        worst = std::max(worst, l.s.spin);
+        contended += l.s.spin.count() > 0;
+    }
+    INFO(n << " CPUs: " << run.log.size() << " sections, " << contended << " contended, worst wait "
+           << worst.count() << " ns, total wait " << wait.count() << " ns, held " << held.count() << " ns");
+    // Each waits for at most one section (and hand-off) of every other core; reserved
+    // sections may add a stretch shorter than hold + 2 hand-offs before each.
+    CHECK(worst <= (ahead ? (run.hold + run.handoff * 2) * n : bound));
+    // All the waiting together is at most (n - 1) (1 + hand-off / hold) times the holding.
+    CHECK(wait.count() * run.hold.count() <= held.count() * bound.count());
+    std::vector<Run::Logged> timeline = run.log;
+    std::sort(timeline.begin(), timeline.end(), [](const auto& a, const auto& b) { return a.s.start < b.s.start; });
+    for (size_t i = 1; i < timeline.size(); ++i)
+        REQUIRE(timeline[i].s.start >= timeline[i - 1].s.end);  // sections never overlap
+    // Nobody spins while the lock stays free long enough for its section (with the cache
+    // line's trips there and back), and nobody waits for two sections of one core that were
+    // given out before it asked (later ones may fill gaps too short for it: no delay).
+    uint64_t idle_while_waiting = 0, twice_behind = 0;
+    for (const auto& l : run.log) {
+        if (l.s.spin.count() == 0)
+            continue;
+        auto it = std::lower_bound(timeline.begin(), timeline.end(), l.arrival,
+                                   [](const auto& x, sim::Time t) { return x.s.end <= t; });
+        sim::Time free_from = l.arrival;
+        std::vector<bool> seen(n);
+        for (; it != timeline.end() && it->s.start < l.s.start; ++it) {
+            if (it->s.start - sim::max(free_from, l.arrival) >= run.hold + run.handoff * 2)
+                ++idle_while_waiting;
+            if (it->call < l.call) {
+                if (seen[it->cpu] || it->cpu == l.cpu)
+                    ++twice_behind;
+                seen[it->cpu] = true;
+            }
+            free_from = it->s.end;
+        }
+    }
+    CHECK(idle_while_waiting == 0);
+    CHECK(twice_behind == 0);
+}
+
+}  // namespace
+
+TEST_CASE("2 CPUs, one reserving its sections ahead: FIFO, waits bounded by the other core's sections", "[models][spinlock][fifo]") {
+    // Core 0 takes the lock 6.5 us into its step (after a ->queue_rq), core 1 at once.
+    check_fifo(contend(2, {6500_ns, 0_ns}, 500_ns, 100_ns), 2, true);
+    // Both at the same point of their steps: a wait is at most the other's section.
+    check_fifo(contend(2, {300_ns}, 500_ns, 100_ns), 2, false);
+}
+
+TEST_CASE("10 CPUs reaching the lock at different points of their steps: FIFO properties", "[models][spinlock][fifo]") {
+    for (const auto hold : {200_ns, 500_ns, 2000_ns}) {
+        INFO("hold " << hold.count() << " ns");
+        check_fifo(contend(10, {0_ns, 3000_ns, 700_ns, 6500_ns, 150_ns}, hold, 100_ns), 10, true);
+        check_fifo(contend(10, {300_ns}, hold, 100_ns), 10, false);
+    }
 }
