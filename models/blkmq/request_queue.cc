@@ -187,7 +187,9 @@ Request* RequestQueue::alloc_request(uint32_t cpu, Time now, bool sync_read) {
     if (elevator_) {
         // Scheduler tag; the driver tag comes at dispatch (blk_mq_get_driver_tag).
         BlkMqTags& st = *h.sched_tags;
-        const uint32_t limit = sync_read ? nr_requests_ : elevator_->limit_depth(false, nr_requests_);
+        // blk_mq_limit_depth(): the elevator's ->limit_depth sees every request, sync reads too
+        // (each policy decides that they are not limited), so a policy that limits them shows.
+        const uint32_t limit = elevator_->limit_depth(sync_read, nr_requests_);
         const uint32_t stag = st.in_use() < limit ? st.get(now) : BlkMqTags::NO_TAG;
         if (stag == BlkMqTags::NO_TAG)
             return nullptr;
