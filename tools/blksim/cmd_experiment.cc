@@ -99,7 +99,14 @@ void add_regress(CLI::App& app, ExperimentCommands& x) {
     gc->add_option("--baseline", g.baseline, "stored results to compare with (default: baseline.json beside the suite)");
     gc->add_option("--baseline-binary", g.baseline_binary,
                    "another blksim (e.g. the mainline build): run it on the same suite and seeds as the baseline");
-    gc->add_option("--scheduler", g.schedulers, "only this scheduler's cells (repeatable; default all)");
+    gc->add_option("--scheduler", g.schedulers,
+                   "only this scheduler's cells (repeatable; default all); kernel:mq-deadline runs the kernel's own "
+                   "source from --kernel-tree with mq-deadline's variants");
+    gc->add_option("--kernel-tree", g.kernel_tree, "the source of --scheduler kernel:<name> (a tree, its block/ "
+                                                   "folder or one patched .c file)");
+    gc->add_option("--baseline-kernel-tree", g.baseline_kernel_tree,
+                   "the baseline is the same suite run now with this kernel source (e.g. mainline, beside a patched "
+                   "--kernel-tree)");
     gc->add_flag("--exact", g.exact,
                  "no functional change expected: exit 3 when any report differs, not only on a regression");
     gc->add_option("--save", g.save, "write this build's results to FILE (a new baseline) instead of comparing");

@@ -74,6 +74,8 @@ struct RegressOptions {
     std::string baseline;                 // default baseline.json beside the suite
     std::string baseline_binary;          // run this blksim on the suite as the baseline
     std::vector<std::string> schedulers;  // only these schedulers' cells (default all)
+    std::string kernel_tree;              // the source of a kernel:<scheduler> in `schedulers`
+    std::string baseline_kernel_tree;     // the baseline: the same suite on this source
     bool exact = false;                   // fail on any changed output, not on gated regressions
     std::string save;                     // write this build's results here instead of comparing
     unsigned jobs = 0;

@@ -77,11 +77,19 @@ int cmd_regress(const RegressOptions& o) {
         o.baseline.empty() ? (fs::path(suite_path).parent_path() / "baseline.json").string() : o.baseline;
     const unsigned jobs = o.jobs ? o.jobs : default_jobs();
     try {
-        const RegressSuite suite = load_regress_suite(suite_path, o.schedulers);
+        const RegressSuite suite = load_regress_suite(suite_path, o.schedulers, o.kernel_tree);
         // The baseline first: a missing or stale one is known before the suite runs.
         RegressResults base;
-        if (o.save.empty())
+        std::string name = o.baseline_binary.empty() ? baseline : o.baseline_binary;
+        if (!o.baseline_kernel_tree.empty()) {
+            const RegressSuite other = load_regress_suite(suite_path, o.schedulers, o.baseline_kernel_tree);
+            Progress progress("regress (baseline)", other.cells.size() * other.runs, jobs, o.progress || stderr_is_tty());
+            base = run_regress_suite(other, jobs, [&](std::size_t done, std::size_t) { progress.update(done); });
+            progress.finish();
+            name = "kernel source " + o.baseline_kernel_tree;
+        } else if (o.save.empty()) {
             base = o.baseline_binary.empty() ? read_baseline(baseline) : run_other_binary(o, suite_path, jobs);
+        }
         Progress progress("regress", suite.cells.size() * suite.runs, jobs, o.progress || stderr_is_tty());
         const RegressResults build =
             run_regress_suite(suite, jobs, [&](std::size_t done, std::size_t) { progress.update(done); });
@@ -93,7 +101,6 @@ int cmd_regress(const RegressOptions& o) {
             return 0;
         }
         const RegressVerdict v = judge_regress(suite, base, build);
-        const std::string name = o.baseline_binary.empty() ? baseline : o.baseline_binary;
         write_output("-", "", o.output_format == "json" ? format_regress_json(v, o.exact, name)
                                                        : format_regress_normal(v, o.exact, name));
         const bool failed = o.exact ? !v.differing_cells.empty() : v.regressions > 0;

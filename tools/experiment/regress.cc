@@ -64,16 +64,26 @@ struct Variant {
 };
 using Variants = std::vector<std::pair<std::string, std::vector<Variant>>>;  // by scheduler, in file order
 
+constexpr std::string_view kKernelPrefix = "kernel:";
+
+// The suite's scheduler a name of --scheduler runs the variants of ("kernel:mq-deadline":
+// mq-deadline's).
+std::string_view suite_scheduler(std::string_view name) {
+    return name.substr(0, kKernelPrefix.size()) == kKernelPrefix ? name.substr(kKernelPrefix.size()) : name;
+}
+
 Variants read_variants(const Obj& top, const std::vector<std::string>& only) {
     if (!top.j.contains("schedulers") || !top.j.at("schedulers").is_object() || top.j.at("schedulers").empty())
         throw top.error("schedulers", "missing or not an object {\"<scheduler>\": [variants]}");
     Variants out;
-    for (const auto& [name, list] : top.j.at("schedulers").items()) {
-        const std::string where = top.path + ".schedulers." + name;
+    for (const auto& [suite_name, list] : top.j.at("schedulers").items()) {
+        const std::string where = top.path + ".schedulers." + suite_name;
         if (!list.is_array() || list.empty())
             throw SuiteError(fmt::format("{}: {}: must be a non-empty array of variants", top.file, where));
-        if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end())
+        const auto chosen = std::find_if(only.begin(), only.end(), [&](const std::string& s) { return suite_scheduler(s) == suite_name; });
+        if (!only.empty() && chosen == only.end())
             continue;
+        const std::string name = only.empty() ? suite_name : *chosen;
         std::vector<Variant> vs;
         for (std::size_t i = 0; i < list.size(); ++i) {
             if (!list[i].is_object())
@@ -92,11 +102,14 @@ Variants read_variants(const Obj& top, const std::vector<std::string>& only) {
 
 // One case crossed with every variant: each cell's scenario loaded with the case's overrides,
 // the scheduler on every queue, and the variant's.
-void add_case_cells(const Obj& c, const fs::path& dir, const Variants& variants, RegressSuite& s) {
+void add_case_cells(const Obj& c, const fs::path& dir, const Variants& variants, const std::string& kernel_tree,
+                    RegressSuite& s) {
     c.only({"name", "scenario", "set", "schedulers", "why"});
     const std::string name = c.str("name");
     const std::string file = (dir / c.str("scenario")).lexically_normal().string();
-    const std::vector<std::string> sets = c.strings("set");
+    std::vector<std::string> sets = c.strings("set");
+    if (!kernel_tree.empty())
+        sets.push_back("kernel.tree=" + fs::absolute(kernel_tree).lexically_normal().string());
     const std::vector<std::string> scheds = c.strings("schedulers");
     std::size_t nr_queues = 0;
     try {
@@ -107,7 +120,7 @@ void add_case_cells(const Obj& c, const fs::path& dir, const Variants& variants,
     if (nr_queues == 0)
         throw c.error("scenario", "the scenario has no queues entry: the suite sets each queue's scheduler");
     for (const auto& [sched, vs] : variants) {
-        if (!scheds.empty() && std::find(scheds.begin(), scheds.end(), sched) == scheds.end())
+        if (!scheds.empty() && std::find(scheds.begin(), scheds.end(), suite_scheduler(sched)) == scheds.end())
             continue;
         for (const Variant& v : vs) {
             std::vector<std::string> all = sets;
@@ -126,7 +139,12 @@ void add_case_cells(const Obj& c, const fs::path& dir, const Variants& variants,
 
 }  // namespace
 
-RegressSuite load_regress_suite(const std::string& path, const std::vector<std::string>& only) {
+RegressSuite load_regress_suite(const std::string& path, const std::vector<std::string>& only,
+                                const std::string& kernel_tree) {
+    const bool kernel = std::any_of(only.begin(), only.end(), [](const std::string& s) { return s != suite_scheduler(s); });
+    if (kernel != !kernel_tree.empty())
+        throw SuiteError(kernel ? "a kernel:<scheduler> runs the kernel's own source: name it with --kernel-tree"
+                                : "--kernel-tree is for --scheduler kernel:<scheduler>");
     const ojson j = parse_file(path, "regression suite");
     const Obj top{j, path, "$"};
     top.only({"blksim_regress_suite", "description", "runs", "seed", "gates_pct", "cases", "schedulers"});
@@ -156,7 +174,7 @@ RegressSuite load_regress_suite(const std::string& path, const std::vector<std::
         const Obj o{c, path, fmt::format("$.cases[{}]", i)};
         if (!names.insert(o.str("name")).second)
             throw o.error("name", "a case of this name comes earlier");
-        add_case_cells(o, dir, variants, s);
+        add_case_cells(o, dir, variants, kernel_tree, s);
     }
     return s;
 }

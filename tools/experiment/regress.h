@@ -42,9 +42,12 @@ struct RegressSuite {
 };
 
 // Loads the suite and every case's scenario (relative to the suite's folder), each crossed
-// with the variants of the schedulers in `only` (all of the suite's when empty). Throws
-// SuiteError.
-RegressSuite load_regress_suite(const std::string& path, const std::vector<std::string>& only = {});
+// with the variants of the schedulers in `only` (all of the suite's when empty). A name
+// "kernel:<scheduler>" in `only` runs the kernel's own source of <scheduler> from
+// `kernel_tree` (a tree, its block/ folder or one .c file) with <scheduler>'s variants, whose
+// tunables are the file's sysfs attributes. Throws SuiteError.
+RegressSuite load_regress_suite(const std::string& path, const std::vector<std::string>& only = {},
+                                const std::string& kernel_tree = {});
 
 // One cell's runs: per seed the digest of the whole report and the figures.
 struct CellResult {
