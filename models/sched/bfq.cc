@@ -65,7 +65,9 @@ static constinit const SchedulerKindOf<BfqTunables> kBfqKind{
            "idling for sync queues, budget feedback, weight raising (low_latency), one lock",
     kTunables,
     [](const BfqTunables& t, const ElevatorContext& c) -> std::unique_ptr<Elevator> {
-        return std::make_unique<Bfq>(t, c.eq, c.rotational);
+        auto e = std::make_unique<Bfq>(t, c.eq, c.rotational);
+        e->set_noxmerges(c.nomerges == 1);
+        return e;
     },
     kBfqSameSetting};
 const SchedulerKind& bfq_kind() { return kBfqKind; }
@@ -505,6 +507,8 @@ ElvMerge Bfq::bio_merge(const Bio& bio, uint32_t max_sectors, Request** out) {
         if (bio.end_sector() == last_merge_->sector)
             return take(last_merge_, ElvMerge::FRONT_MERGE);
     }
+    if (noxmerges_)
+        return ElvMerge::NO_MERGE;  // queue/nomerges=1: elv_merge() stops at the one-hit cache
     if (Request* rq = insert_merge_find(bio.sector); rq && merge_ok(*rq))
         return take(rq, ElvMerge::BACK_MERGE);
     // bfq_find_rq_fmerge(): elv_rb_find() in the bio's queue.

@@ -187,6 +187,8 @@ struct BfqStats {
 
 class Bfq final : public Elevator, public ElevatorAudit, public ElevatorCost, public ElevatorReport {
 public:
+    // queue/nomerges=1 (QUEUE_FLAG_NOXMERGES): elv_merge() tries only the one-hit cache.
+    void set_noxmerges(bool on) { noxmerges_ = on; }
     // `rotational`: queue/rotational of the device (blk_queue_nonrot() is its negation).
     Bfq(const BfqTunables& t, sim::EventQueue& eq, bool rotational);
     ~Bfq() override;
@@ -468,6 +470,7 @@ private:
         Request, boost::intrusive::member_hook<Request, boost::intrusive::set_member_hook<>, &Request::hash_node>,
         boost::intrusive::key_of_value<EndOf>>;
     RqHash hash_;
+    bool noxmerges_ = false;
     Request* last_merge_ = nullptr;      // q->last_merge
 
     // word depths for bfq_limit_depth, computed for the last nr_requests seen

@@ -615,6 +615,26 @@ TEST_CASE("bfq: bio merges only into the submitting task's requests; request mer
     CHECK(rig.bfq.check_idle().empty());
 }
 
+TEST_CASE("bfq: with nomerges=1 a bio merges through the one-hit cache only", "[bfq]") {
+    Rig rig(Rig::no_wr());
+    rig.bfq.set_noxmerges(true);
+    Request* a = rig.insert(1000, 100, 8);  // the first insert becomes q->last_merge
+    rig.insert(1000, 200, 8);
+    Bio bio;
+    bio.nr_sectors = 8;
+    bio.pid = 1000;
+    Request* into = nullptr;
+    bio.sector = 108;  // behind a: the one-hit cache
+    CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::BACK_MERGE);
+    CHECK(into == a);
+    bio.sector = 208;  // behind the other request: the hash, which nomerges=1 skips
+    CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::NO_MERGE);
+    bio.sector = 192;  // in front of it: the sort tree, skipped too
+    CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::NO_MERGE);
+    rig.bfq.set_noxmerges(false);
+    CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::FRONT_MERGE);
+}
+
 TEST_CASE("bfq: depth limits: sync reads get every tag, sync writes 3/4 (6/16 while raised)", "[bfq]") {
     // sbitmap words: 256 tags are 4 words of 64, 64 tags 4 of 16, 62 tags 8 of 8 (the last 6).
     CHECK(Bfq::bfq_shallow_depth(256, false, true) == 192);
