@@ -54,9 +54,12 @@ void KernelElevator::init_sched(ElevatorQueueAttrs& q) {
     for (const auto& [attr, value] : tunables_.values) {
         const std::string v = std::to_string(value);
         const long rc = api_.attr_store(q_, attr.c_str(), v.c_str());
+        // The one store rule the kind's table cannot give: patch 1's bound is the queue's.
+        const std::string allowed =
+            attr == "nr_sched_batch" ? fmt::format("; nr_sched_batch: 1..nr_requests ({})", q.nr_requests) : "";
         if (rc < 0)
-            throw std::invalid_argument(fmt::format("{}: writing {} to iosched/{} failed ({})", name_, value, attr,
-                                                    rc == -2 ? "no such attribute" : std::to_string(rc)));
+            throw std::invalid_argument(fmt::format("{}: writing {} to iosched/{} failed ({}{})", name_, value, attr,
+                                                    rc == -2 ? "no such attribute" : std::to_string(rc), allowed));
     }
     q.nr_sched_batch = api_.nr_sched_batch(q_);
     q.bypass = api_.has_direct_dispatch() ? this : nullptr;
