@@ -41,6 +41,13 @@ struct elevator_mq_ops {
 	struct request *(*next_request)(struct request_queue *, struct request *);
 	void (*init_icq)(struct io_cq *);
 	void (*exit_icq)(struct io_cq *);
+	/* Not in Linux 6.1: the direct dispatch of E3's patch (kernel-patches/e3-*.patch).
+	 * blk-mq's insert path asks may_dispatch_directly() for a request that is neither
+	 * at-head nor a flush when hctx->dispatch is empty and the hctx is not dispatch_busy;
+	 * if it may, and a driver tag is free, blk-mq issues the request without inserting it
+	 * and calls dispatched_directly(). A file without them (every kernel's) is never asked. */
+	bool (*may_dispatch_directly)(struct blk_mq_hw_ctx *, struct request *);
+	void (*dispatched_directly)(struct blk_mq_hw_ctx *, struct request *);
 };
 
 /* sysfs: /sys/block/<dev>/queue/iosched/<name>, read with show, written with store. */

@@ -21,6 +21,47 @@ static const char *elevator_name(void)
 	return kcompat_registered_type ? kcompat_registered_type->elevator_name : NULL;
 }
 
+/* The queue's own sysfs attributes that kcompat's core adds: E1's first patch
+ * ("block: Introduce nr_sched_batch sys interface", block/blk-sysfs.c). A write must lie
+ * in 1..nr_requests. */
+static ssize_t queue_nr_sched_batch_store(struct request_queue *q, const char *page, size_t count)
+{
+	unsigned int v;
+	int ret = kstrtouint(page, 10, &v);
+
+	if (ret)
+		return ret;
+	if (v < 1 || v > q->nr_requests)
+		return -EINVAL;
+	q->nr_sched_batch = v;
+	return count;
+}
+
+static ssize_t queue_nr_sched_batch_show(struct request_queue *q, char *page)
+{
+	return sysfs_emit(page, "%u\n", q->nr_sched_batch);
+}
+
+struct queue_sysfs_entry {
+	const char *name;
+	ssize_t (*show)(struct request_queue *, char *);
+	ssize_t (*store)(struct request_queue *, const char *, size_t);
+};
+
+static const struct queue_sysfs_entry queue_attrs[] = {
+	{ "nr_sched_batch", queue_nr_sched_batch_show, queue_nr_sched_batch_store },
+};
+
+static const struct queue_sysfs_entry *find_queue_attr(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(queue_attrs); i++)
+		if (!strcmp(queue_attrs[i].name, name))
+			return &queue_attrs[i];
+	return NULL;
+}
+
 static const char *attr_name(unsigned int i)
 {
 	struct elv_fs_entry *a = kcompat_registered_type ? kcompat_registered_type->elevator_attrs : NULL;
@@ -29,7 +70,7 @@ static const char *attr_name(unsigned int i)
 	for (n = 0; a && a[n].attr.name; n++)
 		if (n == i)
 			return a[n].attr.name;
-	return NULL;
+	return i - n < ARRAY_SIZE(queue_attrs) ? queue_attrs[i - n].name : NULL;
 }
 
 static void set_clock(uint64_t now_ns, unsigned long j)
@@ -67,6 +108,7 @@ static struct kcompat_queue *queue_create(unsigned int nr_hw_queues, unsigned in
 	if (!kq->hctxs || !kq->sched_tags || !kq->hctx_ptrs)
 		goto fail;
 	kq->q.nr_requests = nr_requests;
+	kq->q.nr_sched_batch = nr_requests;
 	kq->q.nr_hw_queues = nr_hw_queues;
 	kq->q.queue_hw_ctx = kq->hctx_ptrs;
 	kq->q.node = NUMA_NO_NODE;
@@ -113,7 +155,10 @@ static struct elv_fs_entry *find_attr(const char *name)
 static long attr_store(struct kcompat_queue *kq, const char *name, const char *value)
 {
 	struct elv_fs_entry *a = find_attr(name);
+	const struct queue_sysfs_entry *qa = a ? NULL : find_queue_attr(name);
 
+	if (qa)
+		return qa->store(&kq->q, value, strlen(value));
 	if (!a || !a->store)
 		return -2;
 	return a->store(kq->q.elevator, value, strlen(value));
@@ -122,12 +167,13 @@ static long attr_store(struct kcompat_queue *kq, const char *name, const char *v
 static long attr_show(struct kcompat_queue *kq, const char *name, char *buf, size_t len)
 {
 	struct elv_fs_entry *a = find_attr(name);
+	const struct queue_sysfs_entry *qa = a ? NULL : find_queue_attr(name);
 	char page[PAGE_SIZE];
 	ssize_t n;
 
-	if (!a || !a->show)
+	if (!qa && (!a || !a->show))
 		return -2;
-	n = a->show(kq->q.elevator, page);
+	n = qa ? qa->show(&kq->q, page) : a->show(kq->q.elevator, page);
 	if (n >= 0 && len) {
 		size_t c = (size_t)n < len - 1 ? (size_t)n : len - 1;
 
@@ -258,7 +304,9 @@ static void request_merged(struct kcompat_queue *kq, struct kcompat_rq *rq, int 
 
 static void requests_merged(struct kcompat_queue *kq, struct kcompat_rq *rq, struct kcompat_rq *next)
 {
+	kcompat_caller_holds_lock = 1;
 	elv_merge_requests(&kq->q, krq(rq), krq(next));
+	kcompat_caller_holds_lock = 0;
 }
 
 static void *former_request(struct kcompat_queue *kq, struct kcompat_rq *rq)
@@ -331,6 +379,28 @@ static unsigned int min_shallow_depth(struct kcompat_queue *kq, unsigned int hct
 	return kq->sched_tags[hctx].bitmap_tags.min_shallow_depth;
 }
 
+static unsigned int nr_sched_batch(struct kcompat_queue *kq)
+{
+	return kq->q.nr_sched_batch;
+}
+
+static int has_direct_dispatch(void)
+{
+	return ops()->may_dispatch_directly && ops()->dispatched_directly;
+}
+
+static int may_dispatch_directly(struct kcompat_queue *kq, struct kcompat_rq *r)
+{
+	(void)kq;
+	return ops()->may_dispatch_directly(krq(r)->mq_hctx, krq(r));
+}
+
+static void dispatched_directly(struct kcompat_queue *kq, struct kcompat_rq *r)
+{
+	(void)kq;
+	ops()->dispatched_directly(krq(r)->mq_hctx, krq(r));
+}
+
 static const struct kcompat_api api = {
 	.version = KCOMPAT_API_VERSION,
 	.hz = HZ,
@@ -362,6 +432,10 @@ static const struct kcompat_api api = {
 	.requeue_request = requeue_request,
 	.limit_depth = limit_depth,
 	.min_shallow_depth = min_shallow_depth,
+	.nr_sched_batch = nr_sched_batch,
+	.has_direct_dispatch = has_direct_dispatch,
+	.may_dispatch_directly = may_dispatch_directly,
+	.dispatched_directly = dispatched_directly,
 };
 
 __attribute__((visibility("default"))) const struct kcompat_api *kcompat_api(void)

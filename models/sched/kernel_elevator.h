@@ -13,6 +13,10 @@
 // Locking: the core charges the elevator lock as for blksim's own mq-deadline (one
 // queue-wide lock around insert, bio merge and dispatch; ElevatorCost's default); the
 // plugin's spin_lock() costs nothing more.
+//
+// The seed patches' parts outside the elevator's file (kernel-patches/): E1's queue attribute
+// nr_sched_batch is kcompat's q->nr_sched_batch, handed to the core's dispatch round; a file
+// with E3's direct-dispatch ops is the queue's ElevatorBypass, asked by the core's insert path.
 #pragma once
 
 #include <memory>
@@ -33,7 +37,7 @@ struct KernelTunables {
     std::vector<std::pair<std::string, int64_t>> values;
 };
 
-class KernelElevator final : public Elevator {
+class KernelElevator final : public Elevator, public ElevatorBypass {
 public:
     KernelElevator(std::string name, std::shared_ptr<const KernelPlugin> plugin, const ElevatorContext& ctx,
                    KernelTunables tunables);
@@ -59,6 +63,9 @@ public:
     blkmq::Request* insert_merge_find(uint64_t sector) override;
     void finish_request(blkmq::Request* rq, sim::Time now) override;
     void requeue_request(blkmq::Request* rq) override;
+
+    bool may_direct_dispatch(const blkmq::Request& rq, bool hctx_idle) const override;
+    void direct_dispatched(blkmq::Request* rq, sim::Time now) override;
 
     // The attribute as sysfs shows it (for tests and reports); "" if there is none.
     std::string show(const char* attr) const;

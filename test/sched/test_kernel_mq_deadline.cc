@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "test/cli/cli_fixture.h"
 
 using namespace clitest;
@@ -29,31 +31,35 @@ std::string kernel_tree() {
     return t;
 }
 
-// The dispatch (D) lines of a blkparse-style trace.
-std::vector<std::string> dispatches(const std::string& trace) {
+// The lines of a blkparse-style trace with one action (D: dispatch, I: insert).
+std::vector<std::string> actions(const std::string& trace, const std::string& which) {
     std::vector<std::string> d;
     std::istringstream in(trace);
     std::string line;
     while (std::getline(in, line)) {
         std::istringstream f(line);
         std::string dev, cpu, seq, time, pid, action;
-        if (f >> dev >> cpu >> seq >> time >> pid >> action && action == "D")
+        if (f >> dev >> cpu >> seq >> time >> pid >> action && action == which)
             d.push_back(line);
     }
     return d;
 }
+
+std::vector<std::string> dispatches(const std::string& trace) { return actions(trace, "D"); }
 
 struct Traces {
     std::vector<std::string> blksim, kernel;
 };
 
 // The scenario with blksim's mq-deadline (6.1 behaviour) and with the kernel's, each with
-// `iosched` tunables (a JSON object body) and `extra` options given to both.
+// `iosched` tunables (a JSON object body) and `extra` options given to both; `own_iosched`
+// only to blksim's (its switches for what a patched file does).
 Traces run_both(const std::string& scenario, const std::string& tree, const std::string& iosched = "",
-                const std::string& extra = "") {
+                const std::string& extra = "", const std::string& own_iosched = "") {
     TempDir tmp("kmqdl");
     const std::string sc = source_path("test/fixtures/kernel-sched/" + scenario);
-    const std::string own = "'queues.0.iosched={\"next_rq\": 1" + (iosched.empty() ? "" : ", " + iosched) + "}'";
+    const std::string own = "'queues.0.iosched={\"next_rq\": 1" + (iosched.empty() ? "" : ", " + iosched) +
+                            (own_iosched.empty() ? "" : ", " + own_iosched) + "}'";
     const std::string kern = "'queues.0.iosched={" + iosched + "}'";
     const CliResult a = run_blksim("run " + sc + " -q --trace " + tmp / "a.trace" + " --set " + own + " " + extra);
     INFO(a.out);
@@ -228,4 +234,108 @@ TEST_CASE("kernel:mq-deadline: a BUG in the kernel's code stops the run naming i
     INFO(warn.out);
     CHECK(warn.status == 0);
     CHECK(warn.out.find("blksim: warning: kernel WARNING at warn.c:") != std::string::npos);
+}
+
+// --- the seed patches (kernel-patches/) applied to 6.1's file --------------------------------
+
+namespace {
+
+// 6.1's mq-deadline.c with kernel-patches/<patch> applied, as the file `name` in tmp.
+std::string patched(const TempDir& tmp, const std::string& tree, const std::string& patch, const std::string& name) {
+    std::filesystem::copy_file(tree + "/block/mq-deadline.c", tmp / name);
+    const std::string cmd = "patch --quiet --forward " + tmp / name + " < " + source_path("kernel-patches/" + patch);
+    INFO(cmd);
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    return tmp / name;
+}
+
+// The variant's mean of a metric in a `compare --output-format json` report (stdout, then
+// compare's summary line on stderr).
+double compare_mean(const std::string& out, const std::string& metric, const char* variant) {
+    const nlohmann::json report = nlohmann::json::parse(out.substr(0, out.rfind('}') + 1), nullptr, false);
+    REQUIRE(!report.is_discarded());
+    for (const auto& m : report.at("metrics"))
+        if (m.at("metric").get<std::string>().ends_with("/" + metric))
+            return m.at(std::string("mean_") + variant).get<double>();
+    FAIL("no metric " << metric);
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("kernel-patches: E1's head request in 6.1's file dispatches as blksim's head_on_wrap",
+          "[kernel-sched][seed-patches]") {
+    const std::string tree = kernel_tree();
+    if (tree.empty())
+        return;
+    TempDir tmp("kseed-e1");
+    const std::string e1 = patched(tmp, tree, "e1-prioritize-first-request.patch", "e1-deadline.c");
+    // Both seed options of E1: nr_sched_batch (kcompat's queue attribute, blksim's tunable)
+    // and the head request on a wrap (the patched file, blksim's head_on_wrap).
+    const Traces t = run_both("hdd-randrw.json", e1, "\"nr_sched_batch\": 1", "", "\"head_on_wrap\": 1");
+    require_same(t);
+    // ... and the patch changes what 6.1's own file does on the same scenario.
+    REQUIRE(t.kernel != run_both("hdd-randrw.json", tree, "\"nr_sched_batch\": 1").kernel);
+}
+
+TEST_CASE("kernel-patches: E3's direct dispatch in 6.1's file dispatches as blksim's direct_dispatch",
+          "[kernel-sched][seed-patches]") {
+    const std::string tree = kernel_tree();
+    if (tree.empty())
+        return;
+    TempDir tmp("kseed-e3");
+    const std::string e3 = patched(tmp, tree, "e3-direct-dispatch.patch", "e3-deadline.c");
+    // 16 null_blk tags for 10 psync jobs: the scheduler is often empty when a request comes.
+    const std::string sc = source_path("test/fixtures/kernel-sched/nullblk-10jobs.json");
+    const std::string common = " -q --set devices.0.params.hw_queue_depth=16 --set queues.0.scheduler=kernel:mq-deadline";
+    require_same(run_both("nullblk-10jobs.json", e3, "", "--set devices.0.params.hw_queue_depth=16",
+                          "\"direct_dispatch\": 1"));
+    REQUIRE(run_blksim("run " + sc + common + " --kernel-tree " + e3 + " --trace " + tmp / "e3.trace").status == 0);
+    REQUIRE(run_blksim("run " + sc + common + " --kernel-tree " + tree + " --trace " + tmp / "61.trace").status == 0);
+    const std::string patched_trace = slurp(tmp / "e3.trace"), mainline_trace = slurp(tmp / "61.trace");
+    // Mainline inserts every request; the patched file lets some go straight to the driver.
+    CHECK(actions(mainline_trace, "I").size() == dispatches(mainline_trace).size());
+    CHECK(actions(patched_trace, "I").size() < dispatches(patched_trace).size() / 2);
+}
+
+TEST_CASE("kernel-patches: on a short E1 cell the patched file beats 6.1's, as published",
+          "[kernel-sched][seed-patches]") {
+    const std::string tree = kernel_tree();
+    if (tree.empty())
+        return;
+    TempDir tmp("kseed-dir");
+    const std::string e1 = patched(tmp, tree, "e1-prioritize-first-request.patch", "e1-deadline.c");
+    // E1's write cell (published +35 % with nr_sched_batch=1 + head request), 0.3 s, 2 seeds.
+    const CliResult r = run_blksim(
+        "compare " + source_path("scenarios/seeds/e1-raid0-hdd-baseline-write.json") +
+        " --set jobs.0.runtime=300ms --set queues.0.scheduler=kernel:mq-deadline -n 2 -j 2 --output-format json"
+        " --a 'kernel.tree=" + tree + "/block/mq-deadline.c;queues.0.iosched={}'"
+        " --b 'kernel.tree=" + e1 + ";queues.0.iosched={\"nr_sched_batch\": 1}'");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    CHECK(compare_mean(r.out, "write.iops", "b") > 1.1 * compare_mean(r.out, "write.iops", "a"));
+}
+
+TEST_CASE("kernel-patches: nr_sched_batch is a queue attribute of kcompat's core, 1..nr_requests",
+          "[kernel-sched][seed-patches][bad-input]") {
+    const std::string tree = kernel_tree();
+    if (tree.empty())
+        return;
+    const std::string sc = source_path("test/fixtures/kernel-sched/hdd-randrw.json") +
+                           " -q --set queues.0.scheduler=kernel:mq-deadline --kernel-tree " + tree;
+    // With 6.1's own file too: it is not the file's attribute. The core's dispatch round
+    // takes it as blksim's mq-deadline takes its tunable, which changes the order here.
+    const Traces one = run_both("hdd-prio.json", tree, "\"nr_sched_batch\": 1");
+    require_same(one);
+    REQUIRE(one.kernel != run_both("hdd-prio.json", tree).kernel);
+    // At nr_requests it is mainline.
+    TempDir tmp("kseed-nsb");
+    REQUIRE(run_blksim("run " + sc + " --set queues.0.nr_requests=64 --set queues.0.iosched.nr_sched_batch=64 --trace " +
+                       tmp / "b.trace").status == 0);
+    REQUIRE(run_blksim("run " + sc + " --set queues.0.nr_requests=64 --trace " + tmp / "c.trace").status == 0);
+    CHECK(dispatches(slurp(tmp / "b.trace")) == dispatches(slurp(tmp / "c.trace")));
+    const CliResult r = run_blksim("run " + sc + " --set queues.0.nr_requests=64 --set queues.0.iosched.nr_sched_batch=65");
+    INFO(r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("nr_sched_batch: 1..nr_requests (64)") != std::string::npos);
 }

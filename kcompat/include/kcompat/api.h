@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KCOMPAT_API_VERSION 1
+#define KCOMPAT_API_VERSION 2
 
 struct kcompat_queue;
 struct kcompat_rq;
@@ -56,7 +56,8 @@ struct kcompat_api {
 	unsigned int hz;  /* CONFIG_HZ the plugin was built with */
 	/* The registered elevator (elevator_name), or NULL when module_init registered none. */
 	const char *(*elevator_name)(void);
-	/* Its sysfs attributes, in elevator_attrs order (NULL past the end). */
+	/* Its sysfs attributes, in elevator_attrs order, then the queue attributes kcompat's
+	 * core adds (nr_sched_batch); NULL past the end. */
 	const char *(*attr_name)(unsigned int i);
 	void (*set_bug_handler)(kcompat_bug_fn fn);
 	void (*set_warn_handler)(kcompat_warn_fn fn);
@@ -70,7 +71,8 @@ struct kcompat_api {
 					      int rotational, int nomerges);
 	void (*queue_destroy)(struct kcompat_queue *q);
 	/* The attribute's store function with `value` as sysfs would pass it: the return
-	 * value (count, or a negative errno), or -2 (ENOENT) if there is no such attribute. */
+	 * value (count, or a negative errno), or -2 (ENOENT) if there is no such attribute.
+	 * An elevator attribute, else a queue attribute of the same name. */
 	long (*attr_store)(struct kcompat_queue *q, const char *name, const char *value);
 	long (*attr_show)(struct kcompat_queue *q, const char *name, char *buf, size_t len);
 
@@ -96,6 +98,14 @@ struct kcompat_api {
 	unsigned int (*limit_depth)(struct kcompat_queue *q, unsigned int hctx, int is_sync_read);
 	/* What ops.depth_updated set with sbitmap_queue_min_shallow_depth(). */
 	unsigned int (*min_shallow_depth)(struct kcompat_queue *q, unsigned int hctx);
+
+	/* E1's first patch: q->nr_sched_batch (nr_requests unless the attribute was written). */
+	unsigned int (*nr_sched_batch)(struct kcompat_queue *q);
+	/* E3's patch: whether the elevator has the direct-dispatch ops (0 for a kernel's own
+	 * file); ops.may_dispatch_directly and ops.dispatched_directly for a request. */
+	int (*has_direct_dispatch)(void);
+	int (*may_dispatch_directly)(struct kcompat_queue *q, struct kcompat_rq *rq);
+	void (*dispatched_directly)(struct kcompat_queue *q, struct kcompat_rq *rq);
 };
 
 typedef const struct kcompat_api *(*kcompat_api_fn)(void);

@@ -187,6 +187,10 @@ struct request_queue {
 	struct elevator_queue *elevator;
 	unsigned long queue_flags;
 	unsigned long nr_requests;
+	/* Not in Linux 6.1: E1's first patch (/sys/block/<dev>/queue/nr_sched_batch), the
+	 * requests one __blk_mq_do_dispatch_sched() round may pull from the elevator; it is
+	 * nr_requests unless written. blksim's core reads it after the sysfs writes. */
+	unsigned int nr_sched_batch;
 	unsigned int nr_hw_queues;
 	struct blk_mq_hw_ctx **queue_hw_ctx;
 	int node;
