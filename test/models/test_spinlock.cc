@@ -323,7 +323,7 @@ TEST_CASE("the timeline kept around the clock places every section where the who
         int64_t now = 0;
         uint64_t contended = 0, ahead = 0;
         for (int i = 0; i < 20'000; ++i) {
-            now += static_cast<int64_t>(rng() % 400);
+            now += static_cast<int64_t>(rng() % 100);
             const auto cpu = static_cast<uint32_t>(rng() % 6);
             const int64_t t = now + static_cast<int64_t>(rng() % 4) * static_cast<int64_t>(rng() % 1000);
             const int64_t hold = 50 + static_cast<int64_t>(rng() % 20) * 50;
