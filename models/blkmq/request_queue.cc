@@ -330,7 +330,7 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
         return false;
     if (!elevator_)
         return attempt_sw_merge(bio, now, cpu);
-    const cpu::Spinlock::Section sec = insert_lock(cpu).acquire(cpu, now, hold_.merge);
+    const cpu::Spinlock::Section sec = insert_lock(cpu).acquire(cpu, now, hold_.merge, eq_.now());
     cpus_[cpu]->account_spin(sec.spin);
     lock_time = sec.end - now;
     Request* rq = nullptr;
@@ -511,7 +511,7 @@ Time RequestQueue::elv_lock(cpu::Spinlock& lock, uint32_t cpu, Time t, Duration 
     // `t` whatever the core's backlog: the lock timeline's known simplification.)
     if (cpus_[cpu]->in_step())
         t = sim::max(t, cpus_[cpu]->free_at());
-    const cpu::Spinlock::Section s = lock.acquire(cpu, t, hold);
+    const cpu::Spinlock::Section s = lock.acquire(cpu, t, hold, eq_.now());
     cpus_[cpu]->charge(t, s.end - t);
     cpus_[cpu]->account_charged_spin(s.spin);
     return s.end;

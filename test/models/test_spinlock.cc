@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include "models/cpu/cpu.h"
@@ -29,7 +30,7 @@ struct Locker final : cpu::Task {
             core->release(now);
             return;
         }
-        const auto s = lock->acquire(core->id(), now + outside, hold);
+        const auto s = lock->acquire(core->id(), now + outside, hold, now);
         core->account_spin(s.spin);
         ++sections;
         eq->at<&Locker::again>(core->book(now, s.end - now), this);
@@ -41,13 +42,13 @@ struct Locker final : cpu::Task {
 
 TEST_CASE("uncontended: no spin, no hand-off on the same core", "[models][spinlock]") {
     cpu::Spinlock l("l", 200_ns);
-    auto a = l.acquire(0, sim::Time::from_ns(1000), 100_ns);
-    auto b = l.acquire(0, sim::Time::from_ns(5000), 100_ns);
+    auto a = l.acquire(0, sim::Time::from_ns(1000), 100_ns, sim::Time::zero());
+    auto b = l.acquire(0, sim::Time::from_ns(5000), 100_ns, sim::Time::zero());
     CHECK(a.spin.count() == 0);
     CHECK(b.spin.count() == 0);
     CHECK(b.end.ns() == 5100);
     // Another core pays the cache-line hand-off only if it arrives before that completes.
-    auto c = l.acquire(1, sim::Time::from_ns(5150), 100_ns);
+    auto c = l.acquire(1, sim::Time::from_ns(5150), 100_ns, sim::Time::zero());
     CHECK(c.start.ns() == 5300);
     CHECK(c.spin.count() == 150);
     CHECK(l.contended() == 1);
@@ -99,18 +100,18 @@ TEST_CASE("a caller that arrives first is served first, even after a section giv
     const auto at = [](int64_t ns) { return sim::Time::from_ns(ns); };
     cpu::Spinlock l("l", 100_ns);
     // Core 0 is 6.5 us into a step (->queue_rq) when it takes the lock at 10 us.
-    const auto a = l.acquire(0, at(10'000), 500_ns);
+    const auto a = l.acquire(0, at(10'000), 500_ns, sim::Time::zero());
     // Core 1 reaches the lock at 2 us: it is free until 10 us, so core 1 takes it at once.
-    const auto b = l.acquire(1, at(2'000), 500_ns);
+    const auto b = l.acquire(1, at(2'000), 500_ns, sim::Time::zero());
     CHECK(b.start.ns() == 2'000);
     CHECK(b.spin.count() == 0);
     // At 9.5 us its section (and the cache line's trip back) no longer fits before core 0's:
     // it waits for that one and the hand-off.
-    const auto c = l.acquire(1, at(9'500), 500_ns);
+    const auto c = l.acquire(1, at(9'500), 500_ns, sim::Time::zero());
     CHECK(c.start == a.end + 100_ns);
     CHECK(c.spin.count() == 1'100);
     // At 9 us it still fits (9.0-9.5 us, 0.1 us for the line to move back to core 0).
-    const auto d = l.acquire(1, at(9'000), 500_ns);
+    const auto d = l.acquire(1, at(9'000), 500_ns, sim::Time::zero());
     CHECK(d.start.ns() == 9'000);
     CHECK(l.contended() == 1);
 }
@@ -122,7 +123,7 @@ TEST_CASE("10 CPUs: served in arrival order whatever the call order, each waits 
         cpu::Spinlock l("l", handoff);
         std::vector<cpu::Spinlock::Section> s(10);
         for (uint32_t c = 10; c-- > 0;)  // the last to arrive asks first
-            s[c] = l.acquire(c, at(1'000 * c), hold);
+            s[c] = l.acquire(c, at(1'000 * c), hold, sim::Time::zero());
         for (uint32_t c = 0; c < 10; ++c) {
             CHECK(s[c].start.ns() == 1'000 * c);
             CHECK(s[c].spin.count() == 0);
@@ -130,9 +131,9 @@ TEST_CASE("10 CPUs: served in arrival order whatever the call order, each waits 
     }
     SECTION("all arrive while core 0 holds the lock: a queue") {
         cpu::Spinlock l("l", handoff);
-        const auto first = l.acquire(0, at(0), hold);
+        const auto first = l.acquire(0, at(0), hold, sim::Time::zero());
         for (uint32_t c = 1; c < 10; ++c) {
-            const auto s = l.acquire(c, at(10 * c), hold);
+            const auto s = l.acquire(c, at(10 * c), hold, sim::Time::zero());
             // Ahead of core c: core 0's section and c - 1 others, each with its hand-off.
             CHECK(s.start == first.end + (hold + handoff) * (c - 1) + handoff);
             CHECK(s.spin <= (hold + handoff) * 9);
@@ -170,7 +171,7 @@ struct LoggingLocker final : cpu::Task {
             return;
         }
         const sim::Time arrival = now + outside;
-        const auto s = lock->acquire(core->id(), arrival, run->hold);
+        const auto s = lock->acquire(core->id(), arrival, run->hold, now);
         core->account_spin(s.spin);
         run->log.push_back({core->id(), run->log.size(), arrival, s});
         eq->at<&LoggingLocker::again>(core->book(now, s.end - now), this);
@@ -275,5 +276,66 @@ TEST_CASE("10 CPUs reaching the lock at different points of their steps: FIFO pr
         INFO("hold " << hold.count() << " ns");
         check_fifo(contend(10, {0_ns, 3000_ns, 700_ns, 6500_ns, 150_ns}, hold, 100_ns), 10, true);
         check_fifo(contend(10, {300_ns}, hold, 100_ns), 10, false);
+    }
+}
+
+namespace {
+
+// Every section ever given out, in time order, searched gap by gap: where a section goes
+// when nothing is dropped or summarised.
+struct WholeTimeline {
+    struct Given {
+        int64_t start, end;
+        int64_t cpu;
+    };
+    int64_t handoff;
+    std::vector<Given> all;
+
+    int64_t h(int64_t from, int64_t to) const { return from >= 0 && from != to ? handoff : 0; }
+    int64_t acquire(int64_t cpu, int64_t t, int64_t hold) {
+        size_t k = all.size();
+        while (k > 0 && all[k - 1].start > t)
+            --k;
+        int64_t start;
+        for (;; ++k) {
+            const Given prev = k > 0 ? all[k - 1] : Given{0, 0, -1};
+            start = std::max(t, prev.end + h(prev.cpu, cpu));
+            if (k == all.size() || start + hold + h(cpu, all[k].cpu) <= all[k].start)
+                break;
+        }
+        all.insert(all.begin() + static_cast<std::ptrdiff_t>(k), Given{start, start + hold, cpu});
+        return start;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("the timeline kept around the clock places every section where the whole timeline would", "[models][spinlock][fifo]") {
+    // Calls at a clock that moves on, each for an instant up to 3 us ahead of it (a step's
+    // earlier work), from 6 cores with sections of 50 ns to 1 us: gaps of every size, some
+    // next to the caller's own sections, many too short for it; with a hand-off as long as
+    // a long section, most gaps fit only a core next to them.
+    for (const int64_t handoff : {100, 1200}) {
+        INFO("hand-off " << handoff << " ns");
+        WholeTimeline whole{handoff, {}};
+        cpu::Spinlock lock("l", sim::Duration::ns(handoff));
+        std::mt19937_64 rng(42);
+        int64_t now = 0;
+        uint64_t contended = 0, ahead = 0;
+        for (int i = 0; i < 20'000; ++i) {
+            now += static_cast<int64_t>(rng() % 100);
+            const auto cpu = static_cast<uint32_t>(rng() % 6);
+            const int64_t t = now + static_cast<int64_t>(rng() % 4) * static_cast<int64_t>(rng() % 1000);
+            const int64_t hold = 50 + static_cast<int64_t>(rng() % 20) * 50;
+            const auto s = lock.acquire(cpu, sim::Time::from_ns(t), sim::Duration::ns(hold), sim::Time::from_ns(now));
+            ahead += !whole.all.empty() && whole.all.back().start > t;
+            INFO("call " << i << ": core " << cpu << " at " << t << " ns for " << hold << " ns, clock " << now);
+            REQUIRE(s.start.ns() == whole.acquire(cpu, t, hold));
+            contended += s.spin.count() > 0;
+        }
+        // The run must have had callers waiting and callers arriving before reserved sections.
+        CHECK(contended > 2'000);
+        CHECK(ahead > 2'000);
+        CHECK(lock.contended() == contended);
     }
 }
