@@ -10,6 +10,7 @@
 #include "models/report/fio_format.h"
 #include "models/report/fio_output.h"
 #include "tools/experiment/json_obj.h"
+#include "tools/experiment/reproduce.h"
 #include "tools/experiment/thread_pool.h"
 #include "tools/input/input_file.h"
 #include "tools/input/nesting.h"
@@ -179,8 +180,10 @@ RegressSuite load_regress_suite(const std::string& path, const std::vector<std::
     return s;
 }
 
+// reproduce's figures (compare's, the largest clat, per-priority clat means), then what
+// regress adds: slat, per-priority clat p99 and the groups' CPU time.
 std::vector<Metric> regress_metrics(const result::RunResult& r) {
-    std::vector<Metric> out = run_metrics(r);
+    std::vector<Metric> out = reproduce_metrics(r);
     const std::vector<result::JobResult> groups = report::fio::thread_stats(r, true);
     const std::vector<std::string> names = group_names(groups);
     static constexpr const char* DIRS[] = {"read", "write"};
@@ -191,16 +194,12 @@ std::vector<Metric> regress_metrics(const result::RunResult& r) {
             if (dr.total_ios == 0)
                 continue;
             const std::string k = fmt::format("{}/{}.", names[g], DIRS[d]);
-            out.push_back({k + "clat_max_ns", dr.clat.max()});
             if (dr.slat.count() > 0)
                 out.push_back({k + "slat_mean_ns", dr.slat.mean()});
-            for (const result::PrioResult& p : dr.prios) {
-                if (p.clat.count() == 0)
-                    continue;
-                const std::string pk = fmt::format("{}prio{}_{}.clat_", k, p.ioprio_class, p.ioprio_level);
-                out.push_back({pk + "mean_ns", p.clat.mean()});
-                out.push_back({pk + "p99_ns", static_cast<double>(p.clat_hist.percentiles(P99)[0])});
-            }
+            for (const result::PrioResult& p : dr.prios)
+                if (p.clat.count() > 0)
+                    out.push_back({fmt::format("{}prio{}_{}.clat_p99_ns", k, p.ioprio_class, p.ioprio_level),
+                                   static_cast<double>(p.clat_hist.percentiles(P99)[0])});
         }
         out.push_back({names[g] + "/cpu.sys_ns", static_cast<double>(groups[g].cpu_sys.count())});
         out.push_back({names[g] + "/cpu.busy_ns", static_cast<double>(groups[g].cpu_busy.count())});
