@@ -4,6 +4,8 @@
 #include <regex>
 #include <set>
 
+#include "tools/scenario/nearest.h"
+
 namespace blksim::scenario {
 
 namespace {
@@ -184,9 +186,12 @@ private:
             const size_t close = valijson_message.rfind('\'');
             const size_t open = valijson_message.rfind('\'', close - 1);
             const std::string key = valijson_message.substr(open + 1, close - open - 1);
+            const std::vector<std::string> names = property_names(nodes);
+            const std::string guess = nearest_word(key, names);
+            const std::string mean = guess.empty() ? "" : "did you mean " + guess + "?; ";
             if (is_fio_section(nodes))
-                return {key, "unknown fio option " + squote(key) + " (supported: " + join(property_names(nodes)) + ")"};
-            return {key, "unknown key " + squote(key) + " (allowed: " + join(property_names(nodes)) + ")"};
+                return {key, "unknown fio option " + squote(key) + " (" + mean + "supported: " + join(names) + ")"};
+            return {key, "unknown key " + squote(key) + " (" + mean + "allowed: " + join(names) + ")"};
         }
         return {"", describe_value(v, nodes, valijson_message)};
     }
