@@ -15,6 +15,7 @@
 #include "tools/blksim/output_file.h"
 #include "tools/blksim/seed_option.h"
 #include "tools/experiment/mem_limit.h"
+#include "tools/scenario/nearest.h"
 
 // --output-format: fio's formats or a comma-separated list of them; a bad value names them all.
 static CLI::Validator output_format_check() {
@@ -28,23 +29,6 @@ static CLI::Validator output_format_check() {
         "FORMAT");
 }
 
-// Edit distance, for suggesting the command a typo meant.
-static std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
-
 // The first word is not a subcommand (CLI11 would only say that one is required): name the
 // commands, and the nearest one when it looks like a typo. False when it is one.
 static bool unknown_command(const CLI::App& app, const std::string& word) {
@@ -53,13 +37,7 @@ static bool unknown_command(const CLI::App& app, const std::string& word) {
         names.push_back(c->get_name());
     if (std::find(names.begin(), names.end(), word) != names.end())
         return false;
-    std::string nearest;
-    std::size_t best = std::max<std::size_t>(2, word.size() / 3) + 1;
-    for (const std::string& n : names)
-        if (const std::size_t d = edit_distance(word, n); d < best) {
-            best = d;
-            nearest = n;
-        }
+    const std::string nearest = blksim::scenario::nearest_word(word, names, std::max<std::size_t>(2, word.size() / 3));
     fmt::print(stderr, "blksim: '{}' is not a blksim command{} (allowed: {})\nRun 'blksim --help' for usage.\n", word,
                nearest.empty() ? "" : fmt::format("; did you mean '{}'?", nearest), fmt::join(names, ", "));
     return true;
@@ -107,7 +85,9 @@ static CLI::App* add_run_command(CLI::App& app, blksim::cli::RunOptions& run) {
     using namespace blksim::cli;
     auto* run_cmd = app.add_subcommand("run", "run a scenario and print fio's report");
     run_cmd->add_option("scenario", run.scenario, "scenario JSON file")->required();
-    run_cmd->add_option("--set", run.sets, "override a scenario value: path=value, e.g. jobs.0.iodepth=16");
+    run_cmd->add_option("--set", run.sets, "override a scenario value: path=value, e.g. jobs.0.iodepth=16 (repeatable)")
+        ->allow_extra_args(false);
+    run_cmd->add_option("--scheduler", run.scheduler, "I/O scheduler of every device, as blksim fio --scheduler");
     run_cmd->add_option("--output-format", run.output_format,
                         "normal, json, json+, terse or a list such as normal,terse (default: the scenario's)")
         ->check(output_format_check());
@@ -127,7 +107,9 @@ static CLI::App* add_fio_command(CLI::App& app, blksim::cli::FioOptions& fio) {
         ->required();
     fio_cmd->add_option("--scheduler", fio.scheduler,
                         "I/O scheduler of every device (overrides the jobs' ioscheduler=)");
-    fio_cmd->add_option("--set", fio.sets, "override a machine value (host.cpus=4) or a job's (jobs.0.runtime=1s)");
+    fio_cmd->add_option("--set", fio.sets,
+                        "override a machine value (host.cpus=4) or a job's (jobs.0.runtime=1s) (repeatable)")
+        ->allow_extra_args(false);
     fio_cmd->add_option("--output-format", fio.output_format,
                         "normal, json, json+, terse or a list such as normal,terse (default: fio's --output-format, else normal)")
         ->check(output_format_check());
@@ -143,6 +125,7 @@ static int run_command(int argc, char** argv) {
     CLI::App app{"blksim: simulate the Linux block layer (blk-mq, schedulers, devices) and "
                  "report what fio would have reported"};
     app.require_subcommand(1);
+    app.set_version_flag("--version", "blksim " BLKSIM_VERSION);
 
     RunOptions run;
     auto* run_cmd = add_run_command(app, run);
@@ -153,13 +136,17 @@ static int run_command(int argc, char** argv) {
     std::vector<std::string> vsets;
     auto* val_cmd = app.add_subcommand("validate", "check a scenario without running it");
     val_cmd->add_option("scenario", vscenario, "scenario JSON file")->required();
-    val_cmd->add_option("--set", vsets, "override a scenario value: path=value");
+    val_cmd->add_option("--set", vsets, "override a scenario value: path=value (repeatable)")->allow_extra_args(false);
     bool vgraph = false;
     val_cmd->add_flag("--graph", vgraph, "print the topology (host, controllers, devices, queues, tag sets) as Graphviz DOT");
 
     std::string what;
     auto* list_cmd = app.add_subcommand("list", "list device models, engines and schedulers with their parameters");
-    list_cmd->add_option("kind", what, "devices, engines or schedulers (default: all), or schema (the scenario schema as the loader checks it)");
+    list_cmd->add_option("kind", what,
+                         "devices, engines, schedulers, cpu (CPU cost profiles) or scenarios (the shipped ones) "
+                         "(default: all), or schema (the scenario schema as the loader checks it)");
+    std::string list_format = "normal";
+    list_cmd->add_option("--format,--output-format", list_format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
 
     DisksimCommands disksim;  // import-disksim, validate-disk
     add_disksim_commands(app, disksim);
@@ -168,6 +155,7 @@ static int run_command(int argc, char** argv) {
 
     ExperimentCommands experiments;  // compare, sweep, sweep-merge, reproduce, regress
     add_experiment_commands(app, experiments);
+    take_experiment_fio_args(argc, argv, experiments);
 
     if (argc > 1 && argv[1][0] != '-' && unknown_command(app, argv[1]))
         return 2;
@@ -176,6 +164,8 @@ static int run_command(int argc, char** argv) {
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         fmt::print(stderr, "blksim: {}\nRun 'blksim --help' for usage.\n", e.what());
@@ -190,7 +180,7 @@ static int run_command(int argc, char** argv) {
     if (*val_cmd)
         return cmd_validate(vscenario, vsets, vgraph);
     if (*list_cmd)
-        return cmd_list(what);
+        return cmd_list(what, list_format);
     if (const int rc = run_disksim_command(disksim); rc >= 0)
         return rc;
     if (const int rc = run_report_command(report); rc >= 0)

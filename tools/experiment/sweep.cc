@@ -265,7 +265,7 @@ SweepOutput from_json(const std::string& text, const std::string& name) {
 
 SweepOutput merge_shards(const std::vector<SweepOutput>& shards, const std::vector<std::string>& names) {
     if (shards.empty())
-        throw SweepError("sweep-merge: no input files");
+        throw SweepError("no input files");
     const SweepOutput& first = shards.front();
     SweepOutput m;
     m.scenario = first.scenario;
@@ -284,18 +284,18 @@ SweepOutput merge_shards(const std::vector<SweepOutput>& shards, const std::vect
     for (std::size_t f = 0; f < shards.size(); ++f) {
         const SweepOutput& s = shards[f];
         if (s.scenario != first.scenario || s.sets != first.sets || !same_params(s.params, first.params))
-            throw SweepError(fmt::format("sweep-merge: {} is from another sweep than {} (scenario, --set or "
+            throw SweepError(fmt::format("{} is from another sweep than {} (scenario, --set or "
                                          "--param differ)",
                                          names[f], names[0]));
         if (s.shard.count != first.shard.count)
-            throw SweepError(fmt::format("sweep-merge: {} is shard {}/{} but {} is one of {} shards", names[f],
+            throw SweepError(fmt::format("{} is shard {}/{} but {} is one of {} shards", names[f],
                                          s.shard.index, s.shard.count, names[0], first.shard.count));
         if (const auto [it, fresh] = shard_seen.emplace(s.shard.index, names[f]); !fresh)
-            throw SweepError(fmt::format("sweep-merge: {} and {} are both shard {}/{}", it->second, names[f],
+            throw SweepError(fmt::format("{} and {} are both shard {}/{}", it->second, names[f],
                                          s.shard.index, s.shard.count));
         for (const PointResult& p : s.results)
             if (!by_point.emplace(p.index, &p).second)
-                throw SweepError(fmt::format("sweep-merge: point {} appears twice", p.index));
+                throw SweepError(fmt::format("point {} appears twice", p.index));
     }
     const std::size_t n = point_count(m.params);
     for (std::size_t i = 0; i < n; ++i) {
@@ -305,7 +305,7 @@ SweepOutput merge_shards(const std::vector<SweepOutput>& shards, const std::vect
             for (std::size_t k = 0; k < first.shard.count; ++k)
                 if (!shard_seen.count(k))
                     missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", k, first.shard.count);
-            throw SweepError(fmt::format("sweep-merge: point {} is missing{}", i,
+            throw SweepError(fmt::format("point {} is missing{}", i,
                                          missing.empty() ? "" : " (shards not given: " + missing + ")"));
         }
         m.results.push_back(*it->second);

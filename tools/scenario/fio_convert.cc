@@ -346,6 +346,8 @@ void apply_output_format(json& doc, Reporter& rep, const fio::Settings& settings
     rep.note_origin("/output/format", f->describe());
 }
 
+}  // namespace
+
 // blksim fio --scheduler: every device's queue gets that scheduler (and loses the tunables
 // of another one).
 void apply_scheduler(json& doc, Reporter& rep, const std::string& scheduler) {
@@ -363,8 +365,6 @@ void apply_scheduler(json& doc, Reporter& rep, const std::string& scheduler) {
         rep.note_origin(child(child("/queues", i), "scheduler"), "--scheduler " + scheduler);
     }
 }
-
-}  // namespace
 
 void expand_fio(json& doc, Reporter& rep, const LoadContext& ctx, FioInput& fio) {
     if (!doc.is_object()) return;  // the schema reports it

@@ -24,4 +24,8 @@ struct FioInput {
 // a warning (FioPolicy::warnings) or, when fatal or strict, an error.
 void expand_fio(json& doc, Reporter& rep, const LoadContext& ctx, FioInput& fio);
 
+// --scheduler: every device's queue gets `scheduler` (an entry is made for a device without
+// one); nothing when it is empty. expand_fio calls it; a scenario without fio jobs too.
+void apply_scheduler(json& doc, Reporter& rep, const std::string& scheduler);
+
 }  // namespace blksim::scenario

@@ -73,14 +73,19 @@ std::vector<std::string> fio_devices(const std::string& base_dir) {
 }
 
 std::vector<DeviceProfileInfo> device_profiles(const std::string& base_dir) {
+    return shipped_files("devices", "description", base_dir);
+}
+
+std::vector<DeviceProfileInfo> shipped_files(const std::string& folder, const std::string& text_key,
+                                             const std::string& base_dir) {
     std::vector<DeviceProfileInfo> out;
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(fs::path(base_dir) / "devices", ec)) {
+    for (const auto& entry : fs::directory_iterator(fs::path(base_dir) / folder, ec)) {
         if (entry.path().extension() != ".json") continue;
         const Reporter rep(entry.path().string());
-        const json p = parse_json(read_text_file(entry.path(), rep, "device profile"), rep);
-        out.push_back({entry.path().stem().string(), p.value("model", std::string("?")),
-                       p.value("description", std::string())});
+        const json p = parse_json(read_text_file(entry.path(), rep, "shipped file"), rep);
+        out.push_back({entry.path().stem().string(), p.is_object() ? p.value("model", std::string("?")) : "?",
+                       p.is_object() ? p.value(text_key, std::string()) : ""});
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return out;

@@ -255,6 +255,8 @@ private:
         // params); the schema then refuses a key that is not one, naming this --set. An
         // array is not: its elements are whole jobs or devices.
         const bool made = i + 1 != tokens.size() && !node.contains(tok);
+        if (made && is_index(tokens[i + 1]) && dotted_.empty() && tok == "queues")
+            return default_queues(node);
         if (made && is_index(tokens[i + 1]))
             error(squote(dotted_.empty() ? tok : dotted_ + "." + tok) +
                   " does not exist, and an array is not made by --set (give it whole: " + tok + "=[...])");
@@ -265,6 +267,20 @@ private:
             rep_.note_set(ptr_, set_);
         }
         return next;
+    }
+
+    // queues.N.x on a scenario without queues: every device's queue entry as the loader
+    // would make it, in device order, so that queues.N is device N's.
+    json* default_queues(json& doc) {
+        json queues = json::array();
+        if (doc.contains("devices") && doc["devices"].is_array())
+            for (const json& d : doc["devices"])
+                if (d.is_object() && d.contains("name"))
+                    queues.push_back(json{{"device", d["name"]}});
+        doc["queues"] = std::move(queues);
+        ptr_ = child(ptr_, "queues");
+        rep_.note_set(ptr_, set_);
+        return &doc["queues"];
     }
 
     json* array_step(json& node, const std::string& tok) {

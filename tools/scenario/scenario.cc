@@ -28,13 +28,17 @@ Scenario load_doc(json doc, Reporter& rep, const std::string& path, const std::v
     // With fio jobs, "jobs.N..." overrides apply to them once they are in place, and
     // "queues..." ones once --scheduler has made the queue entries, so that the scheduler's
     // tunables can be set: --scheduler kyber --set queues.0.iosched.read_lat_nsec=1000000.
+    // A scenario's own jobs with --scheduler: its queue overrides follow it in the same way.
     ctx.fio_jobs = fio && (fio->args || (doc.is_object() && doc.contains("fio")));
+    const bool scheduler = fio && !fio->scheduler.empty();
     std::vector<std::string> job_sets;
     for (const std::string& set : sets) {
-        if (ctx.fio_jobs && (set.starts_with("jobs.") || set.starts_with("queues"))) job_sets.push_back(set);
+        if ((ctx.fio_jobs && set.starts_with("jobs.")) || ((ctx.fio_jobs || scheduler) && set.starts_with("queues")))
+            job_sets.push_back(set);
         else apply_set(doc, set, rep);
     }
     if (ctx.fio_jobs) expand_fio(doc, rep, ctx, *fio);
+    else if (scheduler && doc.is_object()) apply_scheduler(doc, rep, fio->scheduler);
     for (const std::string& set : job_sets) apply_set(doc, set, rep);
     normalize_fio_sections(doc, rep);
 
@@ -67,9 +71,15 @@ Scenario load_scenario_text(std::string_view text, const std::string& path_for_m
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const FioPolicy& policy,
                        const std::string& base_dir) {
+    return load_scenario(path, sets, policy, std::string(), base_dir);
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const FioPolicy& policy,
+                       const std::string& scheduler, const std::string& base_dir) {
     const Reporter rep(path);
     FioInput fio;
     fio.policy = policy;
+    fio.scheduler = scheduler;
     return load(read_text_file(path, rep, "scenario"), path, sets, base_dir, &fio);
 }
 

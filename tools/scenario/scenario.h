@@ -93,6 +93,10 @@ FioRun load_fio_command(const FioCommand& cmd, const std::string& base_dir = def
 // ("fio": "path/job.fio", relative to the scenario).
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const FioPolicy& policy,
                        const std::string& base_dir = default_scenario_dir());
+// As above, every device's queue given `scheduler` as blksim fio --scheduler does, before
+// the "queues..." overrides (blksim run --scheduler; empty: the scenario's schedulers).
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const FioPolicy& policy,
+                       const std::string& scheduler, const std::string& base_dir);
 
 // The device names `blksim fio --device` accepts besides scenario files: the built-in
 // machines and the device profiles in <base_dir>/devices/.
@@ -108,5 +112,9 @@ struct DeviceProfileInfo {
     std::string name, model, description;
 };
 std::vector<DeviceProfileInfo> device_profiles(const std::string& base_dir = default_scenario_dir());
+// The same of any folder of <base_dir> (cpu, examples, teaching, ...), the description from
+// `text_key` (a CPU profile's is "source").
+std::vector<DeviceProfileInfo> shipped_files(const std::string& folder, const std::string& text_key,
+                                             const std::string& base_dir = default_scenario_dir());
 
 }  // namespace blksim::scenario
