@@ -59,15 +59,16 @@ bool split_variant_sets(const char* option, const std::vector<std::string>& spec
 
 // Loads both variants (and fails) before anything runs; prints the loader's warnings once
 // and a warning for each job whose randseed makes its replications alike.
-bool load_variants(const CompareInfo& info, scenario::Scenario& sa, scenario::Scenario& sb) {
+bool load_variants(const CompareOptions& o, const ScenarioSource& b, const CompareInfo& info, scenario::Scenario& sa,
+                   scenario::Scenario& sb) {
     std::vector<std::string> warnings;
     scenario::FioPolicy policy;
     policy.warnings = &warnings;
     const char* which = "A";
     try {
-        sa = scenario::load_scenario(info.scenario_a, info.sets_a, policy);
+        sa = o.source.load(info.sets_a, o.a_scheduler, policy);
         which = "B";
-        sb = scenario::load_scenario(info.scenario_b, info.sets_b, policy);
+        sb = b.load(info.sets_b, o.b_scheduler, policy);
     } catch (const scenario::ScenarioError& e) {
         fmt::print(stderr, "blksim: compare: variant {}: {}\n", which, e.what());
         return false;
@@ -155,9 +156,26 @@ int cmd_compare(const CompareOptions& o) {
             return 2;
         }
     }
+    if (!o.source.check("compare"))
+        return 2;
+    ScenarioSource b = o.source;
+    if (!o.b_scenario.empty() && o.source.is_fio()) {
+        fmt::print(stderr, "blksim: compare: --b-scenario {}: with --device, variant B's machine is --b-device\n",
+                   o.b_scenario);
+        return 2;
+    }
+    if (!o.b_device.empty() && !o.source.is_fio()) {
+        fmt::print(stderr, "blksim: compare: --b-device {}: goes with --device and fio's arguments (a scenario's "
+                           "variant B is --b-scenario)\n", o.b_device);
+        return 2;
+    }
+    if (!o.b_scenario.empty())
+        b.scenario = o.b_scenario;
+    if (!o.b_device.empty())
+        b.device = o.b_device;
     CompareInfo info;
-    info.scenario_a = o.scenario;
-    info.scenario_b = o.b_scenario.empty() ? o.scenario : o.b_scenario;
+    info.scenario_a = o.source.describe(o.a_scheduler);
+    info.scenario_b = b.describe(o.b_scheduler);
     info.name_a = o.a_name;
     info.name_b = o.b_name;
     info.crn = !o.no_crn;
@@ -166,7 +184,7 @@ int cmd_compare(const CompareOptions& o) {
         return 2;
 
     scenario::Scenario sa, sb;
-    if (!load_variants(info, sa, sb))
+    if (!load_variants(o, b, info, sa, sb))
         return 2;
 
     const uint64_t base = o.seed.value_or(sa.machine.seed);

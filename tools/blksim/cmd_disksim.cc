@@ -39,7 +39,8 @@ std::string devices_dir() { return std::string(BLKSIM_SCENARIO_DIR) + "/devices"
 int run_import(const ImportOptions& o) {
     const json prof = disksim::import_diskspecs(o.diskspecs);
     const std::string text = prof.dump(2) + "\n";
-    const std::string path = o.out.empty() ? devices_dir() + "/" + prof["name"].get<std::string>() + ".json" : o.out;
+    // Never into the source tree: a profile goes into scenarios/devices/ as a change of its own.
+    const std::string path = o.out.empty() ? prof["name"].get<std::string>() + ".json" : o.out;
     write_output(path, o.out.empty() ? "" : "--out", text);
     if (o.out == "-")
         return 0;
@@ -206,9 +207,9 @@ int run_validate(const ValidateDiskOptions& o) {
 void add_disksim_commands(CLI::App& app, DisksimCommands& d) {
     d.import_cmd = app.add_subcommand("import-disksim",
                                   "convert a DiskSim drive description (NAME.diskspecs with its .model and .seek) into "
-                                  "an HDD profile scenarios/devices/NAME.json");
+                                  "an HDD profile NAME.json (copy it to scenarios/devices/ to use it by name)");
     d.import_cmd->add_option("diskspecs", d.import_opt.diskspecs, "the .diskspecs file")->required();
-    d.import_cmd->add_option("--out", d.import_opt.out, "where to write the profile ('-' = stdout; default scenarios/devices/NAME.json)");
+    d.import_cmd->add_option("--out", d.import_opt.out, "where to write the profile ('-' = stdout; default NAME.json in the current directory)");
 
     d.validate_cmd = app.add_subcommand("validate-disk",
                                     "replay DiskSim validation traces on the HDD model and compare the service times "

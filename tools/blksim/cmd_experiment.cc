@@ -18,11 +18,17 @@ void add_compare(CLI::App& app, ExperimentCommands& x) {
         "two variants of a scenario, N paired-seed runs each: per metric the difference, its 95 % CI and a "
         "verdict; exit 3 when a --fail-on threshold is exceeded (docs/compare.md)");
     CLI::App* cc = x.compare_cmd;
-    cc->add_option("scenario", c.scenario, "scenario JSON file (variant A, and B unless --b-scenario)")->required();
-    cc->add_option("--set", c.sets, "override a value in both variants: path=value");
-    cc->add_option("--a", c.a_sets, "variant A's overrides: 'path=value;path=value' (repeatable)");
-    cc->add_option("--b", c.b_sets, "variant B's overrides: 'path=value;path=value' (repeatable)");
+    add_source_options(cc, c.source, "scenario JSON file (variant A, and B unless --b-scenario)");
+    cc->add_option("--set", c.sets, "override a value in both variants: path=value (repeatable)")
+        ->allow_extra_args(false);
+    cc->add_option("--a", c.a_sets, "variant A's overrides: 'path=value;path=value' (repeatable)")
+        ->allow_extra_args(false);
+    cc->add_option("--b", c.b_sets, "variant B's overrides: 'path=value;path=value' (repeatable)")
+        ->allow_extra_args(false);
+    cc->add_option("--a-scheduler", c.a_scheduler, "variant A's I/O scheduler on every device, as blksim fio --scheduler");
+    cc->add_option("--b-scheduler", c.b_scheduler, "variant B's I/O scheduler on every device, as blksim fio --scheduler");
     cc->add_option("--b-scenario", c.b_scenario, "variant B's scenario file (default: the scenario)");
+    cc->add_option("--b-device", c.b_device, "with --device: variant B's machine (default: --device)");
     cc->add_option("--a-name", c.a_name, "variant A's name in the report (default A)");
     cc->add_option("--b-name", c.b_name, "variant B's name in the report (default B)");
     cc->add_option("--runs,-n", c.runs, "replications per variant, at least 2 (default 10)");
@@ -34,7 +40,8 @@ void add_compare(CLI::App& app, ExperimentCommands& x) {
     cc->add_option("--output-format", c.output_format, "normal or json")->check(CLI::IsMember({"normal", "json"}));
     cc->add_option("--fail-on", c.fail_on,
                    "METRIC:PCT: exit 3 if METRIC (e.g. read.clat_p99_ns, or GROUP/read.iops) is significantly "
-                   "worse in B by more than PCT percent (repeatable)");
+                   "worse in B by more than PCT percent (repeatable)")
+        ->allow_extra_args(false);
     cc->add_flag("--progress", c.progress, "progress line on stderr even when it is not a terminal");
     cc->add_option("--mem-limit", c.mem_limit, experiment::MEM_LIMIT_HELP);
 }
@@ -45,12 +52,14 @@ void add_sweep(CLI::App& app, ExperimentCommands& x) {
         "sweep", "run a scenario at every point of a parameter matrix, in parallel: one CSV/JSON row per point "
                  "(docs/sweep.md)");
     CLI::App* sc = x.sweep_cmd;
-    sc->add_option("scenario", s.scenario, "scenario JSON file")->required();
+    add_source_options(sc, s.source, "scenario JSON file");
     sc->add_option("--param,-p", s.params,
                    "a swept value: path=v1,v2,... or path=[JSON array] (repeatable; the points are the cartesian "
                    "product, first --param slowest)")
-        ->required();
-    sc->add_option("--set", s.sets, "override a value at every point: path=value");
+        ->required()
+        ->allow_extra_args(false);
+    sc->add_option("--set", s.sets, "override a value at every point: path=value (repeatable)")->allow_extra_args(false);
+    sc->add_option("--scheduler", s.scheduler, "I/O scheduler of every device at every point, as blksim fio --scheduler");
     sc->add_option("--jobs,-j", s.jobs, "simulations run at once (default: the number of CPUs)");
     sc->add_option("--shard", s.shard, "i/N: run only the points whose index % N == i (merge with sweep-merge)");
     sc->add_option("--csv", s.csv, "write CSV to FILE ('-' = stdout)");
@@ -122,6 +131,16 @@ void add_experiment_commands(CLI::App& app, ExperimentCommands& x) {
     add_sweep(app, x);
     add_reproduce(app, x);
     add_regress(app, x);
+}
+
+void take_experiment_fio_args(int& argc, char** argv, ExperimentCommands& x) {
+    if (argc < 2)
+        return;
+    const std::string cmd = argv[1];
+    if (cmd == "compare")
+        take_fio_args(argc, argv, x.compare.source.fio_args);
+    else if (cmd == "sweep")
+        take_fio_args(argc, argv, x.sweep.source.fio_args);
 }
 
 std::optional<int> run_experiment_commands(const ExperimentCommands& x) {

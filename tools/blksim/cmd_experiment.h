@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/blksim/scenario_source.h"
+
 namespace CLI {
 class App;
 }
@@ -19,11 +21,14 @@ namespace blksim::cli {
 inline constexpr int EXIT_REGRESSION = 3;
 
 // blksim compare SCENARIO [--set P=V]... [--a 'P=V;P=V']... [--b ...] [--b-scenario FILE]
+// or blksim compare --device D [--a-scheduler S] [--b-scheduler S] ... -- <fio arguments>
 struct CompareOptions {
-    std::string scenario;                 // variant A's (and B's unless --b-scenario)
+    ScenarioSource source;                // variant A's (and B's unless --b-scenario / --b-device)
     std::vector<std::string> sets;        // both variants
     std::vector<std::string> a_sets, b_sets;  // each "P=V;P=V;..."
+    std::string a_scheduler, b_scheduler; // every queue's, as blksim fio --scheduler
     std::string b_scenario;
+    std::string b_device;                 // with --device: B's machine
     std::string a_name = "A", b_name = "B";
     unsigned runs = 10;
     std::optional<uint64_t> seed;         // first replication's seed (default: the scenario's)
@@ -36,8 +41,10 @@ struct CompareOptions {
 };
 
 // blksim sweep SCENARIO --param P=V1,V2 ... [--shard i/N] [--csv F] [--json F]
+// or blksim sweep --device D --param P=V1,V2 ... -- <fio arguments>
 struct SweepOptions {
-    std::string scenario;
+    ScenarioSource source;
+    std::string scheduler;                // every queue's at every point, as blksim fio --scheduler
     std::vector<std::string> sets;
     std::vector<std::string> params;
     unsigned jobs = 0;
@@ -98,6 +105,9 @@ struct ExperimentCommands {
 
 // Adds the five subcommands to `app`, their options bound to `x`.
 void add_experiment_commands(CLI::App& app, ExperimentCommands& x);
+// compare and sweep: what follows "--" is fio's command line (ScenarioSource::fio_args),
+// cut from argv before CLI11 parses it.
+void take_experiment_fio_args(int& argc, char** argv, ExperimentCommands& x);
 // After parsing: the exit status of the subcommand that was chosen, or nullopt if none of them.
 std::optional<int> run_experiment_commands(const ExperimentCommands& x);
 

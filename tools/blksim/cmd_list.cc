@@ -1,6 +1,9 @@
-// `blksim list`: the device models, I/O engines and schedulers a scenario can name, with
-// their parameters, printed from the kinds' own descriptors (nothing here names a kind).
+// `blksim list`: the device models, I/O engines, schedulers, CPU cost profiles and shipped
+// scenarios a scenario can name, with their parameters, from the kinds' own descriptors and
+// the files under scenarios/ (nothing here names a kind). Each section is gathered once as
+// JSON; --format json prints that, normal prints it as text.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "models/device/device_kinds.h"
 #include "models/kind/param.h"
@@ -12,62 +15,167 @@
 
 namespace blksim::cli {
 
-static void list_devices() {
-    fmt::print("devices:\n");
+using json = nlohmann::json;
+
+namespace {
+
+// The scenario folders `list scenarios` shows, in this order.
+constexpr const char* kScenarioFolders[] = {"examples", "teaching", "seeds", "bench"};
+
+json files_json(const std::vector<scenario::DeviceProfileInfo>& files, bool with_model) {
+    json out = json::array();
+    for (const auto& f : files) {
+        json e{{"name", f.name}, {"description", f.description}};
+        if (with_model)
+            e["model"] = f.model;
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+json devices_json() {
+    json models = json::array();
     for (const dev::DeviceKind* k : dev::device_kinds()) {
-        fmt::print("  {:<12} {}\n", k->name(), k->help());
+        json params = json::array();
         for (std::size_t i = 0; i < k->nr_params(); ++i) {
             const kind::ParamInfo& p = k->param(i);
             const std::string def = k->default_text(i);
-            fmt::print("      {:<28} default {:<10} {}\n", p.name, def, kind::first_sentence(kind::help_text(p, def)));
+            params.push_back({{"name", p.name}, {"default", def}, {"help", kind::first_sentence(kind::help_text(p, def))}});
         }
-        if (k->has_members())
+        models.push_back({{"name", k->name()}, {"help", k->help()}, {"params", params}, {"members", k->has_members()}});
+    }
+    return {{"models", models}, {"profiles", files_json(scenario::device_profiles(), true)}};
+}
+
+json engines_json() {
+    json out = json::array();
+    for (const workload::EngineKind* e : workload::engine_kinds()) {
+        json options = json::array();
+        for (const auto& o : e->options)
+            options.push_back({{"name", o.name}, {"default", o.default_value}, {"help", o.help}});
+        out.push_back({{"name", e->name}, {"help", e->help}, {"options", options}});
+    }
+    return out;
+}
+
+json schedulers_json() {
+    json out = json::array();
+    for (const sched::SchedulerKind* k : sched::scheduler_kinds()) {
+        json tunables = json::array();
+        for (std::size_t i = 0; i < k->nr_tunables(); ++i) {
+            const sched::TunableInfo t = k->tunable(i);
+            tunables.push_back({{"name", t.name}, {"default", k->default_value(i)}, {"min", t.min}, {"max", t.max},
+                                {"help", t.help}});
+        }
+        out.push_back({{"name", k->name()}, {"help", k->help()}, {"tunables", tunables}});
+    }
+    return out;
+}
+
+json scenarios_json() {
+    json out = json::object();
+    for (const char* folder : kScenarioFolders)
+        out[folder] = files_json(scenario::shipped_files(folder, "description"), false);
+    return out;
+}
+
+std::string text(const json& j, const char* key) { return j.at(key).get<std::string>(); }
+
+void print_devices(const json& d) {
+    fmt::print("devices:\n");
+    for (const json& k : d["models"]) {
+        fmt::print("  {:<12} {}\n", text(k, "name"), text(k, "help"));
+        for (const json& p : k["params"])
+            fmt::print("      {:<28} default {:<10} {}\n", text(p, "name"), text(p, "default"), text(p, "help"));
+        if (k["members"].get<bool>())
             fmt::print("      {:<28} {:<18} {}\n", "members", "",
                        "the disks behind it, a key of the device entry beside params");
     }
     fmt::print("  device profiles (scenarios/devices/, a device entry's \"profile\"):\n");
-    for (const auto& p : scenario::device_profiles())
-        fmt::print("      {:<28} {:<10} {}\n", p.name, p.model, p.description);
+    for (const json& p : d["profiles"])
+        fmt::print("      {:<28} {:<10} {}\n", text(p, "name"), text(p, "model"), text(p, "description"));
 }
 
-static void list_engines() {
+void print_engines(const json& engines) {
     fmt::print("engines:\n");
-    for (const workload::EngineKind* e : workload::engine_kinds()) {
-        fmt::print("  {:<12} {}\n", e->name, e->help);
-        for (const auto& o : e->options)
-            fmt::print("      {:<28} default {:<10} {}\n", o.name, o.default_value, o.help);
+    for (const json& e : engines) {
+        fmt::print("  {:<12} {}\n", text(e, "name"), text(e, "help"));
+        for (const json& o : e["options"])
+            fmt::print("      {:<28} default {:<10} {}\n", text(o, "name"), text(o, "default"), text(o, "help"));
     }
 }
 
-static void list_schedulers() {
+void print_schedulers(const json& schedulers) {
     fmt::print("schedulers:\n");
-    for (const sched::SchedulerKind* k : sched::scheduler_kinds())
-        fmt::print("  {:<12} {}\n", k->name(), k->help());
-    for (const sched::SchedulerKind* k : sched::scheduler_kinds()) {
-        if (k->nr_tunables() == 0)
+    for (const json& k : schedulers)
+        fmt::print("  {:<12} {}\n", text(k, "name"), text(k, "help"));
+    for (const json& k : schedulers) {
+        if (k["tunables"].empty())
             continue;
-        fmt::print("  {} iosched tunables (sysfs name, default, range):\n", k->name());
-        for (std::size_t i = 0; i < k->nr_tunables(); ++i) {
-            const sched::TunableInfo t = k->tunable(i);
-            fmt::print("      {:<34} default {:<8} {}..{}  {}\n", t.name, k->default_value(i), t.min, t.max, t.help);
-        }
+        fmt::print("  {} iosched tunables (sysfs name, default, range):\n", text(k, "name"));
+        for (const json& t : k["tunables"])
+            fmt::print("      {:<34} default {:<8} {}..{}  {}\n", text(t, "name"), t["default"].get<int64_t>(),
+                       t["min"].get<int64_t>(), t["max"].get<int64_t>(), text(t, "help"));
     }
 }
 
-int cmd_list(const std::string& what) {
+void print_cpu_profiles(const json& profiles) {
+    fmt::print("cpu profiles (scenarios/cpu/, host.cost_profile):\n");
+    for (const json& p : profiles)
+        fmt::print("  {:<26} {}\n", text(p, "name"), kind::first_sentence(text(p, "description")));
+}
+
+void print_scenarios(const json& folders) {
+    fmt::print("scenarios (blksim run scenarios/<folder>/<name>.json):\n");
+    for (const char* folder : kScenarioFolders) {
+        fmt::print("  {}/:\n", folder);
+        for (const json& s : folders[folder])
+            fmt::print("      {:<40} {}\n", text(s, "name"), kind::first_sentence(text(s, "description")));
+    }
+}
+
+}  // namespace
+
+int cmd_list(const std::string& what, const std::string& format) {
     if (what == "schema") {
         // The schema the loader checks scenarios against: scenarios/schema.json with the
         // per-kind parts generated from the descriptors (fuzz/gen_dicts.py reads it).
         fmt::print("{}\n", scenario::load_schema_document(scenario::default_scenario_dir()).dump(2));
         return 0;
     }
-    if (!what.empty() && what != "devices" && what != "engines" && what != "schedulers") {
-        fmt::print(stderr, "blksim: list: unknown kind '{}' (allowed: devices, engines, schedulers, schema)\n", what);
+    static const std::vector<std::string> kinds = {"devices", "engines", "schedulers", "cpu", "scenarios"};
+    if (!what.empty() && std::find(kinds.begin(), kinds.end(), what) == kinds.end()) {
+        fmt::print(stderr,
+                   "blksim: list: unknown kind '{}' (allowed: devices, engines, schedulers, cpu, scenarios, schema)\n",
+                   what);
         return 2;
     }
-    if (what.empty() || what == "devices") list_devices();
-    if (what.empty() || what == "engines") list_engines();
-    if (what.empty() || what == "schedulers") list_schedulers();
+    const auto want = [&](const char* k) { return what.empty() || what == k; };
+    json all = json::object();
+    if (want("devices"))
+        all["devices"] = devices_json();
+    if (want("engines"))
+        all["engines"] = engines_json();
+    if (want("schedulers"))
+        all["schedulers"] = schedulers_json();
+    if (want("cpu"))
+        all["cpu_profiles"] = files_json(scenario::shipped_files("cpu", "source"), false);
+    if (want("scenarios"))
+        all["scenarios"] = scenarios_json();
+    if (format == "json") {
+        fmt::print("{}\n", all.dump(2));
+        return 0;
+    }
+    if (all.contains("devices"))
+        print_devices(all["devices"]);
+    if (all.contains("engines"))
+        print_engines(all["engines"]);
+    if (all.contains("schedulers"))
+        print_schedulers(all["schedulers"]);
+    if (all.contains("cpu_profiles"))
+        print_cpu_profiles(all["cpu_profiles"]);
+    if (all.contains("scenarios"))
+        print_scenarios(all["scenarios"]);
     return 0;
 }
 

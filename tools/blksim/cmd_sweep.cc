@@ -62,14 +62,14 @@ std::string join(const std::vector<std::string>& v) {
 
 // Loads the scenario with `sets` and checks that `at_once` of its machines fit in mem_limit;
 // on error prints it after `what` and returns false.
-bool check_load(const std::string& path, const std::vector<std::string>& sets, const std::string& what,
+bool check_load(const SweepOptions& o, const std::vector<std::string>& sets, const std::string& what,
                 std::vector<std::string>& warnings, std::size_t at_once, uint64_t mem_limit) {
     scenario::FioPolicy policy;
     policy.warnings = &warnings;
     try {
-        const scenario::Scenario s = scenario::load_scenario(path, sets, policy);
+        const scenario::Scenario s = o.source.load(sets, o.scheduler, policy);
         if (const std::string why = over_mem_limit(s.machine, at_once, mem_limit); !why.empty()) {
-            fmt::print(stderr, "blksim: sweep: {}{}: {}\n", what, path, why);
+            fmt::print(stderr, "blksim: sweep: {}{}: {}\n", what, o.source.describe(o.scheduler), why);
             return false;
         }
         return true;
@@ -112,13 +112,13 @@ bool parse_sweep(const SweepOptions& o, SweepOutput& out, std::size_t& n) {
 bool check_inputs(const SweepOptions& o, const std::vector<SweepParam>& params, std::size_t at_once,
                   uint64_t mem_limit) {
     std::vector<std::string> warnings;
-    if (!check_load(o.scenario, o.sets, "", warnings, at_once, mem_limit))
+    if (!check_load(o, o.sets, "", warnings, at_once, mem_limit))
         return false;
     for (const SweepParam& p : params)
         for (const std::string& v : p.values) {
             std::vector<std::string> sets = o.sets;
             sets.push_back(p.path + "=" + v);
-            if (!check_load(o.scenario, sets, fmt::format("--param {}={}: ", p.path, v), warnings, at_once, mem_limit))
+            if (!check_load(o, sets, fmt::format("--param {}={}: ", p.path, v), warnings, at_once, mem_limit))
                 return false;
         }
     for (const std::string& w : std::set<std::string>(warnings.begin(), warnings.end()))
@@ -139,7 +139,7 @@ std::optional<topology::MachineConfig> load_point(const SweepOptions& o, const s
     scenario::FioPolicy policy;
     policy.warnings = &ignored;
     try {
-        topology::MachineConfig cfg = scenario::load_scenario(o.scenario, sets, policy).machine;
+        topology::MachineConfig cfg = o.source.load(sets, o.scheduler, policy).machine;
         if (std::string why = over_mem_limit(cfg, at_once, mem_limit); !why.empty()) {
             error = std::move(why);
             return std::nullopt;
@@ -209,8 +209,10 @@ int cmd_sweep(const SweepOptions& o) {
 
 // Throws OutputError.
 static int sweep(const SweepOptions& o) {
+    if (!o.source.check("sweep"))
+        return 2;
     SweepOutput out;
-    out.scenario = o.scenario;
+    out.scenario = o.source.describe(o.scheduler);
     out.sets = o.sets;
     std::size_t n = 0;
     if (!parse_sweep(o, out, n))

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -117,8 +118,8 @@ struct WarningPrinter {
     }
 };
 
-static scenario::Scenario load(const std::string& path, std::vector<std::string> sets,
-                               std::optional<uint64_t> seed) {
+static scenario::Scenario load(const std::string& path, std::vector<std::string> sets, std::optional<uint64_t> seed,
+                               const std::string& scheduler = {}) {
     if (seed)
         sets.push_back(fmt::format("seed={}", *seed));
     // A scenario whose jobs come from a fio job file may warn (options it does not support).
@@ -126,7 +127,24 @@ static scenario::Scenario load(const std::string& path, std::vector<std::string>
     scenario::FioPolicy policy;
     policy.warnings = &warnings;
     const WarningPrinter printer{warnings};
-    return scenario::load_scenario(path, sets, policy);
+    return scenario::load_scenario(path, sets, policy, scheduler, scenario::default_scenario_dir());
+}
+
+// A fio job file given to `blksim run`: named *.fio, or starting with an ini section
+// ("[global]") where a scenario starts with '{'.
+static bool looks_like_fio_job(const std::string& path) {
+    if (std::filesystem::path(path).extension() == ".fio")
+        return true;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto b = line.find_first_not_of(" \t\r");
+        if (b == std::string::npos || line[b] == ';' || line[b] == '#')
+            continue;
+        const auto e = line.find_last_not_of(" \t\r");
+        return line[b] == '[' && line[e] == ']' && e > b + 1;
+    }
+    return false;
 }
 
 static int run_loaded(const scenario::Scenario& s, const RunOptions& o);
@@ -172,9 +190,9 @@ static report::OutputFormats output_formats(const scenario::OutputConfig& out, c
 }
 
 bool load_or_say_why(const std::string& path, const std::vector<std::string>& sets, std::optional<uint64_t> seed,
-                     scenario::Scenario& out) {
+                     scenario::Scenario& out, const std::string& scheduler) {
     try {
-        out = load(path, sets, seed);
+        out = load(path, sets, seed, scheduler);
         return true;
     } catch (const scenario::ScenarioError& e) {
         fmt::print(stderr, "blksim: {}\n", e.what());
@@ -191,7 +209,13 @@ int cmd_run(const RunOptions& o) {
     scenario::Scenario s;
     std::vector<std::string> sets = o.sets;
     add_kernel_tree_set(o.kernel_tree, sets);
-    if (!load_or_say_why(o.scenario, sets, o.seed, s))
+    if (looks_like_fio_job(o.scenario)) {
+        fmt::print(stderr, "blksim: run: {} is a fio job file, and run takes a scenario: run it with blksim fio "
+                           "--device DEVICE -- {} (DEVICE: a device profile, nvme, nullb or a scenario file)\n",
+                   o.scenario, o.scenario);
+        return 2;
+    }
+    if (!load_or_say_why(o.scenario, sets, o.seed, s, o.scheduler))
         return 2;
     return run_loaded(s, o);
 }

@@ -30,6 +30,7 @@ namespace blksim::cli {
 struct RunOptions {
     std::string scenario;
     std::vector<std::string> sets;
+    std::string scheduler;          // every queue's, as blksim fio --scheduler (empty: the scenario's)
     std::string output_format;      // empty = the scenario's
     std::optional<uint64_t> seed;
     bool quiet = false;             // no summary on stderr
@@ -61,8 +62,9 @@ struct FioOptions {
 
 // A scenario file with --set overrides and --seed into `out`, its loader warnings printed to
 // stderr; false after printing why it could not be loaded.
+// `scheduler`: every queue's, as blksim fio --scheduler (empty: the scenario's).
 bool load_or_say_why(const std::string& path, const std::vector<std::string>& sets, std::optional<uint64_t> seed,
-                     scenario::Scenario& out);
+                     scenario::Scenario& out, const std::string& scheduler = {});
 
 // Builds the machine, calls `before` (attach outputs), runs it, calls `after` (read it).
 // Returns 0, or prints why and returns 2 when the machine cannot be built (bad input) or 1
@@ -98,7 +100,8 @@ std::optional<uint64_t> mem_limit_bytes(const std::string& text);
 
 // `graph`: print the machine's topology as Graphviz DOT instead of the summary line.
 int cmd_validate(const std::string& scenario, const std::vector<std::string>& sets, bool graph = false);
-int cmd_list(const std::string& what);
+// format: normal or json.
+int cmd_list(const std::string& what, const std::string& format = "normal");
 
 // `blksim report` (cmd_report.cc): add_report_command registers it (CLI11 fills `r`);
 // run_report_command runs it when it was given, -1 otherwise.
@@ -125,7 +128,7 @@ std::optional<int64_t> timeseries_interval_ns(const std::string& text, const cha
 // them (CLI11 fills `d`); run_disksim_command runs the one given, -1 if neither was.
 struct ImportOptions {
     std::string diskspecs;
-    std::string out;  // empty: scenarios/devices/<drive>.json; "-": stdout
+    std::string out;  // empty: <drive>.json in the current directory; "-": stdout
 };
 struct ValidateDiskOptions {
     std::vector<std::string> traces;
