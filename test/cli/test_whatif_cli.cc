@@ -76,6 +76,11 @@ TEST_CASE("compare: a fio command line on a device, one scheduler per variant", 
     for (const json& m : json::parse(same.out).at("metrics"))
         CHECK(m.at("diff").get<double>() == 0.0);
 
+    // A variant's overrides are shown as the options they are, before fio's arguments.
+    const auto text = run_blksim("compare --device nvme --b jobs.0.iodepth=2 --runs 2 --jobs 2 -- " + FIO_READS, false);
+    REQUIRE(text.status == 0);
+    CHECK(text.out.find("  B: --device nvme --set jobs.0.iodepth=2 -- " + FIO_READS + "\n") != std::string::npos);
+
     // A job file is taken as blksim fio takes it, and --fail-on works on its metrics.
     const clitest::TempDir t("whatif");
     {

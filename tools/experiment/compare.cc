@@ -52,7 +52,13 @@ std::string seeds_text(const std::vector<uint64_t>& s) {
 }
 
 std::string variant_text(const std::string& scenario, const std::vector<std::string>& sets) {
-    return sets.empty() ? scenario : fmt::format("{} {}", scenario, fmt::join(sets, " "));
+    if (sets.empty())
+        return scenario;
+    // A fio command line ("--device D -- <fio args>"): the overrides as the options they are,
+    // before fio's arguments.
+    if (const auto fio = scenario.find(" -- "); scenario.starts_with("--device ") && fio != std::string::npos)
+        return fmt::format("{} --set {}{}", scenario.substr(0, fio), fmt::join(sets, " --set "), scenario.substr(fio));
+    return fmt::format("{} {}", scenario, fmt::join(sets, " "));
 }
 
 }  // namespace
