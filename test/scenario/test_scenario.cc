@@ -463,14 +463,22 @@ TEST_CASE("CLI --set overrides: creates a key, and objects missing on its way", 
     CHECK(load(kMinimal, {"seed=7"}).machine.seed == 7);
     CHECK(load(kMinimal, {"description=hello world"}).description == "hello world");  // not JSON: a string
     CHECK(load(kMinimal, {"jobs.0.iodepth=4", "jobs.0.iodepth=8"}).machine.jobs[0].iodepth == 8);  // in order
+    // queues.N on a scenario without queues: device N's queue.
+    const auto q = load(kMinimal, {"queues.0.nr_requests=4", "queues.0.scheduler=kyber"}).machine.queues;
+    REQUIRE(q.size() == 1);
+    CHECK(q[0].nr_requests == 4);
+    CHECK(q[0].scheduler == "kyber");
 }
 
 TEST_CASE("CLI --set overrides: errors name the --set", "[scenario]") {
     CHECK(error_of(kMinimal, {"jobs.3.iodepth=16"}) ==
           "test.json: --set 'jobs.3.iodepth=16': index 3 is out of range: 'jobs' has 1 element");
-    CHECK_THAT(error_of(kMinimal, {"queues.0.nr_requests=4"}),
-               Catch::StartsWith("test.json: --set 'queues.0.nr_requests=4': 'queues' does not exist, and an "
+    CHECK_THAT(error_of(kMinimal, {"controllers.0.name=c"}),
+               Catch::StartsWith("test.json: --set 'controllers.0.name=c': 'controllers' does not exist, and an "
                                  "array is not made by --set"));
+    // The queues array is: one entry per device, as the loader would make them.
+    CHECK(error_of(kMinimal, {"queues.1.nr_requests=4"}) ==
+          "test.json: --set 'queues.1.nr_requests=4': index 1 is out of range: 'queues' has 1 element");
     CHECK_THAT(error_of(kMinimal, {"jobs.x.iodepth=4"}),
                Catch::Contains("'x' is not an index, and 'jobs' is an array"));
     CHECK_THAT(error_of(kMinimal, {"seed=1", "seed.x=4"}), Catch::Contains("'seed' is number, not an object or array"));

@@ -85,6 +85,29 @@ bool load_variants(const CompareOptions& o, const ScenarioSource& b, const Compa
     return true;
 }
 
+// What variant B runs: A's scenario or fio command line, with --b-scenario's file or
+// --b-device's machine; false after saying what is wrong.
+bool variant_b_source(const CompareOptions& o, ScenarioSource& b) {
+    if (!o.source.check("compare"))
+        return false;
+    if (!o.b_scenario.empty() && o.source.is_fio()) {
+        fmt::print(stderr, "blksim: compare: --b-scenario {}: with --device, variant B's machine is --b-device\n",
+                   o.b_scenario);
+        return false;
+    }
+    if (!o.b_device.empty() && !o.source.is_fio()) {
+        fmt::print(stderr, "blksim: compare: --b-device {}: goes with --device and fio's arguments (a scenario's "
+                           "variant B is --b-scenario)\n", o.b_device);
+        return false;
+    }
+    b = o.source;
+    if (!o.b_scenario.empty())
+        b.scenario = o.b_scenario;
+    if (!o.b_device.empty())
+        b.device = o.b_device;
+    return true;
+}
+
 // Each --fail-on rule against the comparison's rows; nullopt (after saying so) when a rule
 // names no metric the comparison has.
 std::optional<std::vector<FailOnResult>> apply_fail_on(const std::vector<FailOn>& rules,
@@ -156,23 +179,9 @@ int cmd_compare(const CompareOptions& o) {
             return 2;
         }
     }
-    if (!o.source.check("compare"))
+    ScenarioSource b;
+    if (!variant_b_source(o, b))
         return 2;
-    ScenarioSource b = o.source;
-    if (!o.b_scenario.empty() && o.source.is_fio()) {
-        fmt::print(stderr, "blksim: compare: --b-scenario {}: with --device, variant B's machine is --b-device\n",
-                   o.b_scenario);
-        return 2;
-    }
-    if (!o.b_device.empty() && !o.source.is_fio()) {
-        fmt::print(stderr, "blksim: compare: --b-device {}: goes with --device and fio's arguments (a scenario's "
-                           "variant B is --b-scenario)\n", o.b_device);
-        return 2;
-    }
-    if (!o.b_scenario.empty())
-        b.scenario = o.b_scenario;
-    if (!o.b_device.empty())
-        b.device = o.b_device;
     CompareInfo info;
     info.scenario_a = o.source.describe(o.a_scheduler);
     info.scenario_b = b.describe(o.b_scheduler);

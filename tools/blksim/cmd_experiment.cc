@@ -16,7 +16,9 @@ void add_compare(CLI::App& app, ExperimentCommands& x) {
     x.compare_cmd = app.add_subcommand(
         "compare",
         "two variants of a scenario, N paired-seed runs each: per metric the difference, its 95 % CI and a "
-        "verdict; exit 3 when a --fail-on threshold is exceeded (docs/compare.md)");
+        "verdict; exit 3 when a --fail-on threshold is exceeded (docs/compare.md). Or a fio command line: "
+        "blksim compare --device D --a-scheduler none --b-scheduler mq-deadline -- <fio arguments or job file> "
+        "(docs/what-if.md)");
     CLI::App* cc = x.compare_cmd;
     add_source_options(cc, c.source, "scenario JSON file (variant A, and B unless --b-scenario)");
     cc->add_option("--set", c.sets, "override a value in both variants: path=value (repeatable)")
@@ -50,7 +52,8 @@ void add_sweep(CLI::App& app, ExperimentCommands& x) {
     SweepOptions& s = x.sweep;
     x.sweep_cmd = app.add_subcommand(
         "sweep", "run a scenario at every point of a parameter matrix, in parallel: one CSV/JSON row per point "
-                 "(docs/sweep.md)");
+                 "(docs/sweep.md). Or a fio command line: blksim sweep --device D --param P=V1,V2 -- <fio arguments "
+                 "or job file>");
     CLI::App* sc = x.sweep_cmd;
     add_source_options(sc, s.source, "scenario JSON file");
     sc->add_option("--param,-p", s.params,
