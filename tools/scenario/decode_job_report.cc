@@ -53,6 +53,9 @@ void decode_percentiles(const JobInput& in, workload::JobConfig& j) {
     if (const Opt* v = in.get("lat_percentiles")) p.lat = boolean(*v);
     if (const Opt* v = in.get("slat_percentiles")) p.slat = boolean(*v);
     if (const Opt* v = in.get("percentile_list")) decode_percentile_list(in, *v, p);
+    // gtod_reduce sets disable_lat/clat/slat, and fio's fixup_options() then turns each
+    // latency's percentiles off (terse then prints twenty "0%=0").
+    if (j.gtod_reduce) p.clat = p.lat = p.slat = false;
 }
 
 }  // namespace blksim::scenario
