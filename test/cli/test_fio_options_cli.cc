@@ -293,3 +293,10 @@ TEST_CASE("fio polled I/O (hipri, sqthread_poll) is refused, naming the option",
         CHECK(r.out.find("polled I/O (io_poll queues, reaped by spinning) is not modelled") != std::string::npos);
     }
 }
+
+TEST_CASE("fio's null engine is refused, naming the option and the nearest machine", "[cli][fio][fio-options]") {
+    const CliResult r = clitest::run_blksim("fio -q --device nvme -- --name=r --ioengine=null");
+    CHECK(r.status == 2);
+    CHECK(r.out.find("--ioengine=null (fio's null engine, which bypasses the block layer, is not modelled; the kernel's "
+                     "null_blk is: --device nullb") != std::string::npos);
+}

@@ -235,6 +235,12 @@ private:
             fail(o, "empty value" + std::string(o.raw.find("${") != std::string::npos
                                                     ? " (an environment variable that is not set gives '', as in fio)"
                                                     : ""));
+        // fio's null engine completes each io_u in ->queue, past any block layer: modelling it
+        // needs an engine path that bypasses the request queue (docs/fio.md).
+        if (canon == "ioengine" && value == "null")
+            return unsupported_.add(o, "fio's null engine, which bypasses the block layer, is not modelled; the "
+                                       "kernel's null_blk is: --device nullb; blksim's engines: " +
+                                           table_names(workload::engine_names()), true);
         if (canon == "ioengine" && !in_table(workload::engine_names(), value))
             return unsupported_.add(o, "blksim's engines: " + table_names(workload::engine_names()), true);
         if (canon == "ioscheduler") return ioscheduler(o, model, value);
