@@ -181,6 +181,14 @@ std::string prio_name(const PrioResult& p) {
     return fmt::format("prio {}/{}", ioprio_class(v), ioprio(v));
 }
 
+std::span<const double> percentile_list(const workload::JobConfig& c) {
+    if (c.percentiles.list.empty())
+        return sim::LatencyHistogram::default_percentiles();
+    return c.percentiles.list;
+}
+
+std::string_view prio_lat_type(const workload::JobConfig& c) { return c.percentiles.lat ? "lat" : "clat"; }
+
 std::vector<const PrioResult*> prios_to_show(const DirResult& d) {
     std::vector<const PrioResult*> shown;
     for (const PrioResult& p : d.prios)

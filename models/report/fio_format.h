@@ -67,6 +67,12 @@ unsigned ioprio_class(uint32_t value);  // "prioclass"
 unsigned ioprio(uint32_t value);        // "prio", the level
 // "prio <class>/<level>", the name fio 3.33 gives an entry after "clat ".
 std::string prio_name(const PrioResult& p);
+
+// The job's percentile_list (fio's default list when it gave none), ascending.
+std::span<const double> percentile_list(const workload::JobConfig& c);
+// "lat" with lat_percentiles (the per-priority statistics are then of the total latency),
+// else "clat": stat.c's clat_type.
+std::string_view prio_lat_type(const workload::JobConfig& c);
 // The entries fio prints for a direction: those with samples, in the job's order, and only
 // when at least two have samples (stat.c get_nr_prios_with_samples() >= 2) — a job that ran
 // everything at one priority shows no per-priority section, as its clat already says it all.

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -168,7 +170,7 @@ void add_bins_json(FioJsonWriter& w, const sim::LatencyHistogram& hist) {
 // stat.c add_ddir_lat_json(): min/max/mean/stddev/N, plus the percentiles when asked for
 // and there are samples (and with json+, the bins after them).
 void add_ddir_lat_json(FioJsonWriter& w, std::string_view key, const sim::RunningStat& stat,
-                       const sim::LatencyHistogram* hist) {
+                       const sim::LatencyHistogram* hist, std::span<const double> plist) {
     const fio::LatStat s = fio::calc_lat(stat);
     w.open_object(key);
     w.add_int("min", s.min);
@@ -177,7 +179,6 @@ void add_ddir_lat_json(FioJsonWriter& w, std::string_view key, const sim::Runnin
     w.add_float("stddev", s.dev);
     w.add_int("N", s.samples);
     if (hist && s.samples) {
-        const auto plist = sim::LatencyHistogram::default_percentiles();
         const std::vector<uint64_t> ovals = hist->percentiles(plist);
         w.open_object("percentile");
         for (std::size_t i = 0; i < plist.size(); ++i)
@@ -190,19 +191,22 @@ void add_ddir_lat_json(FioJsonWriter& w, std::string_view key, const sim::Runnin
 }
 
 // stat.c add_ddir_status_json()'s "prios" array, between "lat_ns" and "bw_min": one object
-// per priority fio prints (see prios_to_show()), its completion latency under "clat_ns"
-// with percentiles, as clat_percentiles=1 gives. fio 3.33 has no "priohint" key yet.
-void add_prios_json(FioJsonWriter& w, const DirResult& dr) {
+// per priority fio prints (see prios_to_show()), its latency under "clat_ns" ("lat_ns" with
+// lat_percentiles), with percentiles when clat_percentiles or lat_percentiles is on. fio
+// 3.33 has no "priohint" key yet.
+void add_prios_json(FioJsonWriter& w, const DirResult& dr, const workload::JobConfig& c) {
     const std::vector<const PrioResult*> prios = fio::prios_to_show(dr);
     if (prios.empty())
         return;
+    const bool percentiles = c.percentiles.clat || c.percentiles.lat;
+    const std::string key = fmt::format("{}_ns", fio::prio_lat_type(c));
     w.open_array("prios");
     for (const PrioResult* p : prios) {
         const uint32_t ioprio = fio::ioprio_value(*p);
         w.open_object();
         w.add_int("prioclass", fio::ioprio_class(ioprio));
         w.add_int("prio", fio::ioprio(ioprio));
-        add_ddir_lat_json(w, "clat_ns", p->clat, &p->clat_hist);
+        add_ddir_lat_json(w, key, p->clat, percentiles ? &p->clat_hist : nullptr, fio::percentile_list(c));
         w.close_object();
     }
     w.close_array();
@@ -211,7 +215,7 @@ void add_prios_json(FioJsonWriter& w, const DirResult& dr) {
 // stat.c add_ddir_status_json() for read/write/trim. `runt` is 0 for a direction without
 // data, which zeroes the rates as fio does.
 void add_ddir_status_json(FioJsonWriter& w, std::string_view name, const DirResult& dr,
-                          uint64_t runt, const fio::GroupRunStats* rs, Ddir d) {
+                          uint64_t runt, const fio::GroupRunStats* rs, Ddir d, const workload::JobConfig& c) {
     uint64_t bw_bytes = 0, bw = 0;
     double iops = 0.0;
     if (runt) {
@@ -229,11 +233,13 @@ void add_ddir_status_json(FioJsonWriter& w, std::string_view name, const DirResu
     w.add_int("total_ios", dr.total_ios);
     w.add_int("short_ios", 0);
     w.add_int("drop_ios", 0);
-    // fio's defaults: percentiles for clat only (clat_percentiles=1, slat/lat off).
-    add_ddir_lat_json(w, "slat_ns", dr.slat, nullptr);
-    add_ddir_lat_json(w, "clat_ns", dr.clat, &dr.clat_hist);
-    add_ddir_lat_json(w, "lat_ns", dr.lat, nullptr);
-    add_prios_json(w, dr);
+    // Percentiles where the job asks for them (fio's default: clat only).
+    const std::span<const double> plist = fio::percentile_list(c);
+    const auto asked = [](bool on, const std::optional<sim::LatencyHistogram>& h) { return on && h ? &*h : nullptr; };
+    add_ddir_lat_json(w, "slat_ns", dr.slat, asked(c.percentiles.slat, dr.slat_hist), plist);
+    add_ddir_lat_json(w, "clat_ns", dr.clat, c.percentiles.clat ? &dr.clat_hist : nullptr, plist);
+    add_ddir_lat_json(w, "lat_ns", dr.lat, asked(c.percentiles.lat, dr.lat_hist), plist);
+    add_prios_json(w, dr, c);
 
     const fio::SampleStat bws = fio::bw_kib(dr);
     const double p_of_agg =
@@ -256,10 +262,11 @@ void add_ddir_status_json(FioJsonWriter& w, std::string_view name, const DirResu
 
 // stat.c add_ddir_status_json(DDIR_SYNC): the fsyncs issued and the sync latency, with
 // percentiles (lat_percentiles | clat_percentiles: clat's default is on) once there are any.
-void add_sync_status_json(FioJsonWriter& w, const SyncResult& s) {
+void add_sync_status_json(FioJsonWriter& w, const SyncResult& s, const workload::JobConfig& c) {
     w.open_object("sync");
     w.add_int("total_ios", s.total_ios);
-    add_ddir_lat_json(w, "lat_ns", s.lat, &s.hist);
+    add_ddir_lat_json(w, "lat_ns", s.lat, c.percentiles.clat || c.percentiles.lat ? &s.hist : nullptr,
+                      fio::percentile_list(c));
     w.close_object();
 }
 
@@ -284,11 +291,11 @@ void show_thread_status_json(FioJsonWriter& w, const JobResult& t, const fio::Gr
     json_add_job_opts(w, t.config);
 
     add_ddir_status_json(w, "read", t.dir[DDIR_READ], fio::ddir_runtime_msec(t, DDIR_READ), &rs,
-                         DDIR_READ);
+                         DDIR_READ, t.config);
     add_ddir_status_json(w, "write", t.dir[DDIR_WRITE], fio::ddir_runtime_msec(t, DDIR_WRITE), &rs,
-                         DDIR_WRITE);
-    add_ddir_status_json(w, "trim", DirResult{}, 0, nullptr, DDIR_READ);
-    add_sync_status_json(w, t.sync);
+                         DDIR_WRITE, t.config);
+    add_ddir_status_json(w, "trim", DirResult{}, 0, nullptr, DDIR_READ, t.config);
+    add_sync_status_json(w, t.sync, t.config);
 
     const fio::CpuUsage cpu = fio::cpu_usage(t);
     w.add_int("job_runtime", fio::runtime_msec(t.total_run_time()));

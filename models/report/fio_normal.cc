@@ -54,33 +54,36 @@ std::string show_job_descriptions(const RunResult& r) {
 }
 
 // stat.c show_ddir_status(), per-priority part 1: one "clat prio <class>/<level>" stat
-// line per priority, after the " lat" line, in display_lat()'s units.
-std::string show_prio_lat(const std::vector<const PrioResult*>& prios) {
+// line per priority ("lat prio" with lat_percentiles), after the " lat" line, in
+// display_lat()'s units.
+std::string show_prio_lat(const std::vector<const PrioResult*>& prios, std::string_view type) {
     std::string out;
     for (const PrioResult* p : prios)
-        out += fio::display_lat("clat " + fio::prio_name(*p), fio::calc_lat(p->clat));
+        out += fio::display_lat(fmt::format("{} {}", type, fio::prio_name(*p)), fio::calc_lat(p->clat));
     return out;
 }
 
-// Part 2: after the direction's clat percentiles, one block per priority headed with its
-// share of the direction's completions, e.g. "clat prio 0/0 (89.99% of IOs) percentiles".
-std::string show_prio_percentiles(const std::vector<const PrioResult*>& prios,
-                                  uint64_t clat_samples) {
+// Part 2: after the direction's percentiles, one block per priority headed with its share
+// of the direction's completions, e.g. "clat prio 0/0 (89.99% of IOs) percentiles".
+std::string show_prio_percentiles(const std::vector<const PrioResult*>& prios, uint64_t samples,
+                                  const workload::JobConfig& c) {
     std::string out;
     for (const PrioResult* p : prios) {
-        const double share = 100.0 * static_cast<double>(p->clat.count()) /
-                             static_cast<double>(clat_samples);
+        const double share = 100.0 * static_cast<double>(p->clat.count()) / static_cast<double>(samples);
         out += fio::show_clat_percentiles(
-            p->clat_hist, fmt::format("clat {} ({:.2f}% of IOs)", fio::prio_name(*p), share));
+            p->clat_hist, fmt::format("{} {} ({:.2f}% of IOs)", fio::prio_lat_type(c), fio::prio_name(*p), share),
+            fio::percentile_list(c), c.percentiles.precision);
     }
     return out;
 }
 
-// stat.c show_ddir_status(): the "read:"/"write:" line, the slat/clat/lat lines, the clat
-// percentiles (each followed by its per-priority counterparts, when the job used several
-// priorities) and the bw/iops sample lines of one direction.
+// stat.c show_ddir_status(): the "read:"/"write:" line, the slat/clat/lat lines, the
+// percentiles the job asked for (slat_percentiles, clat_percentiles, lat_percentiles; the
+// per-priority ones after them, when the job used several priorities) and the bw/iops
+// sample lines of one direction.
 std::string show_ddir_status(const fio::GroupRunStats& rs, const JobResult& t, Ddir d) {
     const DirResult& dr = t.dir[d];
+    const workload::JobConfig& c = t.config;
     const uint64_t runt = fio::ddir_runtime_msec(t, d);
     if (!runt)
         return {};
@@ -101,11 +104,17 @@ std::string show_ddir_status(const fio::GroupRunStats& rs, const JobResult& t, D
     if (dr.lat.count())
         out += fio::display_lat(" lat", fio::calc_lat(dr.lat));
     const std::vector<const PrioResult*> prios = fio::prios_to_show(dr);
-    out += show_prio_lat(prios);
-    if (dr.clat.count()) {
-        out += fio::show_clat_percentiles(dr.clat_hist, "clat");
-        out += show_prio_percentiles(prios, dr.clat.count());
-    }
+    out += show_prio_lat(prios, fio::prio_lat_type(c));
+    const std::span<const double> plist = fio::percentile_list(c);
+    const unsigned precision = c.percentiles.precision;
+    if (c.percentiles.slat && dr.slat.count() && dr.slat_hist)
+        out += fio::show_clat_percentiles(*dr.slat_hist, "slat", plist, precision);
+    if (c.percentiles.clat && dr.clat.count())
+        out += fio::show_clat_percentiles(dr.clat_hist, "clat", plist, precision);
+    if (c.percentiles.lat && dr.lat.count() && dr.lat_hist)
+        out += fio::show_clat_percentiles(*dr.lat_hist, "lat", plist, precision);
+    if (c.percentiles.clat || c.percentiles.lat)
+        out += show_prio_percentiles(prios, c.percentiles.lat ? dr.lat.count() : dr.clat.count(), c);
 
     const fio::SampleStat bws = fio::bw_kib(dr);
     if (bws.samples) {
@@ -211,7 +220,8 @@ std::string show_thread_status_normal(const JobResult& t, const fio::GroupRunSta
     if (t.sync.lat.count() > 0) {
         out += "  fsync/fdatasync/sync_file_range:\n";
         out += fio::display_lat("sync", fio::calc_lat(t.sync.lat));
-        out += fio::show_clat_percentiles(t.sync.hist, "sync");
+        out += fio::show_clat_percentiles(t.sync.hist, "sync", fio::percentile_list(t.config),
+                                          t.config.percentiles.precision);
     }
 
     const fio::CpuUsage cpu = fio::cpu_usage(t);

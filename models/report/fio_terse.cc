@@ -58,12 +58,17 @@ void show_ddir_status_terse(std::string& out, const JobResult& t, const fio::Gro
     add_lat_usec(out, dr.slat);
     add_lat_usec(out, dr.clat);
 
-    // fio computes the percentiles even without samples (clat_percentiles is on): every
-    // value is then bucket 0's, 0.
-    const auto plist = sim::LatencyHistogram::default_percentiles();
+    // lat_percentiles' or else clat_percentiles' values (neither: none). fio computes them
+    // even without samples: every value is then bucket 0's, 0.
+    const workload::JobConfig& c = t.config;
+    const sim::LatencyHistogram* hist = c.percentiles.lat ? (dr.lat_hist ? &*dr.lat_hist : nullptr)
+                                        : c.percentiles.clat ? &dr.clat_hist
+                                                             : nullptr;
+    const std::span<const double> plist =
+        c.percentiles.lat || c.percentiles.clat ? fio::percentile_list(c) : std::span<const double>();
     std::vector<uint64_t> ovals(plist.size(), 0);
-    if (dr.clat_hist.total())
-        ovals = dr.clat_hist.percentiles(plist);
+    if (hist && hist->total())
+        ovals = hist->percentiles(plist);
     for (std::size_t i = 0; i < TERSE_PERCENTILES; ++i) {
         if (i < plist.size())
             fmt::format_to(std::back_inserter(out), ";{:f}%={}", plist[i], ovals[i] / 1000);

@@ -114,12 +114,12 @@ void add_prio_samples(std::vector<PrioResult>& dst, const PrioResult& src) {
 }
 
 // A member without per-priority stats ran every I/O at fio's default ioprio 0 (it set no
-// priority option), so its whole clat is its "0/0" entry (fio's
-// sum_clat_prio_stats_src_single_prio()).
+// priority option), so its whole clat (its lat, with lat_percentiles) is its "0/0" entry
+// (fio's sum_clat_prio_stats_src_single_prio()).
 PrioResult default_prio(const DirResult& d) {
     PrioResult p;
-    p.clat = d.clat;
-    p.clat_hist = d.clat_hist;
+    p.clat = d.lat_hist ? d.lat : d.clat;
+    p.clat_hist = d.lat_hist ? *d.lat_hist : d.clat_hist;
     return p;
 }
 
@@ -154,6 +154,12 @@ void DirResult::merge(const DirResult& o) {
     clat.merge(o.clat);
     lat.merge(o.lat);
     clat_hist.merge(o.clat_hist);
+    for (auto [mine, theirs] : {std::pair{&slat_hist, &o.slat_hist}, std::pair{&lat_hist, &o.lat_hist}})
+        if (*theirs) {
+            if (!*mine)
+                mine->emplace();
+            (*mine)->merge(**theirs);
+        }
     clat_dist.merge(o.clat_dist);
     bw_samples.merge(o.bw_samples);  // pooled per-window samples, kept for other consumers
     iops_samples.merge(o.iops_samples);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,8 @@ struct DirResult {
     uint64_t total_ios = 0;
     sim::RunningStat slat, clat, lat;   // ns; slat stays empty for sync engines, as in fio
     sim::LatencyHistogram clat_hist;    // ns
+    // Kept only for a job with slat_percentiles / lat_percentiles (JobConfig::Percentiles).
+    std::optional<sim::LatencyHistogram> slat_hist, lat_hist;  // ns
     // Exact bucket counts for the lat distribution lines. If left empty, the report derives
     // them from clat_hist, where a bin straddling a bucket edge (e.g. 99328-100351 ns around
     // 100 us) is counted whole on its midpoint's side.

@@ -10,6 +10,7 @@
 #include "models/device/device.h"
 #include "models/sched/scheduler_kinds.h"
 #include "models/topology/topology.h"
+#include "models/workload/exit_all.h"
 
 namespace blksim::topology {
 
@@ -108,7 +109,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             wave_.push_back(wave);
             const uint32_t cpu = j.cpus_allowed.empty()
                                      ? k % cfg.host.nr_cpus
-                                     : j.cpus_allowed[clone % j.cpus_allowed.size()];
+                                     : j.cpus_allowed[(j.cpus_split ? k : clone) % j.cpus_allowed.size()];
             result::JobResult& r = result_.jobs[k];
             r.pid = 1000 + k;
             threads_.push_back(std::make_unique<workload::JobThread>(
@@ -116,6 +117,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             threads_.back()->enable_logs(k + 1);  // fio numbers its jobs from 1
         }
     }
+    workload::install_exit_all(threads_);
 }
 
 Machine::~Machine() = default;

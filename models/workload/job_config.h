@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/workload/random_dist.h"
 #include "models/workload/replay.h"
 #include "sim/time.h"
 
@@ -51,6 +52,13 @@ struct JobConfig {
     uint64_t max_bs(unsigned d) const { return bs_range[d].max ? bs_range[d].max : min_bs(d); }
     uint64_t size = 0;                    // bytes of the region; 0 = device size - offset
     uint64_t offset = 0;
+    // fio offset_increment: clone c's region starts c increments further (fio's
+    // get_start_offset() with subjob_number), rounded up to the smallest block size when the
+    // increment was a percentage.
+    uint64_t offset_increment = 0;
+    bool offset_increment_align = false;
+    uint64_t io_size = 0;                 // fio io_size/io_limit: bytes to do (0: size); the region stays size
+    RandomDistConfig random_dist;         // fio random_distribution (random offsets only)
     uint32_t numjobs = 1;
     uint32_t iodepth = 1;
     uint32_t iodepth_batch_submit = 1;
@@ -72,7 +80,16 @@ struct JobConfig {
     bool end_fsync = false;
     uint32_t groupid = 0;
     bool stonewall = false;               // fio stonewall: start after all earlier jobs have ended
+    // fio exitall / exitall_on_error / exit_what (models/workload/exit_all.h): when a job
+    // exits (in error), which other jobs are told to stop.
+    enum class ExitWhat : uint8_t { GROUP, STONEWALL, ALL };
+    bool exitall = false;
+    bool exitall_on_error = false;
+    ExitWhat exit_what = ExitWhat::GROUP;
     std::vector<uint32_t> cpus_allowed;   // empty = spread over all CPUs
+    // fio cpus_allowed_policy=split: thread k of the run (over all jobs) gets the (k mod n)th
+    // of the n CPUs, in increasing order (fio_cpus_split()); shared: clone c gets the c-th.
+    bool cpus_split = false;
     // I/O priority, as fio sets it on each I/O (docs/references.md §6.6): prioclass/prio for
     // all of the job's I/Os, or per direction (fio's engines/cmdprio.c, libaio and io_uring)
     // cmdprio_class/cmdprio for cmdprio_percentage % of them, or cmdprio_bssplit's share of
@@ -130,6 +147,16 @@ struct JobConfig {
     // distribution or bw/iops samples. The model measures them anyway; the fio-format reports
     // leave them out (report::fio::reported_stats()).
     bool gtod_reduce = false;
+    // fio's percentile options, for the fio-format reports: which latencies get percentiles
+    // (clat_percentiles, on by default; lat_percentiles; slat_percentiles) and at which
+    // points (percentile_list, ascending; empty: fio's default list), printed with
+    // `precision` digits after the point (fio's percentile_precision). With lat_percentiles
+    // the per-priority statistics are of the total latency, as fio keeps them then.
+    struct Percentiles {
+        bool clat = true, lat = false, slat = false;
+        std::vector<double> list;
+        unsigned precision = 2;
+    } percentiles;
 };
 
 }  // namespace blksim::workload

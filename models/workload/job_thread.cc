@@ -66,13 +66,32 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
         io.submit.reserve(max_sectors, q.split_sectors());
 
     const uint64_t capacity = q.capacity_sectors() << 9;
-    region_start_ = cfg.offset;
-    region_len_ = cfg.size ? cfg.size : capacity - std::min(capacity, cfg.offset);
+    // fio numbers the clones' subjobs backwards: the job 0, its clones numjobs-1 down to 1
+    // (init.c add_job()'s subjob_number).
+    region_start_ = cfg.offset + (clone ? cfg.numjobs - clone : 0) * cfg.offset_increment;
+    if (cfg.offset_increment_align) {
+        const uint64_t bs = std::min(cfg.min_bs(0), cfg.min_bs(1));
+        region_start_ = (region_start_ + bs - 1) / bs * bs;
+    }
+    region_len_ = cfg.size ? cfg.size : capacity - std::min(capacity, region_start_);
+    io_limit_ = cfg.io_size ? cfg.io_size : region_len_;
+    if (cfg.random_dist.kind != RandomDistConfig::Kind::RANDOM) {
+        // __init_rand_distribution(): the region in blocks of the smallest size.
+        const uint64_t bs = std::min(cfg.min_bs(0), cfg.min_bs(1));
+        dist_.emplace(cfg.random_dist, (region_len_ + bs - 1) / bs, bs, rng_offsets_);
+    }
     next_seq_offset_[0] = next_seq_offset_[1] = region_start_;
 
     res_.name = cfg.name;
     res_.groupid = cfg.groupid;
     res_.config = cfg;
+    // lat_percentiles / slat_percentiles: their histograms.
+    for (result::DirResult& d : res_.dir) {
+        if (cfg.percentiles.lat)
+            d.lat_hist.emplace();
+        if (cfg.percentiles.slat)
+            d.slat_hist.emplace();
+    }
     // fio's clat_prio order: the job's priority first, then the cmdprio ones.
     if (cfg.uses_prio()) {
         const bool reads = cfg.rw != RwPattern::WRITE && cfg.rw != RwPattern::RANDWRITE;
@@ -96,6 +115,10 @@ void JobThread::start(Time t, uint32_t* live) {
         bw_[d] = sim::IntervalSampler(ramp_end_, bw_avg_time_);
         iops_[d] = sim::IntervalSampler(ramp_end_, bw_avg_time_);
     }
+    if (terminated_) {
+        finish(t);
+        return;
+    }
     state_ = State::RUNNING;
     eq_.at<&JobThread::wakeup_event>(t, this);
 }
@@ -106,7 +129,7 @@ bool JobThread::done_issuing(Time now) const {
     if (replay_)
         return replay_pos_ >= replay_->entries.size() ||
                (cfg_.number_ios != 0 && issued_ios_ >= cfg_.number_ios);
-    if (!cfg_.time_based && issued_bytes_ >= region_len_)
+    if (!cfg_.time_based && issued_bytes_ >= io_limit_)
         return true;
     return cfg_.number_ios != 0 && issued_ios_ >= cfg_.number_ios;
 }
@@ -131,10 +154,38 @@ Time JobThread::replay_due() const {
 void JobThread::schedule_wakeup(Time when) {
     woken_ = true;
     state_ = State::RUNNING;
-    eq_.at<&JobThread::wakeup_event>(when, this);
+    eq_.at<&JobThread::wakeup_event>(when, this, wake_gen_);
 }
 
-void JobThread::wakeup_event(uint64_t) { cpu_.wake(this, eq_.now()); }
+void JobThread::wakeup_event(uint64_t gen) {
+    if (gen == wake_gen_)
+        cpu_.wake(this, eq_.now());
+}
+
+void JobThread::terminate(Time now) {
+    if (terminated_ || state_ == State::EXITED)
+        return;
+    terminated_ = true;
+    if (state_ == State::NEW)
+        return;
+    end_time_ = sim::min(end_time_, now);  // done_issuing() from now on
+    if (state_ != State::SLEEP_TIMER)
+        return;  // it sees the end at its next pass
+    // usec_sleep(): a sleep of u >= 1 s first sleeps 1 s + (u mod 1 s), then 1 s at a time.
+    const Duration second = Duration::ns(1'000'000'000);
+    const Duration u = sleep_to_ - sleep_from_;
+    if (u < second)
+        return;
+    Time slice_end = sleep_from_ + second + Duration::ns(u.count() % second.count());
+    if (now > slice_end)
+        slice_end = slice_end + Duration::ns((now - slice_end + second - Duration::ns(1)).count() /
+                                             second.count() * second.count());
+    if (slice_end >= sleep_to_)
+        return;
+    ++wake_gen_;
+    schedule_wakeup(slice_end);
+    state_ = State::SLEEP_TIMER;
+}
 
 // One pass of fio's do_io() loop on the CPU, starting at `start` (the core is ours): back
 // from a sleep, then (unless still inside a submission that slept for a tag) completions and
@@ -403,7 +454,9 @@ void JobThread::step_done(uint64_t) {
 void JobThread::sleep_until(const Step& s, Time when) {
     const Time end = cpu_.book(s.start, charge(s));
     cpu_.release(s.start);
-    schedule_wakeup(sim::max(end, when));
+    sleep_from_ = end;
+    sleep_to_ = sim::max(end, when);
+    schedule_wakeup(sleep_to_);
     state_ = State::SLEEP_TIMER;
 }
 
@@ -483,7 +536,10 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
             // aligned offsets that leave room for the smallest size.
             const uint64_t align = align_[ddir], min = buflen.min();
             const uint64_t blocks = (region_len_ - (min > align ? min - align : 0)) / align;
-            io.offset = region_start_ + rng_offsets_.below(blocks) * align;
+            if (dist_) [[unlikely]]
+                io.offset = region_start_ + dist_->next(ddir, rng_offsets_) % blocks * align;
+            else
+                io.offset = region_start_ + rng_offsets_.below(blocks) * align;
         } else {
             uint64_t& next = next_seq_offset_[io.ddir];
             if (next + buflen.min() > region_end)
@@ -688,12 +744,19 @@ void JobThread::account_done(IoU& io, Time done) {
     d.io_bytes += io.len;
     ++d.total_ios;
     const auto clat = static_cast<uint64_t>((done - io.issue_time).count());
+    const auto lat = static_cast<uint64_t>((done - io.start_time).count());
     d.add_clat(clat);
+    // fio's clat_prio holds the total latency with lat_percentiles (add_lat_sample()).
     if (cfg_.uses_prio())
-        add_prio_clat(d, io.submit.bio.ioprio_class, io.submit.bio.ioprio_level, clat);
-    d.lat.add(static_cast<double>((done - io.start_time).count()));
+        add_prio_clat(d, io.submit.bio.ioprio_class, io.submit.bio.ioprio_level,
+                      cfg_.percentiles.lat ? lat : clat);
+    d.lat.add(static_cast<double>(lat));
     if (engine_->slat())
         d.slat.add(static_cast<double>((io.issue_time - io.start_time).count()));
+    if (d.lat_hist) [[unlikely]]
+        d.lat_hist->add(lat);
+    if (d.slat_hist && engine_->slat()) [[unlikely]]
+        d.slat_hist->add(static_cast<uint64_t>((io.issue_time - io.start_time).count()));
     bw_[io.ddir].add(done, io.len);
     iops_[io.ddir].add(done, 1);
     if (log_) {
@@ -751,6 +814,8 @@ void JobThread::finish(Time now) {
             res_.dir[d].iops_samples = iops_[d].samples();
         }
     }
+    if (on_exit_)
+        on_exit_(now);
 }
 
 }  // namespace blksim::workload

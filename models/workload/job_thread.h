@@ -16,7 +16,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "models/blkmq/plug.h"
@@ -32,6 +34,7 @@
 #include "models/workload/io_log.h"
 #include "models/workload/io_u.h"
 #include "models/workload/job_config.h"
+#include "models/workload/random_dist.h"
 #include "models/workload/rate.h"
 #include "models/workload/think_time.h"
 #include "sim/event_queue.h"
@@ -48,9 +51,20 @@ public:
     JobThread(const JobThread&) = delete;
     JobThread& operator=(const JobThread&) = delete;
 
-    // Start at `t`; *live is decremented when the thread exits.
+    // Start at `t`; *live is decremented when the thread exits. A thread told to terminate
+    // before it started never runs (fio's run_threads()): it exits at once, without I/O.
     void start(sim::Time t, uint32_t* live);
+    bool started() const { return state_ != State::NEW; }
     bool exited() const { return state_ == State::EXITED; }
+    const JobConfig& config() const { return cfg_; }
+    int error() const { return res_.error; }
+    // fio's td->terminate (fio_terminate_threads()): the job issues nothing more, waits for
+    // what it has in flight and exits. A sleep (thinktime, a rate cap, a replay delay) ends at
+    // the end of the slice usec_sleep() is in: fio sleeps in slices of at most about a second
+    // and looks at td->terminate between them.
+    void terminate(sim::Time now);
+    // Called once when the thread exits (exit_all.h); unset: nothing.
+    void on_exit(std::function<void(sim::Time)> f) { on_exit_ = std::move(f); }
     uint64_t submitted() const { return submitted_; }
     uint64_t completed() const { return completed_; }
     uint32_t in_kernel() const { return in_kernel_; }
@@ -152,6 +166,12 @@ private:
     uint8_t last_ddir_ = 0;                   // of the last I/O issued (thinktime's rate credit)
     bool rate_ramped_ = false;                // the rate schedule restarted at the end of ramp_time
     bool aborted_ = false;                    // check_min_rate ended the job
+    bool terminated_ = false;                 // terminate() was called
+    std::function<void(sim::Time)> on_exit_;
+    // The current SLEEP_TIMER sleep: its start and end, and the generation of its wakeup
+    // event (terminate() moves the wakeup; the old event then finds a newer generation).
+    sim::Time sleep_from_, sleep_to_;
+    uint64_t wake_gen_ = 0;
     // fsync / fdatasync (fio's DDIR_SYNC io_us): the thread blocks in the syscall until the
     // flush completes, whatever the engine (fio's libaio runs it synchronously; io_uring's
     // IORING_OP_FSYNC would not block: docs/fio.md).
@@ -181,8 +201,9 @@ private:
     bool tag_wait_ = false;                   // asleep (or going to sleep) for a tag
     bool woken_ = false;                      // next step pays a context switch
 
-    // Region and progress.
-    uint64_t region_start_ = 0, region_len_ = 0;
+    // Region and progress. io_limit_: the bytes to issue (fio's io_size, else the region).
+    uint64_t region_start_ = 0, region_len_ = 0, io_limit_ = 0;
+    std::optional<RandomDist> dist_;          // random_distribution other than random
     uint64_t next_seq_offset_[2] = {0, 0};
     uint64_t issued_bytes_ = 0, issued_ios_ = 0;
     uint64_t submitted_ = 0, completed_ = 0;

@@ -81,5 +81,7 @@ void decode_prio(const JobInput& in, workload::JobConfig& j);
 // decode_job_replay.cc: read_iolog (v is its value) and the log files (write_*_log, log_*).
 void decode_replay(const JobInput& in, const Opt& v, workload::JobConfig& j);
 void decode_logs(const JobInput& in, workload::JobConfig& j);
+// clat_percentiles, lat_percentiles, slat_percentiles, percentile_list (decode_job_report.cc).
+void decode_percentiles(const JobInput& in, workload::JobConfig& j);
 
 }  // namespace blksim::scenario

@@ -1,6 +1,7 @@
 // A job's block sizes (bs, bsrange, bssplit, bs_unaligned, blockalign) and the region of
 // the device it works on (offset, size).
 #include <algorithm>
+#include <charconv>
 
 #include "tools/scenario/decode_job.h"
 
@@ -122,6 +123,78 @@ uint64_t percent_of(uint64_t bytes, uint32_t percent) { return bytes / 100 * per
 
 void decode_block_sizes(const JobInput& in, workload::JobConfig& j) { BlockSizes(in, j).decode(); }
 
+namespace {
+
+void decode_size(const JobInput& in, const Opt& v, workload::JobConfig& j, uint64_t capacity);
+void check_zoned_abs(const JobInput& in, const workload::JobConfig& j, uint64_t region);
+
+// fio offset_increment (a size, or a percentage of the device, then rounded up to the
+// smallest block size as fio's get_start_offset() does).
+void decode_offset_increment(const JobInput& in, workload::JobConfig& j, uint64_t capacity, uint64_t min_bs) {
+    const Opt* v = in.get("offset_increment");
+    if (!v) return;
+    const units::SizeOrPercent inc =
+        in.parse_at(*v, [&](const std::string& s) { return units::parse_size_or_percent(s, in.kb_base); });
+    j.offset_increment = inc.is_percent ? percent_of(capacity, inc.percent) : inc.bytes;
+    j.offset_increment_align = inc.is_percent;
+    const uint64_t last = j.offset + (j.numjobs - 1) * j.offset_increment;
+    if (j.numjobs > 1 && j.offset_increment && last + min_bs > capacity)
+        in.rep().fail(v->ptr, "clone " + std::to_string(j.numjobs - 1) + " would start at byte " + std::to_string(last) +
+                                  " (offset + " + std::to_string(j.numjobs - 1) + " x offset_increment), beyond the end of " +
+                                  in.device.name + " (" + std::to_string(capacity) + " bytes)");
+}
+
+// fio random_distribution: random | zipf[:theta[:center]] | pareto[:h[:center]] |
+// normal[:deviation %[:center]] (also gauss) | zoned:... | zoned_abs:... (options.c
+// str_random_distribution_cb(); defaults theta 1.1, h 0.2, deviation 0).
+void decode_random_distribution(const JobInput& in, workload::JobConfig& j) {
+    const Opt* v = in.get("random_distribution");
+    if (!v) return;
+    using K = workload::RandomDistConfig::Kind;
+    workload::RandomDistConfig& r = j.random_dist;
+    const std::string t = text(*v);
+    const size_t colon = t.find(':');
+    const std::string name = t.substr(0, colon);
+    const std::string rest = colon == std::string::npos ? "" : t.substr(colon + 1);
+    const auto bad = [&](const std::string& why) {
+        in.rep().fail(v->ptr, "random_distribution=" + t + ": " + why +
+                                  " (allowed: random, zipf[:theta[:center]], pareto[:h[:center]], normal[:deviation[:center]], "
+                                  "zoned:access%/size%:..., zoned_abs:access%/size:...)");
+    };
+    if (name == "zoned" || name == "zoned_abs") {
+        r.kind = name == "zoned" ? K::ZONED : K::ZONED_ABS;
+        const units::DdirZoneSplit z =
+            in.parse_at(*v, [&](const std::string&) { return units::parse_zone_split(rest, r.kind == K::ZONED_ABS, in.kb_base); });
+        for (unsigned d = 0; d < 2; ++d)
+            for (const units::ZoneSplitEntry& e : z[d]) r.zones[d].push_back({e.access, e.size});
+        return;
+    }
+    if (name == "random") return;
+    if (name == "zipf") r.kind = K::ZIPF, r.value = 1.1;
+    else if (name == "pareto") r.kind = K::PARETO, r.value = 0.2;
+    else if (name == "normal" || name == "gauss") r.kind = K::NORMAL, r.value = 0.0;
+    else bad("unknown distribution " + squote(name));
+    const auto number = [&](const std::string& s) {
+        double x = 0;
+        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+        if (s.empty() || ec != std::errc() || p != s.data() + s.size()) bad(squote(s) + " is not a number");
+        return x;
+    };
+    if (!rest.empty()) {
+        const size_t c2 = rest.find(':');
+        r.value = number(rest.substr(0, c2));
+        if (c2 != std::string::npos) {
+            r.center = number(rest.substr(c2 + 1));
+            if (r.center < 0.0 || r.center > 1.0) bad("the center must be from 0 to 1");
+        }
+    }
+    if (r.kind == K::ZIPF && !(r.value > 0.0 && r.value != 1.0)) bad("zipf's theta must be above 0 and not 1");
+    if (r.kind == K::PARETO && !(r.value > 0.0 && r.value < 1.0)) bad("pareto's h must be between 0 and 1");
+    if (r.kind == K::NORMAL && !(r.value >= 0.0 && r.value < 100.0)) bad("normal's deviation must be from 0 to below 100 (%)");
+}
+
+}  // namespace
+
 void decode_region(const JobInput& in, workload::JobConfig& j) {
     const dev::DeviceConfig& d = in.device;
     const uint64_t capacity = capacity_bytes(d);
@@ -137,9 +210,22 @@ void decode_region(const JobInput& in, workload::JobConfig& j) {
             in.rep().fail(v->ptr, "offset " + std::to_string(j.offset) + " is beyond the end of " + d.name +
                                       " (" + std::to_string(capacity) + " bytes)");
     }
-    const Opt* v = in.get("size");
-    if (!v) return;  // 0: the device from offset on
-    const units::SizeOrPercent size = size_or_percent(*v);
+    decode_offset_increment(in, j, capacity, min_bs);
+    if (const Opt* v = in.get("io_size")) {
+        j.io_size = in.parse_at(*v, [&](const std::string& t) { return units::parse_size(t, in.kb_base); });
+        if (j.io_size == 0) in.rep().fail(v->ptr, "io_size must be larger than 0");
+    }
+    decode_random_distribution(in, j);
+    if (const Opt* v = in.get("size")) decode_size(in, *v, j, capacity);
+    check_zoned_abs(in, j, j.size ? j.size : capacity - j.offset);
+}
+
+namespace {
+
+void decode_size(const JobInput& in, const Opt& sz, workload::JobConfig& j, uint64_t capacity) {
+    const Opt* v = &sz;
+    const dev::DeviceConfig& d = in.device;
+    const units::SizeOrPercent size = in.parse_at(*v, [&](const std::string& s) { return units::parse_size_or_percent(s, in.kb_base); });
     j.size = size.is_percent ? percent_of(capacity, size.percent) : size.bytes;
     if (j.size == 0) in.rep().fail(v->ptr, "size must be larger than 0");
     if (j.size > capacity - j.offset)
@@ -148,6 +234,29 @@ void decode_region(const JobInput& in, workload::JobConfig& j) {
     const uint64_t max_bs = std::max(j.max_bs(0), j.max_bs(1));
     if (j.size < max_bs)
         in.rep().fail(v->ptr, "size " + std::to_string(j.size) + " is smaller than the block size " + std::to_string(max_bs));
+    // The last clone's region, offset_increment's further on, must fit too.
+    const uint64_t last_start = j.offset + (j.numjobs - 1) * j.offset_increment;
+    if (j.offset_increment && last_start + j.size > capacity)
+        in.rep().fail(in.get("offset_increment")->ptr,
+                      "clone " + std::to_string(j.numjobs - 1) + "'s region (offset " + std::to_string(j.offset) + " + " +
+                          std::to_string(j.numjobs - 1) + " x offset_increment " + std::to_string(j.offset_increment) +
+                          ", size " + std::to_string(j.size) + ") is beyond the end of " + d.name + " (" +
+                          std::to_string(capacity) + " bytes)");
 }
+
+// fio refuses zoned_abs zones that reach past the region ("zoned_abs sizes exceed file size").
+void check_zoned_abs(const JobInput& in, const workload::JobConfig& j, uint64_t region) {
+    const Opt* r = in.get("random_distribution");
+    if (!r || j.random_dist.kind != workload::RandomDistConfig::Kind::ZONED_ABS) return;
+    for (unsigned dir = 0; dir < 2; ++dir) {
+        uint64_t total = 0;
+        for (const auto& z : j.random_dist.zones[dir]) total += z.size;
+        if (total > region)
+            in.rep().fail(r->ptr, "zoned_abs zones add up to " + std::to_string(total) + " bytes, more than the job's region (" +
+                                      std::to_string(region) + " bytes; fio: \"zoned_abs sizes exceed file size\")");
+    }
+}
+
+}  // namespace
 
 }  // namespace blksim::scenario

@@ -17,6 +17,7 @@ constexpr uint64_t kMaxThreads = 4096;  // sum of numjobs over all jobs
 struct GroupState {
     uint32_t groupid = 0;
     uint64_t jobs_in_group = 0;
+    bool lat_percentiles = false;  // the group's first job's (fio's verify_per_group_options())
 };
 
 template <class Table>
@@ -151,6 +152,11 @@ workload::JobConfig decode_job(DecodeState& st, const Options& o, const std::str
     if (const Opt* v = in.get("number_ios")) j.number_ios = number(*v);
     if (const Opt* v = in.get("randseed")) j.randseed = number(*v);
     if (const Opt* v = in.get("cpus_allowed")) j.cpus_allowed = decode_cpus(in, *v);
+    if (const Opt* v = in.get("cpus_allowed_policy"); v && text(*v) == "split") {
+        j.cpus_split = true;
+        std::sort(j.cpus_allowed.begin(), j.cpus_allowed.end());
+        j.cpus_allowed.erase(std::unique(j.cpus_allowed.begin(), j.cpus_allowed.end()), j.cpus_allowed.end());
+    }
     if (const Opt* v = in.get("group_reporting"); v && boolean(*v)) output.group_reporting = true;
     if (const Opt* v = in.get("ioscheduler")) set_job_scheduler(st, dev, text(*v), v->ptr);
     decode_prio(in, j);
@@ -159,8 +165,24 @@ workload::JobConfig decode_job(DecodeState& st, const Options& o, const std::str
     if (const Opt* v = in.get("replay_no_stall")) j.replay_no_stall = boolean(*v);
     decode_logs(in, j);
     if (const Opt* v = in.get("gtod_reduce")) j.gtod_reduce = boolean(*v);
+    decode_percentiles(in, j);
+    if (const Opt* v = in.get("exitall")) j.exitall = boolean(*v);
+    if (const Opt* v = in.get("exitall_on_error")) j.exitall_on_error = boolean(*v);
+    if (const Opt* v = in.get("exit_what")) {
+        const std::string w = text(*v);
+        j.exit_what = w == "all"         ? workload::JobConfig::ExitWhat::ALL
+                      : w == "stonewall" ? workload::JobConfig::ExitWhat::STONEWALL
+                                         : workload::JobConfig::ExitWhat::GROUP;
+    }
     // "thread" and "filename" are accepted for fio compatibility and have no effect.
     decode_group(in, groups, j);
+    // fio checks it only for a job with group_reporting (init.c add_job()).
+    const Opt* gr = in.get("group_reporting");
+    if (groups.jobs_in_group == j.numjobs)
+        groups.lat_percentiles = j.percentiles.lat;
+    else if (gr && boolean(*gr) && groups.lat_percentiles != j.percentiles.lat)
+        st.rep.fail(ptr, "lat_percentiles in job " + squote(j.name) + " differs from the other jobs of its reporting "
+                         "group (fio refuses it too: the group's statistics must be of one latency)");
     return j;
 }
 

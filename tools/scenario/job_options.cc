@@ -31,6 +31,10 @@ constexpr FioOption kFioOptions[] = {
     {"ba", "blockalign"},
     {"size", "size"},
     {"offset", "offset"},
+    {"offset_increment", "offset_increment"},
+    {"io_size", "io_size"},
+    {"io_limit", "io_size"},
+    {"random_distribution", "random_distribution"},
     {"numjobs", "numjobs", true},
     {"iodepth", "iodepth", true},
     {"iodepth_batch_submit", "iodepth_batch_submit", true},
@@ -50,6 +54,7 @@ constexpr FioOption kFioOptions[] = {
     {"end_fsync", "end_fsync"},
     {"fsync_on_close", "fsync_on_close"},
     {"cpus_allowed", "cpus_allowed"},
+    {"cpus_allowed_policy", "cpus_allowed_policy"},
     {"thread", "thread"},
     {"group_reporting", "group_reporting"},
     {"new_group", "new_group"},
@@ -86,6 +91,13 @@ constexpr FioOption kFioOptions[] = {
     {"log_offset", "log_offset"},
     {"log_prio", "log_prio"},
     {"gtod_reduce", "gtod_reduce"},
+    {"clat_percentiles", "clat_percentiles"},
+    {"lat_percentiles", "lat_percentiles"},
+    {"slat_percentiles", "slat_percentiles"},
+    {"percentile_list", "percentile_list"},
+    {"exitall", "exitall"},
+    {"exitall_on_error", "exitall_on_error"},
+    {"exit_what", "exit_what"},
 };
 
 // fio's integer syntax without suffix: decimal digits or 0x-hex (the schema's pattern).

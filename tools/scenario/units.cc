@@ -455,3 +455,66 @@ std::vector<uint32_t> parse_cpu_list(std::string_view text) {
 }
 
 }  // namespace blksim::units
+
+namespace blksim::units {
+
+namespace {
+
+// One direction's zone list "access/size:access/size..." (fio's zone_split_ddir()): a number
+// left out ("20/", or "/10" for zoned) is an equal share of what the others leave.
+std::vector<ZoneSplitEntry> parse_one_zone_split(std::string_view text, bool absolute, KbBase kb_base) {
+    const std::string expected = absolute ? "expected entries like 60/1g:40/3g (percent of the accesses/zone size)"
+                                          : "expected entries like 60/10:30/20:10/70 (percent of the accesses/percent "
+                                            "of the region)";
+    std::vector<ZoneSplitEntry> out;
+    std::vector<bool> access_missing, size_missing;
+    uint64_t access = 0, size = 0;
+    for (std::string_view s = trim(text); !s.empty();) {
+        const size_t colon = s.find(':');
+        const std::string_view item = trim(s.substr(0, colon));
+        s = colon == std::string_view::npos ? std::string_view() : s.substr(colon + 1);
+        const size_t slash = item.find('/');
+        if (item.empty() || slash == std::string_view::npos)
+            throw ValueError(expected + ", got " + squote(item));
+        const std::string_view a = trim(item.substr(0, slash)), z = trim(item.substr(slash + 1));
+        if (z.empty() && absolute)
+            throw ValueError(expected + ", got " + squote(item) + " (a zoned_abs zone needs its size)");
+        ZoneSplitEntry e;
+        try {
+            if (!a.empty()) e.access = static_cast<uint32_t>(std::min<uint64_t>(parse_uint(a), 101));
+            if (!z.empty()) e.size = absolute ? parse_size(z, kb_base) : parse_uint(z);
+        } catch (const ValueError&) {
+            throw ValueError(expected + ", got " + squote(item));
+        }
+        access += e.access;
+        size += absolute ? 0 : e.size;
+        access_missing.push_back(a.empty());
+        size_missing.push_back(z.empty());
+        out.push_back(e);
+        if (out.size() > 256) throw ValueError("more than 256 zones (fio's ZONESPLIT_MAX)");
+    }
+    if (out.empty()) throw ValueError(expected + ", got " + squote(trim(text)));
+    const auto nr = [](const std::vector<bool>& v) { return static_cast<uint64_t>(std::count(v.begin(), v.end(), true)); };
+    const uint64_t na = nr(access_missing), ns = nr(size_missing);
+    if (access > 100 || size > 100 || (access < 100 && na == 0))
+        throw ValueError("the zones' " + std::string(size > 100 ? "sizes" : "access percentages") + " add up to " +
+                         std::to_string(size > 100 ? size : access) + "% in " + squote(trim(text)) +
+                         (size > 100 ? " (at most 100%)" : " (they must add up to 100%)"));
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (access_missing[i]) out[i].access = static_cast<uint32_t>((100 - access) / na);
+        if (size_missing[i]) out[i].size = (100 - size) / ns;
+    }
+    return out;
+}
+
+}  // namespace
+
+DdirZoneSplit parse_zone_split(std::string_view text, bool absolute, KbBase kb_base) {
+    const std::vector<std::string_view> parts = ddir_parts(text, ",");
+    DdirZoneSplit out;
+    for (size_t i = 0; i < parts.size() && i < 2; ++i) out[i] = parse_one_zone_split(parts[i], absolute, kb_base);
+    if (parts.size() == 1) out[1] = out[0];  // one list covers every direction
+    return out;
+}
+
+}  // namespace blksim::units

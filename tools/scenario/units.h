@@ -11,6 +11,7 @@
 // That is surprising, but a job file written for fio must mean here what it means to fio.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -122,6 +123,17 @@ uint64_t parse_uint(std::string_view text);
 
 // fio's bool: "1"/"0" (fio parses bools as integers); "true"/"false" are accepted too.
 bool parse_bool(std::string_view text);
+
+// fio's random_distribution=zoned:/zoned_abs: zones "access/size:..." per direction
+// ("reads,writes"; one list covers both). size is a percentage of the region (zoned) or a
+// size (zoned_abs). The access percentages must add up to 100, zoned's sizes to at most 100
+// (fio's zone_split_ddir()); stricter than fio: every entry gives both numbers.
+struct ZoneSplitEntry {
+    uint32_t access = 0;
+    uint64_t size = 0;
+};
+using DdirZoneSplit = std::array<std::vector<ZoneSplitEntry>, 2>;
+DdirZoneSplit parse_zone_split(std::string_view text, bool absolute, KbBase kb_base = KbBase::B1024);
 
 // fio's cpus_allowed list: "0-3,6,8-9" -> {0,1,2,3,6,8,9}, sorted, without duplicates.
 std::vector<uint32_t> parse_cpu_list(std::string_view text);
