@@ -15,6 +15,7 @@
 #include "models/report/blktrace_writer.h"
 #include "models/report/fio_log.h"
 #include "models/report/fio_output.h"
+#include "models/report/perfetto_writer.h"
 #include "models/report/timeseries.h"
 #include "models/result/run_result.h"
 #include "models/topology/machine.h"
@@ -297,6 +298,18 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     std::unique_ptr<report::BlktraceWriter> blktrace;
     if (!o.blktrace_dir.empty())
         blktrace = open_blktrace(s, o.blktrace_dir, bt_files);
+    OutputFile perfetto_file;
+    std::unique_ptr<report::PerfettoWriter> perfetto;
+    std::optional<report::PerfettoWriter::Options> perfetto_opt;
+    if (!o.perfetto.file.empty() || !o.perfetto.window.empty() || !o.perfetto.sample.empty()) {
+        if (!(perfetto_opt = perfetto_bounds(o.perfetto)))
+            return 2;
+        if (o.perfetto.file.empty()) {
+            fmt::print(stderr, "blksim: --perfetto-window and --perfetto-sample bound a --perfetto FILE: give one\n");
+            return 2;
+        }
+        perfetto_file.open(o.perfetto.file, "--perfetto");
+    }
     TeeSink sinks;
     sinks.add(trace.get());
     sinks.add(blktrace.get());
@@ -316,6 +329,12 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     FioLogFiles logs;
     const auto before = [&](topology::Machine& machine) {
         logs.open(machine.log_files());
+        if (perfetto_opt) {
+            perfetto = std::make_unique<report::PerfettoWriter>(*perfetto_opt, machine.queues(),
+                                                                static_cast<uint32_t>(machine.cpus().size()));
+            sinks.add(perfetto.get());
+            report::attach_perfetto(machine, *perfetto);
+        }
         machine.set_trace(sinks.sink());
         if (series_ns)
             report::attach_timeseries(machine, series_file.stream(), sim::Duration::ns(*series_ns));
@@ -349,6 +368,11 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
                    "{:.2f} M simulated I/Os per wall-second\n",
                    result.sim_time.seconds(), wall, events, ios,
                    wall > 0 ? static_cast<double>(ios) / wall / 1e6 : 0.0);
+    if (perfetto) {
+        perfetto->write(perfetto_file.stream(), perfetto_meta(o.scenario));
+        perfetto_file.finish();
+        print_perfetto_summary(*perfetto, o.perfetto.file, o.quiet);
+    }
     if (blktrace) {
         bt_files.finish();
         print_blktrace_summary(o, blktrace.get(), s.machine.host.nr_cpus);
@@ -418,6 +442,7 @@ int cmd_fio(const FioOptions& o) {
     ro.timeseries_file = o.timeseries_file;
     ro.timeseries_interval = o.timeseries_interval;
     ro.mem_limit = o.mem_limit;
+    ro.perfetto = o.perfetto;
     return run_loaded(run.scenario, ro);
 }
 
