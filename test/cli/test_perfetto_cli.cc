@@ -249,3 +249,40 @@ TEST_CASE("perfetto: bad bounds and unwritable files are refused with one messag
     CHECK(full.status != 0);
     CHECK(full.out.find("/dev/full") != std::string::npos);
 }
+
+TEST_CASE("report --timeline: one offline page with the run's figures and its trace", "[cli][perfetto]") {
+    TempDir tmp("perfetto-page");
+    const auto r = run_blksim("report " + source_path("scenarios/teaching/ncq-rpo-vs-fifo.json") +
+                              " --timeline --perfetto-window 1s..1100ms -o " + tmp / "p.html");
+    REQUIRE(r.status == 0);
+    const std::string page = slurp(tmp / "p.html");
+    // Self-contained: nothing loaded from anywhere.
+    CHECK(page.find("<script src") == std::string::npos);
+    CHECK(page.find("<link") == std::string::npos);
+    CHECK(page.find("Where the CPUs' time went") != std::string::npos);
+    CHECK(page.find("<th>group / direction</th>") != std::string::npos);
+    // The trace it draws is the one --perfetto writes, and follows the same rules.
+    const std::string open = "<script type=\"application/json\" id=\"tl-trace\">";
+    const std::size_t at = page.find(open);
+    REQUIRE(at != std::string::npos);
+    const std::size_t end = page.find("</script>", at);
+    std::string trace = page.substr(at + open.size(), end - at - open.size());
+    for (std::size_t p; (p = trace.find("<\\/")) != std::string::npos;)
+        trace.replace(p, 3, "</");
+    const TraceFacts f = check_trace(trace);
+    CHECK(has_track(f, "device"));
+    CHECK(!f.request_args.empty());
+    const auto same = run_blksim("run " + source_path("scenarios/teaching/ncq-rpo-vs-fifo.json") +
+                                " -q --perfetto " + tmp / "t.json --perfetto-window 1s..1100ms");
+    REQUIRE(same.status == 0);
+    CHECK(json::parse(slurp(tmp / "t.json")).at("traceEvents") == json::parse(trace).at("traceEvents"));
+
+    for (const char* bad : {" --timeline --interval 1ms", " --perfetto-sample 2", " --timeline --perfetto-sample 0"}) {
+        INFO(bad);
+        const auto b = run_blksim("report " + source_path("scenarios/teaching/ncq-rpo-vs-fifo.json") + std::string(bad) + " -o " +
+                                  tmp / "bad.html");
+        CHECK(b.status == 2);
+        CHECK(std::count(b.out.begin(), b.out.end(), '\n') == 1);
+        CHECK_FALSE(std::filesystem::exists(tmp / "bad.html"));
+    }
+}
