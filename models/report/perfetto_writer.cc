@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "models/report/timeseries.h"
 #include "models/topology/machine.h"
 
 namespace blksim::report {
@@ -146,26 +147,13 @@ void PerfettoWriter::emit(uint32_t dev, const blkmq::TraceEvent& e) {
 void PerfettoWriter::sample_counters(uint32_t dev, int64_t ts) {
     if (ts < opt_.from.ns() || ts >= opt_.to.ns() || truncated_at_ >= 0)
         return;
-    const blkmq::RequestQueue& q = *queues_[dev];
-    // As the time series counts them (models/report/timeseries.cc).
-    uint32_t driver_tags = 0, sched_tags = 0, waiters = 0;
-    for (uint32_t h = 0; h < q.nr_hw_queues(); ++h) {
-        const blkmq::HwQueue& hc = q.hctx(h);
-        driver_tags += hc.nr_active;
-        const blkmq::BlkMqTags& alloc = hc.sched_tags ? *hc.sched_tags : hc.tags;
-        const blkmq::HwQueue& h0 = q.hctx(0);
-        if (h > 0 && &alloc == (h0.sched_tags ? h0.sched_tags : &h0.tags))
-            continue;
-        if (hc.sched_tags)
-            sched_tags += hc.sched_tags->in_use();
-        waiters += alloc.nr_waiters();
-    }
+    const QueueOccupancy occ = queue_occupancy(*queues_[dev]);
     std::vector<double>& v = scratch_;
-    v[0] = q.in_flight();
-    v[1] = driver_tags;
-    v[2] = sched_tags;
-    v[3] = static_cast<double>(q.elevator_audit() ? q.elevator_audit()->queued() : 0);
-    v[4] = waiters;
+    v[0] = occ.in_flight;
+    v[1] = occ.driver_tags;
+    v[2] = occ.sched_tags;
+    v[3] = static_cast<double>(occ.sched_queued);
+    v[4] = occ.tag_waiters;
     const std::size_t n = last_values_[dev].size();
     queues_[dev]->device().series_sample(std::span<double>(v.data() + NR_QUEUE_COUNTERS, n - NR_QUEUE_COUNTERS));
     for (std::size_t i = 0; i < n; ++i) {

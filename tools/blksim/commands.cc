@@ -107,6 +107,42 @@ struct BlktraceFiles {
     }
 };
 
+// --perfetto: the bounds checked and the file opened before the run, the writer attached to
+// the machine, the file written once the run has succeeded.
+struct PerfettoOutput {
+    OutputFile file;
+    std::optional<report::PerfettoWriter::Options> bounds;
+    std::unique_ptr<report::PerfettoWriter> writer;
+
+    // False after printing why (bad bounds, bounds without a file). Throws OutputError.
+    bool open(const PerfettoOptions& o) {
+        if (o.file.empty() && o.window.empty() && o.sample.empty())
+            return true;
+        if (!(bounds = perfetto_bounds(o)))
+            return false;
+        if (o.file.empty()) {
+            fmt::print(stderr, "blksim: --perfetto-window and --perfetto-sample bound a --perfetto FILE: give one\n");
+            return false;
+        }
+        file.open(o.file, "--perfetto");
+        return true;
+    }
+    void attach(topology::Machine& m, TeeSink& sinks) {
+        if (!bounds)
+            return;
+        writer = std::make_unique<report::PerfettoWriter>(*bounds, m.queues(), static_cast<uint32_t>(m.cpus().size()));
+        sinks.add(writer.get());
+        report::attach_perfetto(m, *writer);
+    }
+    void finish(const std::string& scenario, const std::string& path, bool quiet) {
+        if (!writer)
+            return;
+        writer->write(file.stream(), perfetto_meta(scenario));
+        file.finish();
+        print_perfetto_summary(*writer, path, quiet);
+    }
+};
+
 }  // namespace
 
 // Prints the loader's warnings when it goes out of scope, whether loading succeeded or not.
@@ -276,6 +312,14 @@ static int job_errors(const result::RunResult& result) {
     return status;
 }
 
+// The run summary on stderr: how fast the simulation went.
+static void print_speed(const result::RunResult& result, double wall, uint64_t events, uint64_t ios) {
+    fmt::print(stderr,
+               "blksim: simulated {:.3f} s in {:.3f} s wall: {} events, {} I/Os, "
+               "{:.2f} M simulated I/Os per wall-second\n",
+               result.sim_time.seconds(), wall, events, ios, wall > 0 ? static_cast<double>(ios) / wall / 1e6 : 0.0);
+}
+
 // Runs a loaded scenario and prints fio's report; o.scenario names it in messages. Every
 // output is opened before the run and put in place only when the run succeeded.
 static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
@@ -298,18 +342,9 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     std::unique_ptr<report::BlktraceWriter> blktrace;
     if (!o.blktrace_dir.empty())
         blktrace = open_blktrace(s, o.blktrace_dir, bt_files);
-    OutputFile perfetto_file;
-    std::unique_ptr<report::PerfettoWriter> perfetto;
-    std::optional<report::PerfettoWriter::Options> perfetto_opt;
-    if (!o.perfetto.file.empty() || !o.perfetto.window.empty() || !o.perfetto.sample.empty()) {
-        if (!(perfetto_opt = perfetto_bounds(o.perfetto)))
-            return 2;
-        if (o.perfetto.file.empty()) {
-            fmt::print(stderr, "blksim: --perfetto-window and --perfetto-sample bound a --perfetto FILE: give one\n");
-            return 2;
-        }
-        perfetto_file.open(o.perfetto.file, "--perfetto");
-    }
+    PerfettoOutput perfetto;
+    if (!perfetto.open(o.perfetto))
+        return 2;
     TeeSink sinks;
     sinks.add(trace.get());
     sinks.add(blktrace.get());
@@ -329,12 +364,7 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     FioLogFiles logs;
     const auto before = [&](topology::Machine& machine) {
         logs.open(machine.log_files());
-        if (perfetto_opt) {
-            perfetto = std::make_unique<report::PerfettoWriter>(*perfetto_opt, machine.queues(),
-                                                                static_cast<uint32_t>(machine.cpus().size()));
-            sinks.add(perfetto.get());
-            report::attach_perfetto(machine, *perfetto);
-        }
+        perfetto.attach(machine, sinks);
         machine.set_trace(sinks.sink());
         if (series_ns)
             report::attach_timeseries(machine, series_file.stream(), sim::Duration::ns(*series_ns));
@@ -363,16 +393,8 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
         series_file.finish();
     trace_file.finish();
     if (!o.quiet)
-        fmt::print(stderr,
-                   "blksim: simulated {:.3f} s in {:.3f} s wall: {} events, {} I/Os, "
-                   "{:.2f} M simulated I/Os per wall-second\n",
-                   result.sim_time.seconds(), wall, events, ios,
-                   wall > 0 ? static_cast<double>(ios) / wall / 1e6 : 0.0);
-    if (perfetto) {
-        perfetto->write(perfetto_file.stream(), perfetto_meta(o.scenario));
-        perfetto_file.finish();
-        print_perfetto_summary(*perfetto, o.perfetto.file, o.quiet);
-    }
+        print_speed(result, wall, events, ios);
+    perfetto.finish(o.scenario, o.perfetto.file, o.quiet);
     if (blktrace) {
         bt_files.finish();
         print_blktrace_summary(o, blktrace.get(), s.machine.host.nr_cpus);
