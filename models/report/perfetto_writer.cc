@@ -38,7 +38,7 @@ double us(sim::Duration d) {
 
 PerfettoWriter::PerfettoWriter(Options opt, std::span<const std::unique_ptr<blkmq::RequestQueue>> queues,
                                uint32_t nr_cpus)
-    : opt_(opt), queues_(queues), nr_cpus_(nr_cpus), breakdown_(nr_cpus), step_spin_(nr_cpus, 0) {
+    : opt_(opt), queues_(queues), nr_cpus_(nr_cpus), breakdown_(nr_cpus) {
     if (opt_.sample == 0)
         opt_.sample = 1;
     strings_.emplace_back();  // index 0: no args
@@ -96,21 +96,7 @@ void PerfettoWriter::work(uint32_t cpu, cpu::Work w, sim::Time start, sim::Durat
                           sim::Duration spin) {
     if (cpu >= nr_cpus_)
         return;
-    auto& b = breakdown_[cpu];
-    switch (w) {
-    case cpu::Work::STEP:
-        b[static_cast<std::size_t>(w)] += cost.count() - step_spin_[cpu];
-        step_spin_[cpu] = 0;
-        break;
-    case cpu::Work::SPIN:  // inside a step: counted out of the step's own time
-        step_spin_[cpu] += spin.count();
-        b[static_cast<std::size_t>(w)] += spin.count();
-        break;
-    default:
-        b[static_cast<std::size_t>(w)] += cost.count() - spin.count();
-        b[static_cast<std::size_t>(cpu::Work::SPIN)] += spin.count();
-        break;
-    }
+    breakdown_.work(cpu, w, start, len, cost, spin);
     const int64_t s = start.ns(), e = s + len.count();
     if (!keep(s, e))
         return;
@@ -370,7 +356,7 @@ void PerfettoWriter::write(std::ostream& stream, const std::string& meta) const 
     }
     // What was kept, and where the CPUs' time went.
     nlohmann::json cpu_ns = nlohmann::json::array();
-    for (const auto& per : breakdown_) {
+    for (const auto& per : breakdown_.ns()) {
         nlohmann::json row = nlohmann::json::object();
         for (uint32_t w = 0; w < cpu::NR_WORK_KINDS; ++w)
             row[cpu::work_name(static_cast<cpu::Work>(w))] = per[w];
@@ -384,8 +370,7 @@ void PerfettoWriter::write(std::ostream& stream, const std::string& meta) const 
 }
 
 void attach_perfetto(topology::Machine& m, PerfettoWriter& w) {
-    for (const auto& c : m.cpus())
-        c->set_work_trace(&w);
+    attach_cpu_breakdown(m, w);
     for (const auto& q : m.queues())
         q->device().set_phase_trace(&w);
 }

@@ -41,6 +41,7 @@
 #include "models/blkmq/trace.h"
 #include "models/cpu/cpu.h"
 #include "models/device/device.h"
+#include "models/report/cpu_breakdown.h"
 #include "sim/time.h"
 
 namespace blksim::topology {
@@ -57,9 +58,6 @@ public:
         uint32_t sample = 1;                                        // every Nth completed request
         std::size_t max_records = 1'000'000;
     };
-    // CPU time per core and kind of work over the whole run (not only the window): a step's
-    // own time without the spin inside it, a lock section's hold without its spin.
-    using Breakdown = std::vector<std::array<int64_t, cpu::NR_WORK_KINDS>>;
 
     PerfettoWriter(Options opt, std::span<const std::unique_ptr<blkmq::RequestQueue>> queues, uint32_t nr_cpus);
     PerfettoWriter(const PerfettoWriter&) = delete;
@@ -74,7 +72,8 @@ public:
     // the file's "metadata" beside the window, the sample and the breakdown.
     void write(std::ostream& out, const std::string& meta) const;
 
-    const Breakdown& breakdown() const { return breakdown_; }
+    // CPU time per core and kind of work over the whole run (not only the window).
+    const CpuBreakdown& breakdown() const { return breakdown_; }
     uint64_t requests() const { return requests_kept_; }
     // The instant records stopped being kept (the cap was reached), or -1.
     int64_t truncated_at() const { return truncated_at_; }
@@ -132,8 +131,7 @@ private:
     std::vector<std::vector<double>> last_values_;     // per disk, the values last recorded
     std::vector<double> scratch_;
     std::vector<Counter> counters_;
-    Breakdown breakdown_;
-    std::vector<int64_t> step_spin_;  // per core: spin inside the step being played out
+    CpuBreakdown breakdown_;
     uint64_t completions_ = 0;
     uint64_t requests_kept_ = 0;
     uint32_t next_flow_ = 1;

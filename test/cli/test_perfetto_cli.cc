@@ -201,18 +201,19 @@ TEST_CASE("perfetto: every request of a run is in the trace, one in N with --per
     REQUIRE(some.status == 0);
     const TraceFacts g = check_trace(slurp(tmp / "some.json"));
     CHECK(g.request_args.size() == (ios + 3) / 4);
-    // The CPU-time breakdown adds up to the cores' busy time that blksim reports.
+    // The CPU-time breakdown adds up, core by core, to the busy and spin time blksim reports.
     const json cpu = f.metadata.at("cpu_time_ns");
-    REQUIRE(cpu.is_array());
-    int64_t step = 0, total = 0;
-    for (const json& per : cpu)
-        for (const auto& [k, v] : per.items()) {
+    const json& cores = out.at("blksim").at("cpus");
+    REQUIRE(cpu.size() == cores.size());
+    for (std::size_t c = 0; c < cpu.size(); ++c) {
+        int64_t total = 0;
+        for (const auto& [k, v] : cpu[c].items())
             total += v.get<int64_t>();
-            if (k == "step")
-                step += v.get<int64_t>();
-        }
-    CHECK(step > 0);
-    CHECK(total > step);
+        CHECK(total == cores[c].at("busy_ns").get<int64_t>());
+        CHECK(cpu[c].at("spin").get<int64_t>() == cores[c].at("spin_ns").get<int64_t>());
+    }
+    CHECK(cpu[0].at("step").get<int64_t>() > 0);
+    CHECK(cpu[0].at("queue_rq").get<int64_t>() > 0);
     // Same run, same file.
     const auto again = run_blksim(scen + " --perfetto " + tmp / "again.json", false);
     REQUIRE(again.status == 0);

@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "models/report/cpu_breakdown.h"
 #include "models/report/fio_output.h"
 #include "models/report/perfetto_writer.h"
 #include "models/report/timeseries.h"
@@ -278,6 +279,39 @@ const std::vector<std::pair<std::string, std::string>> RUN_NOTES = {
                   "and the device's own queue"},
 };
 
+// Where each core's time went, by kind of work, in microseconds (and its share of the core's
+// busy time).
+void add_cpu_breakdown(HtmlPage& page, const report::CpuBreakdown& breakdown) {
+    const auto& b = breakdown.ns();
+    std::vector<std::string> header = {"CPU"};
+    for (uint32_t w = 0; w < cpu::NR_WORK_KINDS; ++w)
+        header.push_back(fmt::format("{} (us)", cpu::work_name(static_cast<cpu::Work>(w))));
+    header.push_back("busy (us)");
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t c = 0; c < b.size(); ++c) {
+        int64_t busy = 0;
+        for (const int64_t ns : b[c])
+            busy += ns;
+        if (busy == 0)
+            continue;
+        std::vector<std::string> row = {fmt::format("{}", c)};
+        for (const int64_t ns : b[c])
+            row.push_back(ns == 0 ? "" : fmt::format("{:.1f} ({:.0f}%)", static_cast<double>(ns) / 1e3,
+                                                     100.0 * static_cast<double>(ns) / static_cast<double>(busy)));
+        row.push_back(fmt::format("{:.1f}", static_cast<double>(busy) / 1e3));
+        rows.push_back(std::move(row));
+    }
+    page.table(header, rows);
+}
+
+void add_cpu_section(HtmlPage& page, const report::CpuBreakdown& b) {
+    page.heading("Where the CPUs' time went");
+    page.paragraph("The whole run, per core: a job thread's steps (its syscalls, bio submission, plugging and merging, "
+                   "fio's own work), the kernel work charged by the block layer's steps, and the spin on locks "
+                   "(counted out of the step or lock section it delayed).");
+    add_cpu_breakdown(page, b);
+}
+
 // The command line that makes this report again.
 std::string report_command(const ReportOptions& o) {
     std::string how = "blksim report " + o.scenario;
@@ -319,12 +353,14 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     OutputFile series(series_path.string(), "");
     result::RunResult result;
     FioLogFiles logs;
+    report::CpuBreakdown cpu_time(s.machine.host.nr_cpus);
     s.machine.stop = &interrupted();
     const int rc = run_machine(
         s.machine, o.scenario,
         [&](topology::Machine& m) {
             logs.open(m.log_files(), wd.path.string());
             report::attach_timeseries(m, series.stream(), interval);
+            report::attach_cpu_breakdown(m, cpu_time);
         },
         [](topology::Machine&) {}, result);
     if (rc != 0)
@@ -359,6 +395,7 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     page.heading("Plots");
     if (!add_figures(page, figs, RUN_NOTES))
         return 1;
+    add_cpu_section(page, cpu_time);
     page.heading("fio's report and blksim's section");
     page.pre(text);
     page.heading("Scenario");
@@ -372,30 +409,6 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
 }
 
 // --- the request timeline ----------------------------------------------------------------
-
-// Where each core's time went, by kind of work, in microseconds (and its share of the core's
-// busy time).
-void add_cpu_breakdown(HtmlPage& page, const report::PerfettoWriter::Breakdown& b) {
-    std::vector<std::string> header = {"CPU"};
-    for (uint32_t w = 0; w < cpu::NR_WORK_KINDS; ++w)
-        header.push_back(fmt::format("{} (us)", cpu::work_name(static_cast<cpu::Work>(w))));
-    header.push_back("busy (us)");
-    std::vector<std::vector<std::string>> rows;
-    for (std::size_t c = 0; c < b.size(); ++c) {
-        int64_t busy = 0;
-        for (const int64_t ns : b[c])
-            busy += ns;
-        if (busy == 0)
-            continue;
-        std::vector<std::string> row = {fmt::format("{}", c)};
-        for (const int64_t ns : b[c])
-            row.push_back(ns == 0 ? "" : fmt::format("{:.1f} ({:.0f}%)", static_cast<double>(ns) / 1e3,
-                                                     100.0 * static_cast<double>(ns) / static_cast<double>(busy)));
-        row.push_back(fmt::format("{:.1f}", static_cast<double>(busy) / 1e3));
-        rows.push_back(std::move(row));
-    }
-    page.table(header, rows);
-}
 
 int report_timeline(const ReportOptions& o, OutputFile& out) {
     scenario::Scenario s;
@@ -437,11 +450,7 @@ int report_timeline(const ReportOptions& o, OutputFile& out) {
                                    : ""));
     page.heading("Summary");
     add_summary(page, result);
-    page.heading("Where the CPUs' time went");
-    page.paragraph("The whole run, per core: a job thread's steps (its syscalls, bio submission, plugging and merging, "
-                   "fio's own work), the kernel work charged by the block layer's steps, and the spin on locks "
-                   "(counted out of the step or lock section it delayed).");
-    add_cpu_breakdown(page, trace->breakdown());
+    add_cpu_section(page, trace->breakdown());
     page.heading("Timeline");
     add_timeline(page, json.str());
     const std::string html = page.str();
