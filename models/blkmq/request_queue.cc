@@ -229,8 +229,15 @@ Request* RequestQueue::init_request(Request& rq, HwQueue& h, uint32_t driver_tag
 // REQ_SYNC: blkparse prints it "FN".
 void RequestQueue::emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sector, uint32_t nr_sectors,
                               Time t, uint32_t cpu, uint32_t pid, uint32_t pdu, bool from_request,
-                              uint8_t cmd_flags) const {
+                              uint8_t cmd_flags, const Request* rq) const {
     TraceEvent e;
+    if (rq) {
+        e.t_queue = rq->t_queue;
+        e.t_get = rq->t_get;
+        e.t_insert = rq->t_insert;
+        e.t_issue = rq->t_issue;
+        e.hctx = rq->mq_hctx ? rq->mq_hctx->queue_num() : 0;
+    }
     e.time = t;
     e.cpu = cpu;
     e.action = a;
@@ -247,7 +254,7 @@ void RequestQueue::emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sec
 }
 
 void RequestQueue::emit(TraceAction a, const Request& rq, Time t, uint32_t cpu, uint32_t pdu) const {
-    emit_event(a, true, rq.op, rq.sector, rq.nr_sectors, t, cpu, rq.pid, pdu, true, rq.cmd_flags);
+    emit_event(a, true, rq.op, rq.sector, rq.nr_sectors, t, cpu, rq.pid, pdu, true, rq.cmd_flags, &rq);
 }
 
 void RequestQueue::emit_bio(TraceAction a, const Bio& bio, Time t, uint32_t cpu, uint32_t pid, uint32_t pdu) const {
@@ -331,7 +338,7 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
     if (!elevator_)
         return attempt_sw_merge(bio, now, cpu);
     const cpu::Spinlock::Section sec = insert_lock(cpu).acquire(cpu, now, hold_.merge, eq_.now());
-    cpus_[cpu]->account_spin(sec.spin);
+    cpus_[cpu]->account_spin(sec.spin, now);
     lock_time = sec.end - now;
     Request* rq = nullptr;
     const sched::ElvMerge m = elevator_->bio_merge(cpu, *bio, max_sectors_, &rq);
@@ -512,7 +519,7 @@ Time RequestQueue::elv_lock(cpu::Spinlock& lock, uint32_t cpu, Time t, Duration 
     if (cpus_[cpu]->in_step())
         t = sim::max(t, cpus_[cpu]->free_at());
     const cpu::Spinlock::Section s = lock.acquire(cpu, t, hold, eq_.now());
-    cpus_[cpu]->charge(t, s.end - t);
+    cpus_[cpu]->charge(t, s.end - t, cpu::Work::LOCK, s.spin);
     cpus_[cpu]->account_charged_spin(s.spin);
     return s.end;
 }
@@ -534,10 +541,10 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu, bo
             // insert's work but are taken as lock-free (atomic counters): a patch whose
             // every request took dd->lock again could not keep 10 jobs at none's level, as
             // E3's published figure shows it does (docs/model.md).
-            t = cpus_[cpu]->charge(t, costs_.elv_insert);
+            t = cpus_[cpu]->charge(t, costs_.elv_insert, cpu::Work::INSERT);
             elv_bypass_->direct_dispatched(rq, t);
             const Time start = t;
-            t = cpus_[cpu]->charge(t, costs_.queue_rq);
+            t = cpus_[cpu]->charge(t, costs_.queue_rq, cpu::Work::QUEUE_RQ);
             issue_directly(h, rq, list.empty(), start, cpu);
             continue;
         }
@@ -655,7 +662,7 @@ void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu, bool as
         if (!h.busy() && h.dispatch.empty() && h.sw_pending.empty()) {
             // ->queue_rqs / blk_mq_issue_direct: no I, straight to D.
             const Time start = t;
-            t = cpus_[cpu]->charge(t, costs_.queue_rq);
+            t = cpus_[cpu]->charge(t, costs_.queue_rq, cpu::Work::QUEUE_RQ);
             if (issue_directly(h, rq, plug.empty(), start, cpu))
                 continue;
         } else {
@@ -726,7 +733,7 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
             break;
         }
         const Time start = t;
-        t = cpus_[cpu]->charge(t, costs_.queue_rq);
+        t = cpus_[cpu]->charge(t, costs_.queue_rq, cpu::Work::QUEUE_RQ);
         st = dev_.queue_rq(rq, list.empty(), start, cpu);
         if (st != dev::BlkStatus::OK) {
             ++stats_.resource_requeues;
@@ -814,7 +821,7 @@ void RequestQueue::kblockd_run(uint64_t arg) {
     }
     if (now > h.work_busy_until) {
         // The worker was asleep: it looks at the elevator once it is switched in.
-        h.work_busy_until = cpus_[cpu]->charge(now, costs_.context_switch);
+        h.work_busy_until = cpus_[cpu]->charge(now, costs_.context_switch, cpu::Work::KBLOCKD);
         eq_.at<&RequestQueue::kblockd_run>(h.work_busy_until, this, arg);
         return;
     }
@@ -971,7 +978,7 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
             cost += costs_.softirq;
         break;
     }
-    const Time tc = cpus_[ccpu]->irq(now, cost);
+    const Time tc = cpus_[ccpu]->irq(now, cost, cpu::Work::COMPLETION);
     trace(TraceAction::COMPLETE, *rq, tc, ccpu);
 
     HwQueue& h = *rq->mq_hctx;

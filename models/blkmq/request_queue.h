@@ -272,7 +272,7 @@ private:
         if (!elevator_ || (rq->rq_flags & RQF_SCHED_FINISHED))
             return;
         if (hold_.finish.count() > 0)
-            cpus_[cpu]->irq(tc, hold_.finish);
+            cpus_[cpu]->irq(tc, hold_.finish, cpu::Work::FINISH);
         elevator_->finish_request(rq, now);
         rq->rq_flags |= RQF_SCHED_FINISHED;
     }
@@ -325,7 +325,7 @@ private:
     void emit_bio(TraceAction a, const Bio& bio, sim::Time t, uint32_t cpu, uint32_t pid, uint32_t pdu) const;
     void emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sector, uint32_t nr_sectors,
                     sim::Time t, uint32_t cpu, uint32_t pid, uint32_t pdu, bool from_request = false,
-                    uint8_t cmd_flags = 0) const;
+                    uint8_t cmd_flags = 0, const Request* rq = nullptr) const;
 
     std::string name_;
     sim::EventQueue& eq_;

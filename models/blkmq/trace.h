@@ -41,6 +41,10 @@ struct TraceEvent {
     // which carry BLK_TC_FS in a binary trace) rather than from a bio (Q, G, and the M/F
     // of a bio merge, with the bio's sector and size) or from the queue (P, U).
     bool request = false;
+    // Request events: the request's own stamps (btt's Q, G, I, D; I = G when it was never
+    // inserted) and the index of its hardware queue, for a per-request timeline.
+    sim::Time t_queue, t_get, t_insert, t_issue;
+    uint32_t hctx = 0;
 };
 
 class TraceSink {

@@ -75,3 +75,23 @@ void Cpu::dispatch(uint64_t) {
 }
 
 }  // namespace blksim::cpu
+
+namespace blksim::cpu {
+
+const char* work_name(Work w) {
+    switch (w) {
+    case Work::STEP: return "step";
+    case Work::INSERT: return "insert";
+    case Work::LOCK: return "lock";
+    case Work::QUEUE_RQ: return "queue_rq";
+    case Work::KBLOCKD: return "kblockd";
+    case Work::IRQ: return "irq";
+    case Work::COMPLETION: return "completion";
+    case Work::FINISH: return "sched_finish";
+    case Work::SPIN: return "spin";
+    case Work::KERNEL: return "kernel";
+    }
+    return "?";
+}
+
+}  // namespace blksim::cpu

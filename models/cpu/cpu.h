@@ -21,6 +21,37 @@ namespace blksim::cpu {
 
 class Cpu;
 
+// What a piece of a core's work is, for a trace of the cores (--perfetto, the CPU-time
+// breakdown): the step of a task (its syscalls, bio submission, plugging, merges, usr time),
+// and the kernel work charged or taken as an interrupt, by the block layer's step.
+enum class Work : uint8_t {
+    STEP,        // a task's step (Cpu::book)
+    INSERT,      // the elevator's insert work outside its lock
+    LOCK,        // an elevator lock section (its spin reported separately)
+    QUEUE_RQ,    // ->queue_rq
+    KBLOCKD,     // kblockd switched in to run a hardware queue
+    IRQ,         // the device's hard interrupt
+    COMPLETION,  // blk_mq_complete_request → end_request (softirq or IPI included)
+    FINISH,      // the elevator's finish hook at completion
+    SPIN,        // spinning on a lock inside a task's step
+    KERNEL,      // any other charged work
+};
+inline constexpr uint32_t NR_WORK_KINDS = 10;
+const char* work_name(Work w);
+
+// Receives each piece of work as the core places it: on the core from `start` for `len`
+// (a step's `len` includes the work charged inside it, reported on its own too; `cost` is
+// the step's own), `spin` of it spent spinning before the lock was taken. Off unless
+// attached: then the cost is one pointer test per piece.
+class WorkTrace {
+public:
+    virtual void work(uint32_t cpu, Work w, sim::Time start, sim::Duration len, sim::Duration cost,
+                      sim::Duration spin) = 0;
+
+protected:
+    ~WorkTrace() = default;
+};
+
 // Something that runs on a core in steps: a job thread. run_step() is called at the
 // instant the core is granted; it must book its step with Cpu::book().
 class Task {
@@ -50,8 +81,13 @@ public:
     sim::Duration irq_busy() const { return irq_busy_; }
     sim::Duration spin() const { return spin_; }
     result::CpuReport report() const { return {id_, busy_, irq_busy_, spin_}; }
-    // Part of a booked step was spent spinning on a lock (already in busy()).
-    void account_spin(sim::Duration d) { spin_ += d; }
+    // Part of a booked step was spent spinning on a lock from `from` (already in busy()).
+    void account_spin(sim::Duration d, sim::Time from = {}) {
+        spin_ += d;
+        if (work_trace_) [[unlikely]]
+            work_trace_->work(id_, Work::SPIN, from, d, d, d);
+    }
+    void set_work_trace(WorkTrace* t) { work_trace_ = t; }
     // Part of work charged with charge() was spent spinning on a lock (already in busy()).
     // A task reads charged_spin() around the kernel work its syscall charges this way (a
     // plug flush's elevator sections) to count that spin as its own system time.
@@ -81,6 +117,8 @@ public:
     // step ends that much later, so the core is never booked twice for the same instant.
     sim::Time book(sim::Time now, sim::Duration cost) {
         free_at_ = now + cost + step_inline_;
+        if (work_trace_) [[unlikely]]
+            work_trace_->work(id_, Work::STEP, now, free_at_ - now, cost, {});
         step_inline_ = {};
         in_step_ = false;
         busy_ += cost;
@@ -88,15 +126,20 @@ public:
     }
     // Kernel work done after a step on behalf of the task that ran it (the plug flush's
     // ->queue_rq, elevator lock sections): like interrupt work it is charged from `now`,
-    // but it is not counted as interrupt time. Returns its end.
-    sim::Time charge(sim::Time now, sim::Duration cost) {
-        take(now, cost);
+    // but it is not counted as interrupt time. Returns its end. `w` and `spin` (the part
+    // spent spinning on a lock) only name the work for a WorkTrace.
+    sim::Time charge(sim::Time now, sim::Duration cost, Work w = Work::KERNEL, sim::Duration spin = {}) {
+        const sim::Time at = take(now, cost);
+        if (work_trace_) [[unlikely]]
+            work_trace_->work(id_, w, at, cost, cost, spin);
         return now + cost;
     }
     // Interrupt work: starts at `now` whatever runs, delays the core by `cost`; returns end.
-    sim::Time irq(sim::Time now, sim::Duration cost) {
-        take(now, cost);
+    sim::Time irq(sim::Time now, sim::Duration cost, Work w = Work::IRQ) {
+        const sim::Time at = take(now, cost);
         irq_busy_ += cost;
+        if (work_trace_) [[unlikely]]
+            work_trace_->work(id_, w, at, cost, cost, {});
         return now + cost;
     }
 
@@ -119,14 +162,19 @@ private:
     }
     // `cost` of work on this core from `now`. Inside an open step (run_step() has not booked
     // yet) it is added to that step; otherwise it queues behind whatever holds the core.
-    void take(sim::Time now, sim::Duration cost) {
+    // Returns where it starts.
+    sim::Time take(sim::Time now, sim::Duration cost) {
         busy_ += cost;
+        sim::Time at;
         if (in_step_) {
             step_inline_ += cost;
-            inline_at_ = sim::max(inline_at_, now) + cost;
+            at = sim::max(inline_at_, now);
+            inline_at_ = at + cost;
         } else {
-            free_at_ = sim::max(free_at_, now) + cost;
+            at = sim::max(free_at_, now);
+            free_at_ = at + cost;
         }
+        return at;
     }
     void enqueue(Task* t);
     Task* dequeue();
@@ -146,6 +194,7 @@ private:
     Task* rq_head_ = nullptr;
     Task* rq_tail_ = nullptr;
     bool dispatch_pending_ = false;
+    WorkTrace* work_trace_ = nullptr;
 };
 
 }  // namespace blksim::cpu

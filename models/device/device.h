@@ -28,9 +28,26 @@ enum class BlkStatus : uint8_t {
     DEV_RESOURCE,  // BLK_STS_DEV_RESOURCE: a completion of this device will free it
 };
 
+class Device;
+
+// What a device's mechanism does with a command, for a trace (--perfetto): phases a model
+// computes anyway (an HDD's seek, rotational wait and transfer). Off unless attached: then
+// the cost is one pointer test per media operation.
+class PhaseTrace {
+public:
+    // `name` is a string literal; `sector` the command's first (its request's, 0 for the
+    // drive's own work such as destaging).
+    virtual void phase(const Device& d, const char* name, sim::Time start, sim::Time end, uint64_t sector) = 0;
+
+protected:
+    ~PhaseTrace() = default;
+};
+
 class Device {
 public:
     virtual ~Device() = default;
+
+    void set_phase_trace(PhaseTrace* t) { phase_trace_ = t; }
 
     // The request queue the device completes its requests to (the driver's disk).
     virtual void attach(blkmq::DriverQueue* q) = 0;
@@ -86,11 +103,16 @@ public:
     }
 
 protected:
+    void trace_phase(const char* name, sim::Time start, sim::Time end, uint64_t sector) const {
+        if (phase_trace_) [[unlikely]]
+            phase_trace_->phase(*this, name, start, end, sector);
+    }
     // A finished request goes back to the request queue `q` (completion interrupt on
     // `irq_cpu`) when the device is attached to one, else to the completion sink.
     void end_request(blkmq::DriverQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu) const;
 
 private:
+    PhaseTrace* phase_trace_ = nullptr;
     CompletionSink sink_ = nullptr;
     void* sink_obj_ = nullptr;
 };

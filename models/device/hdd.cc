@@ -399,6 +399,14 @@ void Hdd::start_op(const Cmd& cmd, Time t_free) {
         done = sim::max(done, start + Duration::ns(xfer_ns(c.nsect) +
                                                  // a slower bus sends each sector once it is read
                                                  (sector_xfer_ns_ > 0 ? c.media_ns / std::max(1u, c.nsect) : 0)));
+    const uint64_t sector = c.rq ? c.rq->sector : 0;
+    // The phases as the statistics below split them: the wait for a write's data over the
+    // host link beyond the seek counts as transfer.
+    trace_phase("seek", t_free, t_free + Duration::ns(s), sector);
+    if (before > s)
+        trace_phase("data in", t_free + Duration::ns(s), ready, sector);
+    trace_phase("rotation", ready, start, sector);
+    trace_phase(!c.rq ? "destage" : c.write ? "write" : "read", start, done, sector);
     ++stats_.media_ops;
     stats_.seek_ns += s;
     stats_.rotation_ns += w;

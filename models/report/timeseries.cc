@@ -51,24 +51,9 @@ void TimeSeriesWriter::sample(sim::Time now) {
     fmt::format_to(o, "{}", now.ns());
     for (std::size_t i = 0; i < queues_.size(); ++i) {
         blkmq::RequestQueue& q = *queues_[i];
-        uint32_t driver_tags = 0, sched_tags = 0, dispatch = 0, sw = 0, waiters = 0;
-        for (uint32_t h = 0; h < q.nr_hw_queues(); ++h) {
-            const blkmq::HwQueue& hc = q.hctx(h);
-            driver_tags += hc.nr_active;
-            dispatch += hc.dispatch.size();
-            sw += hc.sw_pending.size();
-            // With host-wide tags every hctx points at the same tag spaces: count them once.
-            const blkmq::BlkMqTags& alloc = hc.sched_tags ? *hc.sched_tags : hc.tags;
-            const blkmq::HwQueue& h0 = q.hctx(0);
-            if (h > 0 && &alloc == (h0.sched_tags ? h0.sched_tags : &h0.tags))
-                continue;
-            if (hc.sched_tags)
-                sched_tags += hc.sched_tags->in_use();
-            waiters += alloc.nr_waiters();
-        }
-        const uint64_t queued = q.elevator_audit() ? q.elevator_audit()->queued() : 0;
-        fmt::format_to(o, ",{},{},{},{},{},{},{}", q.in_flight(), driver_tags, sched_tags, queued, dispatch, sw,
-                       waiters);
+        const QueueOccupancy occ = queue_occupancy(q);
+        fmt::format_to(o, ",{},{},{},{},{},{},{}", occ.in_flight, occ.driver_tags, occ.sched_tags, occ.sched_queued,
+                       occ.dispatch, occ.sw_queue, occ.tag_waiters);
 
         const blkmq::QueueStats& s = q.stats();
         Last& l = last_[i];
@@ -93,6 +78,27 @@ void TimeSeriesWriter::sample(sim::Time now) {
     ++rows_;
     if (buf_.size() >= (1u << 16))
         flush();
+}
+
+QueueOccupancy queue_occupancy(const blkmq::RequestQueue& q) {
+    QueueOccupancy n;
+    n.in_flight = q.in_flight();
+    for (uint32_t h = 0; h < q.nr_hw_queues(); ++h) {
+        const blkmq::HwQueue& hc = q.hctx(h);
+        n.driver_tags += hc.nr_active;
+        n.dispatch += hc.dispatch.size();
+        n.sw_queue += hc.sw_pending.size();
+        // With host-wide tags every hctx points at the same tag spaces: count them once.
+        const blkmq::BlkMqTags& alloc = hc.sched_tags ? *hc.sched_tags : hc.tags;
+        const blkmq::HwQueue& h0 = q.hctx(0);
+        if (h > 0 && &alloc == (h0.sched_tags ? h0.sched_tags : &h0.tags))
+            continue;
+        if (hc.sched_tags)
+            n.sched_tags += hc.sched_tags->in_use();
+        n.tag_waiters += alloc.nr_waiters();
+    }
+    n.sched_queued = q.elevator_audit() ? q.elevator_audit()->queued() : 0;
+    return n;
 }
 
 void TimeSeriesWriter::flush() {

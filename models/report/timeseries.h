@@ -91,6 +91,13 @@ private:
     sim::Time last_row_;
 };
 
+// What a request queue holds at an instant, as the columns above count it.
+struct QueueOccupancy {
+    uint32_t in_flight = 0, driver_tags = 0, sched_tags = 0, dispatch = 0, sw_queue = 0, tag_waiters = 0;
+    uint64_t sched_queued = 0;
+};
+QueueOccupancy queue_occupancy(const blkmq::RequestQueue& q);
+
 // --timeseries on `m`: a TimeSeriesWriter of its request queues as the machine's sampler.
 // Call before m.run(); `out` must outlive the run.
 void attach_timeseries(topology::Machine& m, std::ostream& out, sim::Duration interval);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <sys/wait.h>
@@ -18,7 +19,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "models/report/cpu_breakdown.h"
 #include "models/report/fio_output.h"
+#include "models/report/perfetto_writer.h"
 #include "models/report/timeseries.h"
 #include "models/topology/machine.h"
 #include "tools/blksim/commands.h"
@@ -26,6 +29,7 @@
 #include "tools/blksim/interrupt.h"
 #include "tools/blksim/output_file.h"
 #include "tools/blksim/seed_option.h"
+#include "tools/blksim/timeline_page.h"
 #include "tools/input/input_file.h"
 #include "tools/experiment/simulate.h"
 #include "tools/experiment/sweep.h"
@@ -275,6 +279,39 @@ const std::vector<std::pair<std::string, std::string>> RUN_NOTES = {
                   "and the device's own queue"},
 };
 
+// Where each core's time went, by kind of work, in microseconds (and its share of the core's
+// busy time).
+void add_cpu_breakdown(HtmlPage& page, const report::CpuBreakdown& breakdown) {
+    const auto& b = breakdown.ns();
+    std::vector<std::string> header = {"CPU"};
+    for (uint32_t w = 0; w < cpu::NR_WORK_KINDS; ++w)
+        header.push_back(fmt::format("{} (us)", cpu::work_name(static_cast<cpu::Work>(w))));
+    header.push_back("busy (us)");
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t c = 0; c < b.size(); ++c) {
+        int64_t busy = 0;
+        for (const int64_t ns : b[c])
+            busy += ns;
+        if (busy == 0)
+            continue;
+        std::vector<std::string> row = {fmt::format("{}", c)};
+        for (const int64_t ns : b[c])
+            row.push_back(ns == 0 ? "" : fmt::format("{:.1f} ({:.0f}%)", static_cast<double>(ns) / 1e3,
+                                                     100.0 * static_cast<double>(ns) / static_cast<double>(busy)));
+        row.push_back(fmt::format("{:.1f}", static_cast<double>(busy) / 1e3));
+        rows.push_back(std::move(row));
+    }
+    page.table(header, rows);
+}
+
+void add_cpu_section(HtmlPage& page, const report::CpuBreakdown& b) {
+    page.heading("Where the CPUs' time went");
+    page.paragraph("The whole run, per core: a job thread's steps (its syscalls, bio submission, plugging and merging, "
+                   "fio's own work), the kernel work charged by the block layer's steps, and the spin on locks "
+                   "(counted out of the step or lock section it delayed).");
+    add_cpu_breakdown(page, b);
+}
+
 // The command line that makes this report again.
 std::string report_command(const ReportOptions& o) {
     std::string how = "blksim report " + o.scenario;
@@ -316,12 +353,14 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     OutputFile series(series_path.string(), "");
     result::RunResult result;
     FioLogFiles logs;
+    report::CpuBreakdown cpu_time(s.machine.host.nr_cpus);
     s.machine.stop = &interrupted();
     const int rc = run_machine(
         s.machine, o.scenario,
         [&](topology::Machine& m) {
             logs.open(m.log_files(), wd.path.string());
             report::attach_timeseries(m, series.stream(), interval);
+            report::attach_cpu_breakdown(m, cpu_time);
         },
         [](topology::Machine&) {}, result);
     if (rc != 0)
@@ -356,6 +395,7 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     page.heading("Plots");
     if (!add_figures(page, figs, RUN_NOTES))
         return 1;
+    add_cpu_section(page, cpu_time);
     page.heading("fio's report and blksim's section");
     page.pre(text);
     page.heading("Scenario");
@@ -365,6 +405,60 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     write_page(page, out, figs.size(), tool, o.out);
     if (wd.keep)
         fmt::print(stderr, "blksim: report: run files and plots kept in {}\n", wd.path.string());
+    return 0;
+}
+
+// --- the request timeline ----------------------------------------------------------------
+
+int report_timeline(const ReportOptions& o, OutputFile& out) {
+    scenario::Scenario s;
+    if (!load_or_say_why(o.scenario, o.sets, o.seed, s))
+        return 2;
+    const auto bounds = perfetto_bounds(o.perfetto);
+    if (!bounds)
+        return 2;
+    std::unique_ptr<report::PerfettoWriter> trace;
+    result::RunResult result;
+    s.machine.stop = &interrupted();
+    const int rc = run_machine(
+        s.machine, o.scenario,
+        [&](topology::Machine& m) {
+            trace = std::make_unique<report::PerfettoWriter>(*bounds, m.queues(), static_cast<uint32_t>(m.cpus().size()));
+            m.set_trace(trace.get());
+            report::attach_perfetto(m, *trace);
+        },
+        [](topology::Machine&) {}, result);
+    if (rc != 0)
+        return rc;
+    std::ostringstream json;
+    trace->write(json, perfetto_meta(o.scenario));
+
+    HtmlPage page("blksim timeline: " + fs::path(o.scenario).filename().string());
+    if (!s.description.empty())
+        page.paragraph(s.description);
+    std::string how = report_command(o) + " --timeline";
+    if (!o.perfetto.window.empty())
+        how += " --perfetto-window " + o.perfetto.window;
+    if (!o.perfetto.sample.empty())
+        how += " --perfetto-sample " + o.perfetto.sample;
+    page.paragraph(fmt::format("{}: seed {}, {:.3f} s simulated; {} requests drawn{}.", how, s.machine.seed,
+                               result.sim_time.seconds(), trace->requests(),
+                               trace->truncated_at() >= 0
+                                   ? fmt::format(" (the trace stops at {:.6f} s, its size limit: narrow it with "
+                                                 "--perfetto-window or --perfetto-sample)",
+                                                 static_cast<double>(trace->truncated_at()) / 1e9)
+                                   : ""));
+    page.heading("Summary");
+    add_summary(page, result);
+    add_cpu_section(page, trace->breakdown());
+    page.heading("Timeline");
+    add_timeline(page, json.str());
+    const std::string html = page.str();
+    out.write(html);
+    out.finish();
+    fmt::print(stderr, "blksim: report: wrote {} ({} KiB, {} requests on the timeline)\n", o.out,
+               (html.size() + 1023) / 1024, trace->requests());
+    print_perfetto_summary(*trace, o.out, true);
     return 0;
 }
 
@@ -452,6 +546,10 @@ void add_report_command(CLI::App& app, ReportCommand& r) {
     r.cmd->add_option("--interval", o.interval,
                          "sampling interval of the plots over time, e.g. 10ms (default: about 200 points over the "
                          "longest job, at least 1ms)");
+    r.cmd->add_flag("--timeline", o.timeline,
+                    "write the run's request timeline instead of the plots: cores, hardware queues, the drive, each "
+                    "request's stages, counters; zoom and hover, offline (docs/timeline.md)");
+    add_perfetto_options(r.cmd, o.perfetto, false);
     r.cmd->add_option("--workdir", o.workdir,
                          "keep the run's files (json+, fio logs, time series, PNGs) in DIR (default: a temporary "
                          "directory, removed)");
@@ -470,6 +568,15 @@ int run_report_command(const ReportCommand& r) {
         fmt::print(stderr, "blksim: report: --sweep reports a finished sweep: --set, --seed and --interval do not apply\n");
         return 2;
     }
+    if (o.timeline && (!o.sweep.empty() || !o.interval.empty() || !o.workdir.empty())) {
+        fmt::print(stderr, "blksim: report: --timeline draws one run: --sweep, --interval and --workdir do not apply\n");
+        return 2;
+    }
+    if (!o.timeline && (!o.perfetto.window.empty() || !o.perfetto.sample.empty())) {
+        fmt::print(stderr, "blksim: report: --perfetto-window and --perfetto-sample bound the --timeline page: "
+                           "add --timeline\n");
+        return 2;
+    }
     // Before a run that may take a while: can the page be written where asked?
     std::error_code ec;
     const fs::path dir = fs::path(o.out).parent_path();
@@ -478,14 +585,17 @@ int run_report_command(const ReportCommand& r) {
                    o.out.empty() || fs::is_directory(o.out, ec) ? "not a file name" : "its directory does not exist");
         return 2;
     }
-    const auto tool = find_plot_tool();
-    if (!tool)
+    // The timeline is drawn by the page itself: no plot tool.
+    std::optional<PlotTool> tool;
+    if (!o.timeline && !(tool = find_plot_tool()))
         return 2;
     // A signal stops the run; the work directory and the page's temporary file go with the
     // stack as on any other error.
     catch_interrupts();
     try {
         OutputFile out(o.out, "-o");
+        if (o.timeline)
+            return report_timeline(o, out);
         return o.sweep.empty() ? report_run(o, *tool, out) : report_sweep(o, *tool, out);
     } catch (const OutputError& e) {
         fmt::print(stderr, "blksim: report: {}\n", e.what());

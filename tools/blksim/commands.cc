@@ -16,6 +16,7 @@
 #include "models/report/blktrace_writer.h"
 #include "models/report/fio_log.h"
 #include "models/report/fio_output.h"
+#include "models/report/perfetto_writer.h"
 #include "models/report/timeseries.h"
 #include "models/result/run_result.h"
 #include "models/topology/machine.h"
@@ -104,6 +105,42 @@ struct BlktraceFiles {
                 if (!fs::exists(stale, ec) || !fs::remove(stale, ec))
                     break;
             }
+    }
+};
+
+// --perfetto: the bounds checked and the file opened before the run, the writer attached to
+// the machine, the file written once the run has succeeded.
+struct PerfettoOutput {
+    OutputFile file;
+    std::optional<report::PerfettoWriter::Options> bounds;
+    std::unique_ptr<report::PerfettoWriter> writer;
+
+    // False after printing why (bad bounds, bounds without a file). Throws OutputError.
+    bool open(const PerfettoOptions& o) {
+        if (o.file.empty() && o.window.empty() && o.sample.empty())
+            return true;
+        if (!(bounds = perfetto_bounds(o)))
+            return false;
+        if (o.file.empty()) {
+            fmt::print(stderr, "blksim: --perfetto-window and --perfetto-sample bound a --perfetto FILE: give one\n");
+            return false;
+        }
+        file.open(o.file, "--perfetto");
+        return true;
+    }
+    void attach(topology::Machine& m, TeeSink& sinks) {
+        if (!bounds)
+            return;
+        writer = std::make_unique<report::PerfettoWriter>(*bounds, m.queues(), static_cast<uint32_t>(m.cpus().size()));
+        sinks.add(writer.get());
+        report::attach_perfetto(m, *writer);
+    }
+    void finish(const std::string& scenario, const std::string& path, bool quiet) {
+        if (!writer)
+            return;
+        writer->write(file.stream(), perfetto_meta(scenario));
+        file.finish();
+        print_perfetto_summary(*writer, path, quiet);
     }
 };
 
@@ -299,6 +336,14 @@ static int job_errors(const result::RunResult& result) {
     return status;
 }
 
+// The run summary on stderr: how fast the simulation went.
+static void print_speed(const result::RunResult& result, double wall, uint64_t events, uint64_t ios) {
+    fmt::print(stderr,
+               "blksim: simulated {:.3f} s in {:.3f} s wall: {} events, {} I/Os, "
+               "{:.2f} M simulated I/Os per wall-second\n",
+               result.sim_time.seconds(), wall, events, ios, wall > 0 ? static_cast<double>(ios) / wall / 1e6 : 0.0);
+}
+
 // Runs a loaded scenario and prints fio's report; o.scenario names it in messages. Every
 // output is opened before the run and put in place only when the run succeeded.
 static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
@@ -321,6 +366,9 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     std::unique_ptr<report::BlktraceWriter> blktrace;
     if (!o.blktrace_dir.empty())
         blktrace = open_blktrace(s, o.blktrace_dir, bt_files);
+    PerfettoOutput perfetto;
+    if (!perfetto.open(o.perfetto))
+        return 2;
     TeeSink sinks;
     sinks.add(trace.get());
     sinks.add(blktrace.get());
@@ -340,6 +388,7 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     FioLogFiles logs;
     const auto before = [&](topology::Machine& machine) {
         logs.open(machine.log_files());
+        perfetto.attach(machine, sinks);
         machine.set_trace(sinks.sink());
         if (series_ns)
             report::attach_timeseries(machine, series_file.stream(), sim::Duration::ns(*series_ns));
@@ -368,11 +417,8 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
         series_file.finish();
     trace_file.finish();
     if (!o.quiet)
-        fmt::print(stderr,
-                   "blksim: simulated {:.3f} s in {:.3f} s wall: {} events, {} I/Os, "
-                   "{:.2f} M simulated I/Os per wall-second\n",
-                   result.sim_time.seconds(), wall, events, ios,
-                   wall > 0 ? static_cast<double>(ios) / wall / 1e6 : 0.0);
+        print_speed(result, wall, events, ios);
+    perfetto.finish(o.scenario, o.perfetto.file, o.quiet);
     if (blktrace) {
         bt_files.finish();
         print_blktrace_summary(o, blktrace.get(), s.machine.host.nr_cpus);
@@ -442,6 +488,7 @@ int cmd_fio(const FioOptions& o) {
     ro.timeseries_file = o.timeseries_file;
     ro.timeseries_interval = o.timeseries_interval;
     ro.mem_limit = o.mem_limit;
+    ro.perfetto = o.perfetto;
     return run_loaded(run.scenario, ro);
 }
 

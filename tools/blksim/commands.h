@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/blksim/perfetto_output.h"
+
 namespace CLI {
 class App;
 }
@@ -40,6 +42,7 @@ struct RunOptions {
     std::string timeseries_interval = "10ms";
     std::string mem_limit;          // empty = experiment::default_mem_limit()
     std::string kernel_tree;        // the scenario's kernel.tree, for kernel:<name> schedulers
+    PerfettoOptions perfetto;       // --perfetto trace-event JSON (docs/timeline.md)
 };
 
 // `blksim fio --device PROFILE|SCENARIO [...] -- <fio arguments or job file>`
@@ -57,6 +60,7 @@ struct FioOptions {
     std::string timeseries_interval = "10ms";
     std::string mem_limit;
     std::string kernel_tree;
+    PerfettoOptions perfetto;
     std::vector<std::string> fio_args;  // what follows "--"
 };
 
@@ -113,6 +117,8 @@ struct ReportOptions {
     std::string sweep;     // a `blksim sweep --json` file instead of a scenario
     std::string interval;  // "" = about 200 points over the longest job
     std::string workdir;   // keep the run's files here ("" = a temporary directory, removed)
+    bool timeline = false; // the request timeline page instead of the plots (docs/timeline.md)
+    PerfettoOptions perfetto;  // its bounds
 };
 struct ReportCommand {
     CLI::App* cmd = nullptr;

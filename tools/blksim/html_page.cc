@@ -72,6 +72,8 @@ void HtmlPage::figure(std::string_view png, std::string_view caption, int width,
                          base64(png), width, height, html_escape(caption), html_escape(caption));
 }
 
+void HtmlPage::raw(std::string_view html) { body_ += html; }
+
 std::string HtmlPage::str() const {
     // Sizes are the PNGs' own (1000 px wide); narrower windows scale them down.
     static constexpr std::string_view STYLE =

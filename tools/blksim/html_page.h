@@ -26,6 +26,9 @@ public:
     // A PNG (its bytes) with its caption; width/height are its pixel size.
     void figure(std::string_view png, std::string_view caption, int width, int height);
 
+    // Markup made by the program itself (a script and its canvas), added as it is.
+    void raw(std::string_view html);
+
     std::string str() const;
 
 private:

@@ -77,6 +77,7 @@ static void add_run_output_options(CLI::App* cmd, Options& o) {
                     "write queue depth, tag occupancy and completions per interval as CSV to FILE (docs/plots.md)");
     cmd->add_option("--timeseries-interval", o.timeseries_interval,
                     "simulated time between two --timeseries samples, e.g. 1ms (default 10ms)");
+    blksim::cli::add_perfetto_options(cmd, o.perfetto, true);
     cmd->add_option("--mem-limit", o.mem_limit, blksim::experiment::MEM_LIMIT_HELP);
     cmd->add_option("--kernel-tree", o.kernel_tree, blksim::cli::KERNEL_TREE_HELP);
 }
