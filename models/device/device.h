@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/blkmq/explain.h"
 #include "models/blkmq/request.h"
 #include "sim/time.h"
 
@@ -85,7 +86,12 @@ public:
         sink_obj_ = obj;
     }
 
+    // --explain: the device's decisions (models/blkmq/explain.h), as disk `dev`.
+    void set_explain(blkmq::TraceSink* sink, uint32_t dev) { explain_.attach(sink, dev); }
+
 protected:
+    blkmq::Explain explain_;
+
     // A finished request goes back to the request queue `q` (completion interrupt on
     // `irq_cpu`) when the device is attached to one, else to the completion sink.
     void end_request(blkmq::DriverQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu) const;
