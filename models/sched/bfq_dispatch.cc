@@ -282,6 +282,8 @@ BfqQueue* Bfq::bfq_select_queue() {
                 if (bfqq->wait_request) {
                     bfqq->wait_request = false;
                     idle_slice_timer_.cancel();
+                    explain_(now_, "bfq{}{} idling ends: its next request, sector {}", bfqq->pid, bfqq->sync ? 'S' : 'A',
+                             next_rq->sector);
                 }
                 return bfqq;
             }
