@@ -513,3 +513,43 @@ TEST_CASE("blkparse prints --explain's decisions from the blktrace files as its 
           }) >= 5);
     fs::remove_all(dir);
 }
+
+TEST_CASE("--explain: kyber's resizes, bfq's slots and the HDD's RPO choices say what drove them", "[cli][blktrace][explain]") {
+    const auto messages = [](const std::string& scenario, const std::string& sets) {
+        const Run r = sh(blksim_bin() + " run " + src(scenario) + " " + sets + " -q --explain --trace - 2>/dev/null");
+        REQUIRE(r.status == 0);
+        return message_texts(r.out);
+    };
+    std::smatch x;
+    // kyber: the new depth is the old one scaled by the p99's bucket, (bucket + 1) / 4 of it.
+    int resizes = 0;
+    for (const std::string& m : messages("scenarios/examples/nvme-kyber-mixed.json",
+                                         "--set jobs.0.ramp_time=0 --set jobs.1.ramp_time=0 --set jobs.0.runtime=500ms "
+                                         "--set jobs.1.runtime=500ms")) {
+        static const std::regex re(R"(^kyber: (READ|WRITE) depth (\d+) -> (\d+): p99 latency < (\d+) us \(target (\d+) us\).*$)");
+        if (!std::regex_match(m, x, re))
+            continue;
+        ++resizes;
+        const uint64_t from = std::stoull(x[2]), to = std::stoull(x[3]), below = std::stoull(x[4]), target = std::stoull(x[5]);
+        CHECK(target == (x[1] == "READ" ? 2000u : 10000u));
+        CHECK(to == std::max<uint64_t>(1, from * (below * 4 / target) / 4));
+    }
+    CHECK(resizes >= 2);
+    // bfq: slots start and end with a reason.
+    const std::vector<std::string> bfq = messages("scenarios/examples/hdd-bfq-two-readers.json", "--set global.runtime=300ms");
+    static const std::regex slot(R"(^bfq\d+S set_in_service_queue, budget \d+, weight \d+.*$)");
+    static const std::regex expire(R"(^bfq\d+S expire: (too_idle|budget_timeout|budget_exhausted|no_more_requests|preempted).*$)");
+    CHECK(std::count_if(bfq.begin(), bfq.end(), [](const std::string& m) { return std::regex_match(m, slot); }) >= 2);
+    CHECK(std::count_if(bfq.begin(), bfq.end(), [](const std::string& m) { return std::regex_match(m, expire); }) >= 1);
+    // The HDD chooses among what its NCQ queue holds: at most 32 commands.
+    int picks = 0;
+    for (const std::string& m : messages("scenarios/examples/sas-hba-2hdd-mq-deadline.json", "--set global.runtime=100ms")) {
+        static const std::regex re(R"(^hdd: rpo picks command lba \d+ among (\d+) queued: positioning \d+ us$)");
+        if (!std::regex_match(m, x, re))
+            continue;
+        ++picks;
+        CHECK(std::stoi(x[1]) >= 2);
+        CHECK(std::stoi(x[1]) <= 32);
+    }
+    CHECK(picks >= 10);
+}
