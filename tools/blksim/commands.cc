@@ -292,11 +292,6 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
         return 2;
     }
 
-    if (o.explain && o.trace_file.empty() && o.blktrace_dir.empty()) {
-        fmt::print(stderr, "blksim: --explain: the decisions go into a trace: give --trace FILE or --blktrace DIR too\n");
-        return 2;
-    }
-
     // The trace goes out as the run goes: nothing is kept in memory.
     OutputFile trace_file;
     std::unique_ptr<report::BlkparseWriter> trace;
@@ -368,6 +363,10 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
 }
 
 static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
+    if (o.explain && o.trace_file.empty() && o.blktrace_dir.empty()) {
+        fmt::print(stderr, "blksim: --explain: the decisions go into a trace: give --trace FILE or --blktrace DIR too\n");
+        return 2;
+    }
     catch_interrupts();
     try {
         return run_outputs(s, o);
