@@ -27,14 +27,15 @@ public:
     void start() { started_ = true; }
     // blk_finish_plug(): the plugged requests go to the queue (U) and the plug ends.
     void finish(RequestQueue& q, sim::Time now, uint32_t cpu) {
-        flush(q, now, cpu, false);
+        if (!mq_list_.empty())
+            flush_list(q, now, cpu, false, true);
         started_ = false;
     }
     // blk_flush_plug(): hand the plugged requests to the queue; `from_schedule`: the task is
     // about to sleep (UT rather than U). The plug stays started.
     void flush(RequestQueue& q, sim::Time now, uint32_t cpu, bool from_schedule) {
         if (!mq_list_.empty())
-            flush_list(q, now, cpu, from_schedule);
+            flush_list(q, now, cpu, from_schedule, false);
     }
 
     bool started() const { return started_; }
@@ -58,14 +59,32 @@ public:
 private:
     // __blk_flush_plug() → blk_mq_flush_plug_list(). Without a started plug the requests
     // were only carried here: no U, and the hctx runs on kblockd.
-    void flush_list(RequestQueue& q, sim::Time now, uint32_t cpu, bool from_schedule) {
+    void flush_list(RequestQueue& q, sim::Time now, uint32_t cpu, bool from_schedule, bool finishing) {
         if (!started_) {
             q.flush_plug(mq_list_, now, cpu, true);
             return;
         }
+        if (q.explain()) [[unlikely]]
+            explain_flush(q.explain(), now, cpu, from_schedule, finishing);
         q.trace_unplug(from_schedule ? TraceAction::UNPLUG_TIMER : TraceAction::UNPLUG, mq_list_.size(), now,
                        cpu, pid_);
         q.flush_plug(mq_list_, now, cpu);
+    }
+
+    // Why the plug goes out now: the task sleeps, its submission ends, or the plug is full
+    // (count) or holds a large request (size).
+    [[gnu::cold]] void explain_flush(const Explain& e, sim::Time now, uint32_t cpu, bool from_schedule,
+                                     bool finishing) const {
+        const uint32_t n = mq_list_.size();
+        if (from_schedule)
+            e.on_cpu(now, cpu, "plug flush: {} requests, the task sleeps (schedule)", n);
+        else if (finishing)
+            e.on_cpu(now, cpu, "plug flush: {} requests, the submission ends (blk_finish_plug)", n);
+        else if (n >= BLK_MAX_REQUEST_COUNT)
+            e.on_cpu(now, cpu, "plug flush: {} requests, the plug is full (count {})", n, BLK_MAX_REQUEST_COUNT);
+        else
+            e.on_cpu(now, cpu, "plug flush: {} requests, the last is {} KiB (size {} KiB)", n,
+                     mq_list_.back()->bytes() / 1024, BLK_PLUG_FLUSH_SIZE / 1024);
     }
 
     RequestList mq_list_;

@@ -172,6 +172,18 @@ void RequestQueue::tag_idle(HwQueue& h, Time now) {
 
 // blk_mq_timeout_work(): the lazily armed request timer. With nothing in flight every hctx
 // of the queue goes idle; otherwise look again one timeout later.
+void RequestQueue::set_explain(TraceSink* sink, uint32_t dev) {
+    explain_.attach(sink, dev);
+    for (auto& h : hctxs_) {
+        h->tags.explain().attach(sink, dev);
+        if (h->sched_tags)
+            h->sched_tags->explain().attach(sink, dev);
+    }
+    if (elevator_)
+        elevator_->explain().attach(sink, dev);
+    dev_.set_explain(sink, dev);
+}
+
 void RequestQueue::timeout_work() {
     const Time now = eq_.now();
     if (allocated_ != freed_) {
@@ -191,8 +203,11 @@ Request* RequestQueue::alloc_request(uint32_t cpu, Time now, bool sync_read) {
         // (each policy decides that they are not limited), so a policy that limits them shows.
         const uint32_t limit = elevator_->limit_depth(sync_read, nr_requests_);
         const uint32_t stag = st.in_use() < limit ? st.get(now) : BlkMqTags::NO_TAG;
-        if (stag == BlkMqTags::NO_TAG)
+        if (stag == BlkMqTags::NO_TAG) {
+            explain_.on_cpu(now, cpu, "tag wait: no scheduler tag on hctx {} ({}/{} in use, limit {}), the task sleeps",
+                            h.queue_num(), st.in_use(), st.depth(), limit);
             return nullptr;
+        }
         Request* rq = init_request(st.rq(stag), h, BlkMqTags::NO_TAG, cpu, now);
         elevator_->prepare_request(rq);
         return rq;
@@ -203,6 +218,8 @@ Request* RequestQueue::alloc_request(uint32_t cpu, Time now, bool sync_read) {
     if (hctx_may_queue(h))
         tag = h.tags.get(now);
     if (tag == BlkMqTags::NO_TAG) {
+        explain_.on_cpu(now, cpu, "tag wait: no driver tag on hctx {} ({}/{} in use, {} active users), the task sleeps",
+                        h.queue_num(), h.tags.in_use(), h.tags.depth(), h.tags.active_queues);
         note_tag_shortage(h);
         return nullptr;
     }
@@ -554,6 +571,7 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu, bo
     if (to_insert.empty())
         return;
     t = elv_lock(insert_lock(cpu), cpu, t, hold_.insert * to_insert.size());
+    elevator_->explain().set_cpu(cpu);
     while (Request* rq = to_insert.pop_front()) {
         rq->t_insert = t;
         trace(TraceAction::INSERT, *rq, t, cpu);
@@ -576,6 +594,7 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu, bo
 // hctx->dispatch for a completion to restart the queue.
 Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
     Time t = now;
+    elevator_->explain().set_cpu(cpu);
     for (;;) {
         const uint32_t max_dispatch = h.busy() ? 1 : max_dispatch_;
         RequestList list;
@@ -726,6 +745,9 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
             // tag: blk_mq_dispatch_rq_list reruns a no-tag hctx that is not on dispatch_wait
             // until it gets one, which comes to the same as waiting for a freed tag.
             // *Simplification:* those reruns cost kblockd no CPU time.
+            explain_.on_cpu(t, cpu, "tag wait: no driver tag on hctx {} ({}/{} in use) for sector {}, "
+                            "dispatch waits for a completion", rq->mq_hctx->queue_num(), rq->mq_hctx->tags.in_use(),
+                            rq->mq_hctx->tags.depth(), rq->sector);
             if (tag_set_.shared() || tag_set_.hctx_shared())
                 rq->mq_hctx->tags.prepare_to_wait(&rq->mq_hctx->dispatch_wait);
             list.push_front(rq);
@@ -892,8 +914,10 @@ void RequestQueue::requeue_work(uint64_t arg) {
             to_insert.push_back(rq);
     }
     list.splice_tail(to_insert);
-    if (elevator_ && !list.empty())
+    if (elevator_ && !list.empty()) {
         t = elv_lock(insert_lock(cpu), cpu, t, hold_.insert * list.size());
+        elevator_->explain().set_cpu(cpu);
+    }
     while (Request* rq = list.pop_front()) {
         // A request requeued in a step stamped ahead of the clock comes back no earlier
         // than it was allocated, whenever the work item runs.

@@ -12,6 +12,7 @@
 
 #include "models/blkmq/blk_mq_submit.h"
 #include "models/blkmq/driver_api.h"
+#include "models/blkmq/explain.h"
 #include "models/blkmq/hw_queue.h"
 #include "models/blkmq/queue_config.h"
 #include "models/blkmq/request.h"
@@ -170,6 +171,10 @@ public:
         trace_dev_ = dev;
     }
     bool tracing() const { return trace_ != nullptr; }
+    // --explain: the decisions of the core (tag waits, plug flushes), of the elevator and of
+    // the device go to `sink` as this disk, `dev` (models/blkmq/explain.h).
+    void set_explain(TraceSink* sink, uint32_t dev);
+    const Explain& explain() const { return explain_; }
     void trace(TraceAction a, const Request& rq, sim::Time t, uint32_t cpu, uint32_t pdu = 0) const {
         if (trace_)
             emit(a, rq, t, cpu, pdu);
@@ -273,6 +278,7 @@ private:
             return;
         if (hold_.finish.count() > 0)
             cpus_[cpu]->irq(tc, hold_.finish, cpu::Work::FINISH);
+        elevator_->explain().set_cpu(cpu);
         elevator_->finish_request(rq, now);
         rq->rq_flags |= RQF_SCHED_FINISHED;
     }
@@ -331,6 +337,7 @@ private:
     sim::EventQueue& eq_;
     TraceSink* trace_ = nullptr;
     uint32_t trace_dev_ = 0;
+    Explain explain_;
     QueueConfig cfg_;
     dev::Device& dev_;
     TagSet& tag_set_;

@@ -74,6 +74,9 @@ void BlkMqTags::prepare_to_wait(TagWaiter* w) {
 }
 
 void BlkMqTags::wake_up_nr(uint32_t nr, sim::Time now) {
+    if (nr_waiters_ > 0)
+        explain_(now, "tag wake-up: {} of {} sleepers ({}/{} tags in use, wake batch {})", std::min(nr, nr_waiters_),
+                 nr_waiters_, in_use(), depth_, wake_batch_);
     while (nr-- > 0 && !waiters_.empty()) {
         TagWaiter* w = &waiters_.front();
         waiters_.pop_front();

@@ -15,6 +15,7 @@
 
 #include <boost/intrusive/list.hpp>
 
+#include "models/blkmq/explain.h"
 #include "models/blkmq/request.h"
 #include "sim/time.h"
 
@@ -93,6 +94,9 @@ public:
     // Time-weighted occupancy, for the report.
     double mean_in_use(sim::Time now) const;
 
+    // --explain: wake-ups of sleepers (models/blkmq/explain.h).
+    Explain& explain() { return explain_; }
+
 private:
     void account(sim::Time now);
     void wake_up_nr(uint32_t nr, sim::Time now);
@@ -109,6 +113,7 @@ private:
         waiters_;  // the sleepers, woken in arrival order
     uint32_t nr_waiters_ = 0;
     uint64_t nr_sleeps_ = 0;
+    Explain explain_;
     // occupancy integral
     sim::Time last_change_;
     double busy_integral_ = 0.0;

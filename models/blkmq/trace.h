@@ -3,7 +3,9 @@
 // text, blktrace binary); with no sink attached the cost is one pointer test per event.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "sim/time.h"
 
@@ -47,11 +49,17 @@ struct TraceEvent {
     uint32_t hctx = 0;
 };
 
+// blk_add_trace_msg() formats into BLK_TN_MAX_MSG (128) bytes: a message keeps at most 127.
+inline constexpr std::size_t MAX_MESSAGE_BYTES = 127;
+
 class TraceSink {
 public:
     virtual ~TraceSink() = default;
     // `dev` is the index of the request queue (disk) in the scenario.
     virtual void emit(uint32_t dev, const TraceEvent& e) = 0;
+    // A model's explained decision (models/blkmq/explain.h) at `t` on `cpu`: blktrace's
+    // message (BLK_TN_MESSAGE). Only with --explain; a sink that shows none ignores it.
+    virtual void message(uint32_t /*dev*/, sim::Time /*t*/, uint32_t /*cpu*/, std::string_view /*text*/) {}
 };
 
 }  // namespace blksim::blkmq

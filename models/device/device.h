@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/blkmq/explain.h"
 #include "models/blkmq/request.h"
 #include "sim/time.h"
 
@@ -102,7 +103,12 @@ public:
         sink_obj_ = obj;
     }
 
+    // --explain: the device's decisions (models/blkmq/explain.h), as disk `dev`.
+    void set_explain(blkmq::TraceSink* sink, uint32_t dev) { explain_.attach(sink, dev); }
+
 protected:
+    blkmq::Explain explain_;
+
     void trace_phase(const char* name, sim::Time start, sim::Time end, uint64_t sector) const {
         if (phase_trace_) [[unlikely]]
             phase_trace_->phase(*this, name, start, end, sector);

@@ -179,6 +179,8 @@ int Hdd::pick(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, Time t_free, 
         *cost = 0.0f;
     if (aged(q, t_free)) {
         ++stats_.aged;
+        explain_(eq_.now(), "hdd: lba {} waited {} us, past the aging bound: served first among {} queued",
+                 q.cmd[q.oldest].lba, (t_free.ns() - q.arrival[q.oldest]) / 1000, q.n);
         return static_cast<int>(q.oldest);
     }
     if (cfg_.sched == HddConfig::Sched::FIFO) {
@@ -190,7 +192,16 @@ int Hdd::pick(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, Time t_free, 
                 best = static_cast<int>(i);
         return best;
     }
-    return pick_rpo(q, cyl, head, mech_.phase_ns(t_free), high_only, cost);
+    if (!explain_ || q.n < 2)
+        return pick_rpo(q, cyl, head, mech_.phase_ns(t_free), high_only, cost);
+    float c = 0.0f;
+    const int i = pick_rpo(q, cyl, head, mech_.phase_ns(t_free), high_only, &c);
+    if (cost)
+        *cost = c;
+    explain_(eq_.now(), "hdd: rpo picks {} lba {} among {} queued{}: positioning {} us",
+             Cap == kMaxQueue ? "command" : "destage", q.cmd[static_cast<uint32_t>(i)].lba, q.n,
+             high_only ? " (high priority only)" : "", static_cast<int64_t>(c) / 1000);
+    return i;
 }
 
 namespace {

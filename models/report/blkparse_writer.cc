@@ -101,13 +101,29 @@ uint32_t BlkparseWriter::next_sequence(uint32_t dev, uint32_t cpu) {
     return ++per_cpu[cpu];
 }
 
-void BlkparseWriter::emit(uint32_t dev, const TraceEvent& e) {
-    const TraceDevice& d = devices_.at(dev);  // throws before anything is counted
-    format_line(d, next_sequence(dev, e.cpu), e);
+void BlkparseWriter::spill() {
     if (buf_.size() >= FLUSH_BYTES) {
         out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
         buf_.clear();
     }
+}
+
+void BlkparseWriter::emit(uint32_t dev, const TraceEvent& e) {
+    const TraceDevice& d = devices_.at(dev);  // throws before anything is counted
+    format_line(d, next_sequence(dev, e.cpu), e);
+    spill();
+}
+
+// blkparse.c handle_notify(), BLK_TN_MESSAGE: the header with "0" for the sequence (the
+// record has one: the kernel counts a message in the CPU's sequence, so the events after it
+// are numbered on from there), "m" for the action, "N" for no data, then the text.
+void BlkparseWriter::message(uint32_t dev, sim::Time t, uint32_t cpu, std::string_view text) {
+    const TraceDevice& d = devices_.at(dev);
+    next_sequence(dev, cpu);
+    const int64_t ns = t.ns();
+    fmt::format_to(std::back_inserter(buf_), "{:>3},{:<3} {:>2} {:>8} {:>5}.{:09} {:>5} {:>2} {:>3} {}\n", d.major,
+                   d.minor, cpu, 0, ns / 1000000000, ns % 1000000000, 0, "m", "N", text);
+    spill();
 }
 
 void BlkparseWriter::format_line(const TraceDevice& d, uint32_t sequence, const TraceEvent& e) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -44,12 +45,14 @@ public:
     BlkparseWriter& operator=(const BlkparseWriter&) = delete;
 
     void emit(uint32_t dev, const blkmq::TraceEvent& e) override;
+    void message(uint32_t dev, sim::Time t, uint32_t cpu, std::string_view text) override;
     // Write out whatever is buffered (also done by the destructor).
     void flush();
 
 private:
     void format_line(const TraceDevice& d, uint32_t sequence, const blkmq::TraceEvent& e);
     uint32_t next_sequence(uint32_t dev, uint32_t cpu);
+    void spill();  // write out the buffer once FLUSH_BYTES have accumulated
 
     // Buffered bytes written to `out_` once this much has accumulated.
     static constexpr std::size_t FLUSH_BYTES = 64 * 1024;

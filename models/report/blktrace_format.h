@@ -55,6 +55,7 @@ inline constexpr uint32_t TA_SPLIT = 13;
 // enum blktrace_notify, as full action words (BLK_TN_*)
 inline constexpr uint32_t TN_PROCESS = 0 | tc_act(TC_NOTIFY);
 inline constexpr uint32_t TN_TIMESTAMP = 1 | tc_act(TC_NOTIFY);
+inline constexpr uint32_t TN_MESSAGE = 2 | tc_act(TC_NOTIFY);
 
 // The dev_t in a record is the kernel's internal encoding, MKDEV(ma, mi) = ma << 20 | mi
 // (MINORBITS = 20), not glibc's: blkparse decodes it with the same shift.

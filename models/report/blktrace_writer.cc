@@ -100,8 +100,24 @@ BlktraceWriter::Stream& BlktraceWriter::stream(uint32_t dev, uint32_t cpu) {
 
 void BlktraceWriter::emit(uint32_t dev, const TraceEvent& e) {
     Stream& s = stream(dev, e.cpu);  // a bad disk or CPU fails here, at the event that has it
-    hold(s, e);
-    newest_ = std::max(newest_, e.time.ns());
+    hold(s, Held{e, false, {}});
+    arrived(s, e.time);
+}
+
+void BlktraceWriter::message(uint32_t dev, sim::Time t, uint32_t cpu, std::string_view text) {
+    Stream& s = stream(dev, cpu);
+    Held h;
+    h.e.time = t;
+    h.e.cpu = cpu;
+    h.message = true;
+    h.text = text;
+    hold(s, std::move(h));
+    arrived(s, t);
+}
+
+// Something at `t` came in on `s`: write out what the window has passed.
+void BlktraceWriter::arrived(Stream& s, sim::Time t) {
+    newest_ = std::max(newest_, t.ns());
     const int64_t horizon = newest_ - opt_.window.count();
     release(s, horizon);
     if (--until_sweep_ == 0 || held_ > opt_.max_pending) {
@@ -109,22 +125,25 @@ void BlktraceWriter::emit(uint32_t dev, const TraceEvent& e) {
         release_all(horizon);
     }
     while (held_ > opt_.max_pending && !s.held.empty())
-        release(s, s.held.front().time.ns() + 1);  // over the bound: the oldest go out now
+        release(s, s.held.front().e.time.ns() + 1);  // over the bound: the oldest go out now
 }
 
 // Insert in time order: events mostly come in order (one comparison); a late one moves back
 // past the few later ones (equal instants keep their arrival order).
-void BlktraceWriter::hold(Stream& s, const TraceEvent& e) {
-    s.held.push_back(e);
+void BlktraceWriter::hold(Stream& s, Held h) {
+    s.held.push_back(std::move(h));
     ++held_;
-    for (auto it = s.held.end() - 1; it != s.held.begin() && (it - 1)->time.ns() > it->time.ns(); --it)
+    for (auto it = s.held.end() - 1; it != s.held.begin() && (it - 1)->e.time.ns() > it->e.time.ns(); --it)
         std::iter_swap(it, it - 1);
 }
 
 // Write out the stream's events older than `before`.
 void BlktraceWriter::release(Stream& s, int64_t before) {
-    while (!s.held.empty() && s.held.front().time.ns() < before) {
-        write_event(s, s.held.front());
+    while (!s.held.empty() && s.held.front().e.time.ns() < before) {
+        if (s.held.front().message)
+            write_message(s, s.held.front());
+        else
+            write_event(s, s.held.front().e);
         s.held.pop_front();
         --held_;
     }
@@ -208,6 +227,25 @@ void BlktraceWriter::write_event(Stream& s, const TraceEvent& e) {
             put(s, r, nullptr);
         }
     }
+    ++events_;
+}
+
+// __blk_trace_note_message() → __blk_add_trace(..., BLK_TN_MESSAGE, ...): a notify record
+// with the CPU's next sequence number, no sector or size, and the text as its payload.
+void BlktraceWriter::write_message(Stream& s, const Held& h) {
+    const int64_t t = h.e.time.ns();
+    if (t < s.last_time)
+        ++late_;
+    s.last_time = std::max(s.last_time, t);
+    bt::Record r;
+    r.sequence = ++s.sequence;
+    r.time = static_cast<uint64_t>(t);
+    r.action = bt::TN_MESSAGE;
+    r.pid = h.e.pid;
+    r.device = bt::mkdev(devices_[s.dev].major, devices_[s.dev].minor);
+    r.cpu = h.e.cpu;
+    r.pdu_len = static_cast<uint16_t>(h.text.size());
+    put(s, r, reinterpret_cast<const unsigned char*>(h.text.data()));
     ++events_;
 }
 

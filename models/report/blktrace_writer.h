@@ -18,7 +18,9 @@
 //   - one BLK_TN_PROCESS record (pid → "fio", sequence 0) before a task's first event on the
 //     disk, on the CPU of that event, so that blkparse prints command names; one
 //     BLK_TN_TIMESTAMP record at the start (wall clock 0: output stays deterministic);
-//   - per-CPU sequence numbers from 1, in file order.
+//   - per-CPU sequence numbers from 1, in file order;
+//   - an explained decision (--explain) as a BLK_TN_MESSAGE record, the text as its payload
+//     (no NUL), as blk_add_trace_msg() writes it: blkparse prints it as "m   N <text>".
 //
 // Each per-CPU file must be in time order (blkparse merges the files by time and btt pairs
 // events in the order blkparse hands them over), but the model emits a CPU's events a little
@@ -35,6 +37,7 @@
 #include <deque>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -64,28 +67,37 @@ public:
     BlktraceWriter& operator=(const BlktraceWriter&) = delete;
 
     void emit(uint32_t dev, const blkmq::TraceEvent& e) override;
+    void message(uint32_t dev, sim::Time t, uint32_t cpu, std::string_view text) override;
     // The end of the run: write out everything held back and buffered.
     void flush();
 
-    uint64_t events() const { return events_; }          // event records written
+    uint64_t events() const { return events_; }          // event records written (messages too)
     uint64_t late_events() const { return late_; }        // written out of time order
     // The action word the kernel would record for `e` (category bits | action code).
     static uint32_t action_word(const blkmq::TraceEvent& e);
 
 private:
+    // An event waiting in a reorder buffer; a message carries its text.
+    struct Held {
+        blkmq::TraceEvent e;
+        bool message = false;
+        std::string text;
+    };
     struct Stream {
         std::ostream* out = nullptr;
         uint32_t dev = 0;
-        std::deque<blkmq::TraceEvent> held;  // in time order (equal instants: arrival order)
+        std::deque<Held> held;  // in time order (equal instants: arrival order)
         std::vector<unsigned char> buf;
         uint32_t sequence = 0;
         int64_t last_time = INT64_MIN;
     };
 
-    void hold(Stream& s, const blkmq::TraceEvent& e);
+    void hold(Stream& s, Held h);
+    void arrived(Stream& s, sim::Time t);
     void release(Stream& s, int64_t before);
     void release_all(int64_t before);
     void write_event(Stream& s, const blkmq::TraceEvent& e);
+    void write_message(Stream& s, const Held& h);
     void put(Stream& s, const blktrace::Record& r, const unsigned char* pdu);
     static void drain(Stream& s);
     Stream& stream(uint32_t dev, uint32_t cpu);

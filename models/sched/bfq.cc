@@ -415,6 +415,7 @@ void Bfq::bfq_rq_enqueued(BfqQueue* bfqq, Request* rq) {
         return;
     bfqq->wait_request = false;
     idle_slice_timer_.cancel();
+    explain_(now_, "bfq{}{} idling ends: a request came, sector {}", bfqq->pid, bfqq->sync ? 'S' : 'A', rq->sector);
     // The queue is not empty now, so it can safely expire for the budget timeout.
     if (budget_timeout)
         bfq_bfqq_expire(bfqq, false, BFQQE_BUDGET_TIMEOUT);

@@ -55,6 +55,8 @@ void Bfq::bfq_set_in_service_queue_fields(BfqQueue* bfqq) {
         }
         bfq_set_budget_timeout(bfqq);
         ++bfqq->slots;
+        explain_(now_, "bfq{}{} set_in_service_queue, budget {}, weight {}{}", bfqq->pid, bfqq->sync ? 'S' : 'A',
+                 bfqq->entity.budget, bfqq->entity.weight, bfqq->wr_coeff > 1 ? " (weight-raised)" : "");
     }
     in_service_queue_ = bfqq;
     in_serv_last_pos_ = 0;
@@ -143,6 +145,8 @@ void Bfq::bfq_bfqq_expire(BfqQueue* bfqq, bool compensate, BfqqExpiration reason
     }
     ++stats_.expirations[reason];
     ++bfqq->expirations[reason];
+    explain_(now_, "bfq{}{} expire: {}{}, service {} of budget {}", bfqq->pid, bfqq->sync ? 'S' : 'A',
+             kExpirationNames[reason], slow ? " (slow)" : "", e.service, e.budget);
     bfq_bfqq_recalc_budget(bfqq, reason);
     bfq_bfqq_expire_finish(bfqq, reason);
     // Waiting for a request: if it comes in time, the queue goes on with this budget.
@@ -218,6 +222,7 @@ void Bfq::bfq_arm_slice_timer() {
         sl = std::max(sl, 20 * BFQ_NSEC_PER_MSEC);
     last_idling_start_ = now_ns();
     idle_slice_timer_.arm(now_ + sim::Duration::ns(sl));
+    explain_(now_, "bfq{}{} idling starts: {} us for its next request", bfqq->pid, bfqq->sync ? 'S' : 'A', sl / 1000);
     ++stats_.idle_slices;
 }
 
@@ -230,6 +235,7 @@ void Bfq::bfq_idle_slice_timer() {
         return;
     ++stats_.idle_timer_fired;
     bfqq->wait_request = false;
+    explain_(now_, "bfq{}{} idling ends: no request in time", bfqq->pid, bfqq->sync ? 'S' : 'A');
     if (bfq_bfqq_budget_timeout(bfqq))
         bfq_bfqq_expire(bfqq, true, BFQQE_BUDGET_TIMEOUT);
     else if (bfqq->queued[0] == 0 && bfqq->queued[1] == 0)
@@ -276,6 +282,8 @@ BfqQueue* Bfq::bfq_select_queue() {
                 if (bfqq->wait_request) {
                     bfqq->wait_request = false;
                     idle_slice_timer_.cancel();
+                    explain_(now_, "bfq{}{} idling ends: its next request, sector {}", bfqq->pid, bfqq->sync ? 'S' : 'A',
+                             next_rq->sector);
                 }
                 return bfqq;
             }

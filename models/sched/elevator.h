@@ -17,6 +17,7 @@
 #include <string_view>
 #include <variant>
 
+#include "models/blkmq/explain.h"
 #include "models/blkmq/request.h"
 #include "models/cpu/cpu_config.h"
 #include "sim/time.h"
@@ -114,11 +115,17 @@ public:
         run_ctx_ = ctx;
     }
 
+    // --explain: the policy's decisions (models/blkmq/explain.h). The core attaches it and
+    // sets the CPU before it calls insert, dispatch and finish.
+    blkmq::Explain& explain() { return explain_; }
+
 protected:
     void run_hw_queue(uint32_t hctx_idx, sim::Time now) const {
         if (run_fn_)
             run_fn_(run_ctx_, hctx_idx, now);
     }
+
+    blkmq::Explain explain_;
 
 private:
     RunHwQueueFn run_fn_ = nullptr;

@@ -7,8 +7,6 @@
 #include <cstdint>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
-
 namespace blksim::sched {
 
 using blkmq::Bio;
@@ -78,7 +76,6 @@ void Kyber::set_tunables(const KyberTunables& t) {
     jif_.hz = t_.hz;
 }
 
-void Kyber::set_logger(std::shared_ptr<spdlog::logger> log) { log_ = std::move(log); }
 
 sim::Duration Kyber::latency_target(KyberDomain d) const {
     switch (d) {
@@ -368,7 +365,7 @@ int Kyber::calculate_percentile(uint32_t sched_domain, KyberLatencyType type, ui
     return static_cast<int>(bucket);
 }
 
-void Kyber::kyber_resize_domain(uint32_t sched_domain, uint32_t depth) {
+void Kyber::kyber_resize_domain(uint32_t sched_domain, uint32_t depth, int p99, uint32_t congested) {
     depth = std::clamp<uint32_t>(depth, 1, kyber_depth[sched_domain]);
     const auto d = static_cast<KyberDomain>(sched_domain);
     const uint32_t orig = domain_tokens_[d].depth;
@@ -378,8 +375,14 @@ void Kyber::kyber_resize_domain(uint32_t sched_domain, uint32_t depth) {
     KyberDomainStats& s = stats_[d];
     (depth < orig ? s.shrinks : s.grows)++;
     s.min_depth = std::min(s.min_depth, depth);
-    if (log_)
-        log_->debug("kyber_adjust: {} depth {} -> {}", kyber_domain_names[d], orig, depth);
+    // Bucket b of a histogram holds latencies in [b, b + 1) * target / 4; the last one,
+    // everything from twice the target on.
+    const int64_t target_us = latency_target(d).count() / 1000;
+    explain_(eq_.now(), "kyber: {} depth {} -> {}: p99 latency {} {} us (target {} us){}{}", kyber_domain_names[d], orig,
+             depth, p99 + 1 < static_cast<int>(KYBER_LATENCY_BUCKETS) ? "<" : ">=",
+             (p99 + 1 < static_cast<int>(KYBER_LATENCY_BUCKETS) ? p99 + 1 : p99) * target_us / KYBER_GOOD_BUCKETS,
+             target_us, congested < KYBER_OTHER ? ", congestion: p90 of " : "",
+             congested < KYBER_OTHER ? kyber_domain_names[congested] : "");
 }
 
 // kyber_timer_fn().
@@ -390,10 +393,13 @@ void Kyber::kyber_timer_fn() {
 
     // Check if any domains have a high I/O latency, which might indicate congestion in the
     // device. The p90 is used so as not to be too sensitive to outliers.
+    uint32_t congested = KYBER_OTHER;  // the first domain that found it, for explain_
     for (uint32_t d = 0; d < KYBER_OTHER; d++) {
         const int p90 = calculate_percentile(d, KYBER_IO_LATENCY, 90, now_j);
-        if (p90 >= static_cast<int>(KYBER_GOOD_BUCKETS))
+        if (p90 >= static_cast<int>(KYBER_GOOD_BUCKETS) && !bad) {
             bad = true;
+            congested = d;
+        }
     }
 
     // Adjust the domain depths. With congestion, throttle every domain with good latency;
@@ -418,7 +424,7 @@ void Kyber::kyber_timer_fn() {
         if (bad || p99 >= static_cast<int>(KYBER_GOOD_BUCKETS)) {
             const uint32_t orig_depth = domain_tokens_[d].depth;
             const uint32_t depth = (orig_depth * static_cast<uint32_t>(p99 + 1)) >> KYBER_LATENCY_SHIFT;
-            kyber_resize_domain(d, depth);
+            kyber_resize_domain(d, depth, p99, congested);
         }
     }
 }

@@ -56,10 +56,6 @@
 #include "sim/time.h"
 #include "sim/timer.h"
 
-namespace spdlog {
-class logger;
-}
-
 namespace blksim::sched {
 
 // Scheduling domains: the device is divided into multiple domains based on the request type.
@@ -145,8 +141,6 @@ public:
     // A sysfs write: the new targets apply to later samples (bucketed at completion).
     void set_tunables(const KyberTunables& t);
     const KyberTunables& tunables() const { return t_; }
-    // Resizes (kyber_adjust) at debug level; nullptr (default) = off.
-    void set_logger(std::shared_ptr<spdlog::logger> log);
 
     static KyberDomain kyber_sched_domain(blkmq::ReqOp op) {
         return op == blkmq::ReqOp::WRITE ? KYBER_WRITE : KYBER_READ;
@@ -216,7 +210,9 @@ private:
 
     void add_latency_sample(uint32_t sched_domain, KyberLatencyType type, int64_t target, int64_t latency);
     int calculate_percentile(uint32_t sched_domain, KyberLatencyType type, uint32_t percentile, int64_t now_j);
-    void kyber_resize_domain(uint32_t sched_domain, uint32_t depth);
+    // `p99`: the total-latency bucket that drove it; `congested`: the domain whose p90 I/O
+    // latency was bad, or KYBER_OTHER (for explain_).
+    void kyber_resize_domain(uint32_t sched_domain, uint32_t depth, int p99, uint32_t congested);
     void kyber_timer_fn();
     static void timer_fired(void* self, uint64_t) { static_cast<Kyber*>(self)->kyber_timer_fn(); }
 
@@ -237,7 +233,6 @@ private:
 
     KyberDomainStats stats_[KYBER_NUM_DOMAINS];
     uint64_t timer_runs_ = 0;
-    std::shared_ptr<spdlog::logger> log_;
 };
 
 }  // namespace blksim::sched

@@ -7,8 +7,6 @@
 #include <iterator>
 #include <optional>
 
-#include <spdlog/spdlog.h>
-
 namespace blksim::sched {
 
 using blkmq::Bio;
@@ -84,7 +82,6 @@ void MqDeadline::set_tunables(const MqDeadlineTunables& t) {
     prio_aging_expire_j_ = msecs_to_jiffies(t_.prio_aging_expire);
 }
 
-void MqDeadline::set_logger(std::shared_ptr<spdlog::logger> log) { log_ = std::move(log); }
 
 // --- helpers -------------------------------------------------------------------------------
 
@@ -261,9 +258,6 @@ Request* MqDeadline::dd_dispatch_from_prio(DdPerPrio& pp, int64_t latest_start, 
         if (!data_dir)
             return nullptr;
         rq = deadline_batch_start(pp, *data_dir, now_j);
-        if (log_ && *data_dir != last_dir_)
-            log_->debug("direction {} -> {}", last_dir_ == DD_READ ? "read" : "write",
-                        *data_dir == DD_READ ? "read" : "write");
         last_dir_ = *data_dir;
         batching_ = 0;
     }
@@ -282,20 +276,36 @@ Request* MqDeadline::dd_dispatch_from_prio(DdPerPrio& pp, int64_t latest_start, 
 // writes_starved (post-increment; the comparison is unsigned in the kernel). Choosing
 // writes resets the count.
 std::optional<DdDataDir> MqDeadline::deadline_choose_dir(DdPerPrio& pp) {
+    const uint32_t prio = static_cast<uint32_t>(&pp - per_prio_);
     if (!pp.fifo_list[DD_READ].empty()) {
-        if (!deadline_fifo_request(pp, DD_WRITE) || starved_++ < static_cast<uint32_t>(t_.writes_starved))
+        if (!deadline_fifo_request(pp, DD_WRITE)) {
+            explain_(now_, "mq-deadline: prio {} read batch, no writes waiting{}", prio, switching(DD_READ));
             return DD_READ;
-        if (log_)
-            log_->debug("writes starved by {} read batches: write batch", starved_ - 1);
+        }
+        if (starved_++ < static_cast<uint32_t>(t_.writes_starved)) {
+            explain_(now_, "mq-deadline: prio {} reads preferred, writes starved {}/{}{}", prio, starved_,
+                     t_.writes_starved, switching(DD_READ));
+            return DD_READ;
+        }
+        explain_(now_, "mq-deadline: prio {} writes starved {}/{}{}", prio, starved_ - 1, t_.writes_starved,
+                 switching(DD_WRITE));
         starved_ = 0;
         return DD_WRITE;
     }
     // Either there are no reads or writes have been starved.
     if (!pp.fifo_list[DD_WRITE].empty()) {
+        explain_(now_, "mq-deadline: prio {} write batch, no reads waiting{}", prio, switching(DD_WRITE));
         starved_ = 0;
         return DD_WRITE;
     }
     return std::nullopt;
+}
+
+// How a batch in `to` changes the direction, for explain_.
+const char* MqDeadline::switching(DdDataDir to) const {
+    if (to == last_dir_)
+        return "";
+    return to == DD_READ ? ", switching to reads" : ", switching to writes";
 }
 
 // The first request of a new batch in `data_dir` (whose FIFO is not empty).
@@ -303,9 +313,9 @@ Request* MqDeadline::deadline_batch_start(DdPerPrio& pp, DdDataDir data_dir, int
     if (deadline_check_fifo(pp, data_dir, now_j)) {
         // A deadline has expired: start again from the oldest request.
         Request* rq = deadline_fifo_request(pp, data_dir);
-        if (log_)
-            log_->debug("{} deadline expired: batch starts at the FIFO head, sector {}",
-                        data_dir == DD_READ ? "read" : "write", rq->sector);
+        explain_(now_, "mq-deadline: {} FIFO head expired ({}_expire {} ms), batch starts there: sector {}",
+                 data_dir == DD_READ ? "read" : "write", data_dir == DD_READ ? "read" : "write",
+                 (data_dir == DD_READ ? t_.read_expire : t_.write_expire).count() / 1'000'000, rq->sector);
         return rq;
     }
     if (Request* next_rq = deadline_next_request(pp, data_dir))
@@ -331,8 +341,8 @@ Request* MqDeadline::dd_dispatch_prio_aged_requests(int64_t now_j) {
     for (uint32_t prio = DD_BE_PRIO; prio < DD_PRIO_COUNT; prio++) {
         Request* rq = dd_dispatch_from_prio(per_prio_[prio], now_j - prio_aging_expire_j_, now_j);
         if (rq) {
-            if (log_)
-                log_->debug("prio aging: level {} request sector {} served first", prio, rq->sector);
+            explain_(now_, "mq-deadline: prio aging, prio {} sector {} waited past prio_aging_expire {} ms: served first",
+                     prio, rq->sector, t_.prio_aging_expire.count() / 1'000'000);
             return rq;
         }
     }
@@ -342,6 +352,7 @@ Request* MqDeadline::dd_dispatch_prio_aged_requests(int64_t now_j) {
 // dd_dispatch_request(). May return a request for another hctx: mq-deadline's state is
 // shared by all hardware queues of the request queue.
 Request* MqDeadline::dispatch_request(sim::Time now) {
+    now_ = now;
     const int64_t now_j = jiffies(now);
     Request* rq = dd_dispatch_prio_aged_requests(now_j);
     if (rq)

@@ -45,10 +45,6 @@
 #include "models/sched/jiffies.h"
 #include "sim/time.h"
 
-namespace spdlog {
-class logger;
-}
-
 namespace blksim::sched {
 
 // Tunables: /sys/block/<dev>/queue/iosched/ attributes with the kernel's defaults, then the
@@ -144,9 +140,6 @@ public:
     // queue/nomerges=1 (QUEUE_FLAG_NOXMERGES): elv_merge() tries only the one-hit cache.
     void set_noxmerges(bool on) { noxmerges_ = on; }
     const MqDeadlineTunables& tunables() const { return t_; }
-    // Decisions worth explaining (direction switches, expired FIFO heads, aging) at debug
-    // level; nullptr (default) = off, one pointer test per decision.
-    void set_logger(std::shared_ptr<spdlog::logger> log);
 
     // What debugfs shows (/sys/kernel/debug/block/<dev>/sched/), for tests and reports.
     static DdPrio ioprio_class_to_prio(uint8_t ioprio_class);
@@ -217,6 +210,7 @@ private:
     // __dd_dispatch_request() (renamed: leading double underscores are reserved in C++)
     blkmq::Request* dd_dispatch_from_prio(DdPerPrio& pp, int64_t latest_start, int64_t now_j);
     std::optional<DdDataDir> deadline_choose_dir(DdPerPrio& pp);
+    const char* switching(DdDataDir to) const;
     blkmq::Request* deadline_batch_start(DdPerPrio& pp, DdDataDir data_dir, int64_t now_j);
     blkmq::Request* dd_account_dispatch(DdPerPrio& pp, blkmq::Request* rq);
     blkmq::Request* dd_dispatch_prio_aged_requests(int64_t now_j);
@@ -236,8 +230,7 @@ private:
     Jiffies jif_;
     int64_t fifo_expire_j_[DD_DIR_COUNT] = {0, 0};  // in jiffies, as the kernel keeps them
     int64_t prio_aging_expire_j_ = 0;
-
-    std::shared_ptr<spdlog::logger> log_;
+    sim::Time now_;                       // the dispatch's instant, for explain_
 };
 
 }  // namespace blksim::sched

@@ -47,6 +47,13 @@ public:
             queues_[i]->set_trace(sink, static_cast<uint32_t>(i));
     }
 
+    // --explain: every request queue's decisions (its core's, elevator's and device's) go to
+    // `sink` as blktrace messages, queue i as device i.
+    void set_explain(blkmq::TraceSink* sink) {
+        for (std::size_t i = 0; i < queues_.size(); ++i)
+            queues_[i]->set_explain(sink, static_cast<uint32_t>(i));
+    }
+
     // --timeseries: `s` watches the run from the start of run() to its end, every
     // s->interval() (report::TimeSeriesWriter samples every request queue and its device).
     // Off unless called; call before run().

@@ -393,3 +393,163 @@ TEST_CASE("a truncated or corrupted trace: one message naming file and record, e
     }
     fs::remove_all(dir);
 }
+
+// --- explained decisions (--explain) ---------------------------------------------------------
+
+namespace {
+
+// The teaching scenario where reads and writes wait in mq-deadline, cut short.
+std::string starved_run(const std::string& dir, const std::string& extra) {
+    return blksim_bin() + " run " + src("scenarios/teaching/mq-deadline-writes-starved.json") +
+           " --set global.runtime=30ms -q --trace " + dir + "/trace.txt " + extra;
+}
+
+// The text of the message lines ("m   N <text>") of a blkparse-style trace, in order.
+std::vector<std::string> message_texts(const std::string& text) {
+    static const std::regex re(R"(^\s*\d+,\d+\s+\d+\s+0\s+\d+\.\d{9}\s+0\s+m\s+N (.*)$)");
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    std::string l;
+    while (std::getline(in, l)) {
+        std::smatch m;
+        if (std::regex_match(l, m, re))
+            out.push_back(m[1]);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("--explain: mq-deadline's switches to writes quote the writes_starved tunable", "[cli][blktrace][explain]") {
+    const int starved = GENERATE(2, 3);
+    const std::string dir = scratch("explain-starved-" + std::to_string(starved));
+    const Run r = sh(starved_run(dir, "--explain --set 'queues.0.iosched={\"writes_starved\":" + std::to_string(starved) +
+                                          "}' 2>&1 >/dev/null"));
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    const std::vector<std::string> msgs = message_texts(slurp(dir + "/trace.txt"));
+    // Every switch to writes comes after exactly `starved` read batches that passed over the
+    // waiting writes, and those read batches say so, counting up from 1.
+    static const std::regex sw(R"(^mq-deadline: prio 1 writes starved (\d+)/(\d+), switching to writes$)");
+    static const std::regex rd(R"(^mq-deadline: prio 1 reads preferred, writes starved (\d+)/(\d+)(, switching to reads)?$)");
+    int switches = 0, reads = 0, count = 0;
+    for (const std::string& m : msgs) {
+        std::smatch x;
+        if (std::regex_match(m, x, sw)) {
+            CHECK(std::stoi(x[1]) == starved);
+            CHECK(std::stoi(x[2]) == starved);
+            CHECK(count == starved);
+            count = 0;
+            ++switches;
+        } else if (std::regex_match(m, x, rd)) {
+            ++count;
+            CHECK(std::stoi(x[1]) == count);
+            CHECK(std::stoi(x[2]) == starved);
+            ++reads;
+        } else if (m.rfind("mq-deadline: prio 1 write batch", 0) == 0) {
+            count = 0;  // no reads: writes go, and the count starts again
+        }
+    }
+    CHECK(switches >= 5);
+    CHECK(reads >= switches * starved);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("--explain adds message lines and changes nothing else", "[cli][blktrace][explain]") {
+    const std::string dir = scratch("explain-same");
+    const Run off = sh(starved_run(dir, "--output-format json 2>&1"));
+    REQUIRE(off.status == 0);
+    const std::string trace_off = slurp(dir + "/trace.txt");
+    const Run on = sh(starved_run(dir, "--explain --output-format json 2>&1"));
+    REQUIRE(on.status == 0);
+    const std::string trace_on = slurp(dir + "/trace.txt");
+    CHECK(on.out == off.out);  // the same report
+    CHECK(message_texts(trace_off).empty());
+    const std::vector<std::string> msgs = message_texts(trace_on);
+    CHECK(msgs.size() > 100);
+    // Plug flushes and tag waits are explained too (8 readers and a writer on 2 driver tags).
+    CHECK(std::any_of(msgs.begin(), msgs.end(), [](const std::string& m) { return m.rfind("plug flush: ", 0) == 0; }));
+    CHECK(std::any_of(msgs.begin(), msgs.end(),
+                      [](const std::string& m) { return m.rfind("tag wait: no driver tag on hctx 0 (2/2 in use)", 0) == 0; }));
+    // The same events, only numbered on past the messages (the kernel counts a message in
+    // its CPU's sequence).
+    std::vector<Line> events_on = event_lines(trace_on);
+    events_on.erase(std::remove_if(events_on.begin(), events_on.end(),
+                                   [](const Line& l) { return std::get<2>(l).rfind("0  m   N ", 0) == 0; }),
+                    events_on.end());
+    CHECK(events_on.size() + msgs.size() == event_lines(trace_on).size());
+    CHECK(events_on == event_lines(trace_off));
+
+    const Run alone = sh(blksim_bin() + " run " + src("scenarios/teaching/mq-deadline-writes-starved.json") +
+                         " --explain 2>&1 >/dev/null");
+    CHECK(alone.status == 2);
+    CHECK(alone.out == "blksim: --explain: the decisions go into a trace: give --trace FILE or --blktrace DIR too\n");
+    fs::remove_all(dir);
+}
+
+TEST_CASE("blkparse prints --explain's decisions from the blktrace files as its message lines", "[cli][blktrace][explain]") {
+    if (sh("command -v blkparse >/dev/null").status != 0) {
+        WARN("blkparse (Debian package blktrace) is not installed: skipped");
+        return;
+    }
+    const std::string dir = scratch("explain-blkparse");
+    const Run r = sh(starved_run(dir, "--explain --blktrace " + dir + "/bt 2>&1 >/dev/null"));
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    const Run p = sh("blkparse -i nullb0 -D " + dir + "/bt -o " + dir + "/parsed.txt 2>&1 >/dev/null");
+    INFO(p.out);
+    REQUIRE(p.status == 0);
+    CHECK(p.out.empty());
+    const std::string parsed = slurp(dir + "/parsed.txt");
+    CHECK(parsed.find("Skips: 0 forward") != std::string::npos);
+    // Line for line what blksim's own text has, messages included, in blkparse's layout.
+    const std::vector<Line> from_blkparse = event_lines(parsed);
+    const std::vector<Line> from_blksim = event_lines(slurp(dir + "/trace.txt"));
+    CHECK(from_blkparse == from_blksim);
+    const std::vector<std::string> msgs = message_texts(parsed);
+    CHECK(msgs.size() > 100);
+    CHECK(std::count_if(msgs.begin(), msgs.end(), [](const std::string& m) {
+              return m == "mq-deadline: prio 1 writes starved 2/2, switching to writes";
+          }) >= 5);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("--explain: kyber's resizes, bfq's slots and the HDD's RPO choices say what drove them", "[cli][blktrace][explain]") {
+    const auto messages = [](const std::string& scenario, const std::string& sets) {
+        const Run r = sh(blksim_bin() + " run " + src(scenario) + " " + sets + " -q --explain --trace - 2>/dev/null");
+        REQUIRE(r.status == 0);
+        return message_texts(r.out);
+    };
+    std::smatch x;
+    // kyber: the new depth is the old one scaled by the p99's bucket, (bucket + 1) / 4 of it.
+    int resizes = 0;
+    for (const std::string& m : messages("scenarios/examples/nvme-kyber-mixed.json",
+                                         "--set jobs.0.ramp_time=0 --set jobs.1.ramp_time=0 --set jobs.0.runtime=500ms "
+                                         "--set jobs.1.runtime=500ms")) {
+        static const std::regex re(R"(^kyber: (READ|WRITE) depth (\d+) -> (\d+): p99 latency < (\d+) us \(target (\d+) us\).*$)");
+        if (!std::regex_match(m, x, re))
+            continue;
+        ++resizes;
+        const uint64_t from = std::stoull(x[2]), to = std::stoull(x[3]), below = std::stoull(x[4]), target = std::stoull(x[5]);
+        CHECK(target == (x[1] == "READ" ? 2000u : 10000u));
+        CHECK(to == std::max<uint64_t>(1, from * (below * 4 / target) / 4));
+    }
+    CHECK(resizes >= 2);
+    // bfq: slots start and end with a reason.
+    const std::vector<std::string> bfq = messages("scenarios/examples/hdd-bfq-two-readers.json", "--set global.runtime=300ms");
+    static const std::regex slot(R"(^bfq\d+S set_in_service_queue, budget \d+, weight \d+.*$)");
+    static const std::regex expire(R"(^bfq\d+S expire: (too_idle|budget_timeout|budget_exhausted|no_more_requests|preempted).*$)");
+    CHECK(std::count_if(bfq.begin(), bfq.end(), [](const std::string& m) { return std::regex_match(m, slot); }) >= 2);
+    CHECK(std::count_if(bfq.begin(), bfq.end(), [](const std::string& m) { return std::regex_match(m, expire); }) >= 1);
+    // The HDD chooses among what its NCQ queue holds: at most 32 commands.
+    int picks = 0;
+    for (const std::string& m : messages("scenarios/examples/sas-hba-2hdd-mq-deadline.json", "--set global.runtime=100ms")) {
+        static const std::regex re(R"(^hdd: rpo picks command lba \d+ among (\d+) queued: positioning \d+ us$)");
+        if (!std::regex_match(m, x, re))
+            continue;
+        ++picks;
+        CHECK(std::stoi(x[1]) >= 2);
+        CHECK(std::stoi(x[1]) <= 32);
+    }
+    CHECK(picks >= 10);
+}

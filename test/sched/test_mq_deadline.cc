@@ -6,13 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
+#include <fmt/format.h>
 
 #include "models/sched/mq_deadline.h"
 #include "sim/random.h"
@@ -723,27 +721,65 @@ TEST_CASE("mq-deadline: the tunables table has the sysfs names and kernel defaul
     }
 }
 
-TEST_CASE("mq-deadline: the decisions can be watched through a debug logger", "[mq-deadline]") {
-    std::ostringstream os;
-    auto log = std::make_shared<spdlog::logger>("mq-deadline", std::make_shared<spdlog::sinks::ostream_sink_st>(os));
-    log->set_pattern("%v");
-    log->set_level(spdlog::level::debug);
+namespace {
+
+// The explained decisions, one per line.
+struct Messages final : blkmq::TraceSink {
+    std::string text;
+    void emit(uint32_t, const blkmq::TraceEvent&) override {}
+    void message(uint32_t, sim::Time, uint32_t, std::string_view m) override { text.append(m).append("\n"); }
+};
+
+}  // namespace
+
+TEST_CASE("mq-deadline: the decisions are explained when a sink is attached", "[mq-deadline][explain]") {
     MqDeadlineTunables t = hz1000();
     t.fifo_batch = 1;
     Rig r(t);
-    r.dd.set_logger(log);
+    Messages m;
+    r.dd.explain().attach(&m, 0);
     r.insert(0, R, 5000, 0_ms);
     REQUIRE(r.dispatch(1_ms) == 0);
     r.insert(1, R, 100, 2_ms);
     r.insert(2, W, 9000, 2_ms);
     REQUIRE(r.dispatch(600_ms) == 1);
-    const std::string out = os.str();
-    CHECK(out.find("direction write -> read") != std::string::npos);
-    CHECK(out.find("read deadline expired: batch starts at the FIFO head, sector 100") != std::string::npos);
-    log->set_level(spdlog::level::info);  // off: nothing more is written
-    os.str("");
+    INFO(m.text);
+    // The first batch turns from the initial direction (write) to reads; the second passes
+    // over the waiting write once, and starts at the expired FIFO head, not at sector 5000+.
+    CHECK(m.text.find("mq-deadline: prio 1 read batch, no writes waiting, switching to reads\n") != std::string::npos);
+    CHECK(m.text.find("mq-deadline: prio 1 reads preferred, writes starved 1/2\n") != std::string::npos);
+    CHECK(m.text.find("mq-deadline: read FIFO head expired (read_expire 500 ms), batch starts there: sector 100\n") !=
+          std::string::npos);
+    r.dd.explain().attach(nullptr, 0);  // off: nothing more is said
+    m.text.clear();
     REQUIRE(r.dispatch(601_ms) == 2);
-    CHECK(os.str().empty());
+    CHECK(m.text.empty());
+}
+
+TEST_CASE("mq-deadline: the explained switch to writes counts writes_starved read batches", "[mq-deadline][explain]") {
+    const int32_t starved = GENERATE(1, 2, 3);
+    MqDeadlineTunables t = hz1000();
+    t.fifo_batch = 1;
+    t.writes_starved = starved;
+    Rig r(t);
+    Messages m;
+    r.dd.explain().attach(&m, 0);
+    r.insert(0, W, 90000, 0_ms);
+    r.insert(9, W, 95000, 0_ms);
+    for (uint64_t i = 1; i <= 8; i++)
+        r.insert(i, R, 1000 * i, 0_ms);
+    // Each dispatch is a batch of one. The first continues the initial direction (write);
+    // then `starved` reads go ahead of the other write, then the write.
+    REQUIRE(r.dispatch(1_ms) == 0);
+    for (int32_t b = 0; b < starved; b++)
+        REQUIRE(r.dispatch(1_ms) == static_cast<int>(b) + 1);
+    REQUIRE(r.dispatch(1_ms) == 9);
+    INFO(m.text);
+    for (int32_t b = 0; b < starved; b++)
+        CHECK(m.text.find(fmt::format("reads preferred, writes starved {}/{}", b + 1, starved)) != std::string::npos);
+    CHECK(m.text.find(fmt::format("mq-deadline: prio 1 writes starved {}/{}, switching to writes\n", starved, starved)) !=
+          std::string::npos);
+    CHECK(m.text.find(fmt::format("writes starved {}/{}, switching", starved + 1, starved)) == std::string::npos);
 }
 
 // --- randomized properties ------------------------------------------------------------------

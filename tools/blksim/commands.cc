@@ -47,6 +47,10 @@ public:
         for (blkmq::TraceSink* s : sinks_)
             s->emit(dev, e);
     }
+    void message(uint32_t dev, sim::Time t, uint32_t cpu, std::string_view text) override {
+        for (blkmq::TraceSink* s : sinks_)
+            s->message(dev, t, cpu, text);
+    }
 
 private:
     std::vector<blkmq::TraceSink*> sinks_;
@@ -390,6 +394,8 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
         logs.open(machine.log_files());
         perfetto.attach(machine, sinks);
         machine.set_trace(sinks.sink());
+        if (o.explain)
+            machine.set_explain(sinks.sink());
         if (series_ns)
             report::attach_timeseries(machine, series_file.stream(), sim::Duration::ns(*series_ns));
     };
@@ -427,6 +433,10 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
 }
 
 static int run_loaded(const scenario::Scenario& s, const RunOptions& o) {
+    if (o.explain && o.trace_file.empty() && o.blktrace_dir.empty()) {
+        fmt::print(stderr, "blksim: --explain: the decisions go into a trace: give --trace FILE or --blktrace DIR too\n");
+        return 2;
+    }
     catch_interrupts();
     try {
         return run_outputs(s, o);
@@ -485,6 +495,7 @@ int cmd_fio(const FioOptions& o) {
     ro.quiet = o.quiet;
     ro.trace_file = o.trace_file;
     ro.blktrace_dir = o.blktrace_dir;
+    ro.explain = o.explain;
     ro.timeseries_file = o.timeseries_file;
     ro.timeseries_interval = o.timeseries_interval;
     ro.mem_limit = o.mem_limit;

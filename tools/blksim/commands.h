@@ -38,6 +38,7 @@ struct RunOptions {
     bool quiet = false;             // no summary on stderr
     std::string trace_file;         // blkparse-style text trace ("-" = stdout)
     std::string blktrace_dir;       // blktrace binary per-CPU files go here
+    bool explain = false;           // decisions as messages in both traces (models/blkmq/explain.h)
     std::string timeseries_file;    // queue depth / tag occupancy CSV (models/report/timeseries.h)
     std::string timeseries_interval = "10ms";
     std::string mem_limit;          // empty = experiment::default_mem_limit()
@@ -56,6 +57,7 @@ struct FioOptions {
     bool quiet = false;
     std::string trace_file;
     std::string blktrace_dir;
+    bool explain = false;
     std::string timeseries_file;
     std::string timeseries_interval = "10ms";
     std::string mem_limit;

@@ -73,6 +73,9 @@ static void add_run_output_options(CLI::App* cmd, Options& o) {
     cmd->add_option("--trace", o.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
     cmd->add_option("--blktrace", o.blktrace_dir,
                     "write blktrace binary per-CPU files DIR/<disk>.blktrace.<cpu> (read them with blkparse/btt)");
+    cmd->add_flag("--explain", o.explain,
+                  "add the schedulers', the block layer's and the devices' decisions to --trace and --blktrace as "
+                  "blkparse message lines (m N ...; docs/usage.md, Explained decisions)");
     cmd->add_option("--timeseries", o.timeseries_file,
                     "write queue depth, tag occupancy and completions per interval as CSV to FILE (docs/plots.md)");
     cmd->add_option("--timeseries-interval", o.timeseries_interval,
