@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "models/result/run_result.h"
-#include "models/workload/job_config.h"
 #include "sim/stats.h"
 #include "sim/time.h"
 
@@ -141,9 +140,7 @@ const GroupRunStats& group_of(std::span<const GroupRunStats> groups, uint32_t gr
 // fio passes it) as a percent of its group's aggregate bandwidth, capped at 100.
 double convert_agg_kbytes_percent(const GroupRunStats& rs, Ddir d, double mean_kib);
 
-// Names fio prints for options and directions.
-std::string_view ddir_name(Ddir d);  // "read", "write"
-std::string_view rw_name(workload::RwPattern rw);
-std::string_view ioengine_name(workload::IoEngine e);
+// The name fio prints for a direction: "read", "write".
+std::string_view ddir_name(Ddir d);
 
 }  // namespace blksim::report::fio

@@ -126,32 +126,32 @@ std::string per_ddir(const std::string& r, const std::string& w) {
 }
 
 // bs, or the bsrange / bssplit the job was given (bssplit with the percentages fio filled in).
-std::pair<std::string_view, std::string> bs_option(const workload::JobConfig& c) {
+std::pair<std::string_view, std::string> bs_option(const JobOptions& o) {
     std::string text[2];
-    const bool split = !c.bs_range[0].split.empty() || !c.bs_range[1].split.empty();
-    const bool range = c.bs_range[0].max || c.bs_range[1].max;
+    const bool split = !o.bs[0].split.empty() || !o.bs[1].split.empty();
+    const bool range = o.bs[0].max || o.bs[1].max;
     for (unsigned d = 0; d < 2; ++d) {
-        if (split && !c.bs_range[d].split.empty()) {
-            for (const workload::BsSplitEntry& e : c.bs_range[d].split)
+        if (split && !o.bs[d].split.empty()) {
+            for (const SizeShare& e : o.bs[d].split)
                 text[d] += (text[d].empty() ? "" : ":") + short_size(e.bs) + "/" + std::to_string(e.percent);
         } else if (range && !split) {
-            text[d] = short_size(c.min_bs(d)) + "-" + short_size(c.max_bs(d));
+            text[d] = short_size(o.bs[d].min) + "-" + short_size(o.bs[d].largest());
         } else {
-            text[d] = short_size(c.min_bs(d));
+            text[d] = short_size(o.bs[d].min);
         }
     }
     return {split ? "bssplit" : range ? "bsrange" : "bs", per_ddir(text[0], text[1])};
 }
 
 // The job options blksim models (fio lists only those the job file set).
-void json_add_job_opts(FioJsonWriter& w, const workload::JobConfig& c) {
+void json_add_job_opts(FioJsonWriter& w, const JobOptions& o) {
     w.open_object("job options");
-    w.add_string("rw", fio::rw_name(c.rw));
-    const auto [bs_name, bs_value] = bs_option(c);
+    w.add_string("rw", o.rw);
+    const auto [bs_name, bs_value] = bs_option(o);
     w.add_string(bs_name, bs_value);
-    w.add_string("ioengine", fio::ioengine_name(c.ioengine));
-    w.add_string("iodepth", fmt::format("{}", c.iodepth));
-    w.add_string("numjobs", fmt::format("{}", c.numjobs));
+    w.add_string("ioengine", o.ioengine);
+    w.add_string("iodepth", fmt::format("{}", o.iodepth));
+    w.add_string("numjobs", fmt::format("{}", o.numjobs));
     w.close_object();
 }
 
@@ -281,7 +281,7 @@ void show_thread_status_json(FioJsonWriter& w, const JobResult& t, const fio::Gr
     w.add_int("error", static_cast<uint64_t>(std::max(t.error, 0)));
     w.add_int("eta", 0);
     w.add_int("elapsed", elapsed_sec);
-    json_add_job_opts(w, t.config);
+    json_add_job_opts(w, t.options);
 
     add_ddir_status_json(w, "read", t.dir[DDIR_READ], fio::ddir_runtime_msec(t, DDIR_READ), &rs,
                          DDIR_READ);
@@ -315,8 +315,8 @@ void show_thread_status_json(FioJsonWriter& w, const JobResult& t, const fio::Gr
     add_pct_object(w, "latency_ms", fio::stat_calc_lat(b.m, total), fio::LAT_RANGES);
 
     // No latency_target in blksim: fio reports the job's depth, target/window 0, 100%.
-    if (t.config.iodepth) {
-        w.add_int("latency_depth", t.config.iodepth);
+    if (t.options.iodepth) {
+        w.add_int("latency_depth", t.options.iodepth);
         w.add_int("latency_target", 0);
         w.add_float("latency_percentile", 100.0);
         w.add_int("latency_window", 0);

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "models/workload/job_options.h"
+
 namespace blksim::workload {
 
 using sim::Duration;
@@ -72,7 +74,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
 
     res_.name = cfg.name;
     res_.groupid = cfg.groupid;
-    res_.config = cfg;
+    res_.options = job_options(cfg);
     // fio's clat_prio order: the job's priority first, then the cmdprio ones.
     if (cfg.uses_prio()) {
         const bool reads = cfg.rw != RwPattern::WRITE && cfg.rw != RwPattern::RANDWRITE;
