@@ -492,4 +492,19 @@ std::string format_json(const RunResult& r, bool group_reporting, bool json_plus
     return w.take() + "\n";
 }
 
+namespace {
+std::string print_json(const RunResult& r, bool group_reporting) { return format_json(r, group_reporting); }
+std::string print_json_plus(const RunResult& r, bool group_reporting) {
+    return format_json(r, group_reporting, true);
+}
+}  // namespace
+
+const OutputFormat kJsonFormat = {
+    "json", "fio's JSON report, blksim's figures in its \"blksim\" object", OutputSlot::JSON, nullptr, print_json,
+};
+const OutputFormat kJsonPlusFormat = {
+    "json+", "json plus each clat histogram's non-empty buckets as \"bins\"", OutputSlot::JSON, nullptr,
+    print_json_plus,
+};
+
 }  // namespace blksim::report

@@ -286,4 +286,17 @@ std::string format_normal_body(const RunResult& r, bool group_reporting) {
     return out;
 }
 
+namespace {
+// What follows the start-up lines: fio's statuses, group summaries and disk stats, then
+// blksim's own section.
+std::string print_normal(const RunResult& r, bool group_reporting) {
+    return format_normal_body(r, group_reporting) + format_blksim_extras(r);
+}
+}  // namespace
+
+const OutputFormat kNormalFormat = {
+    "normal", "fio's text report, then blksim's section (btt stages, tags, CPUs, locks)", OutputSlot::NORMAL,
+    format_normal_header, print_normal,
+};
+
 }  // namespace blksim::report

@@ -136,4 +136,9 @@ std::string format_terse(const RunResult& r, bool group_reporting) {
     return out;
 }
 
+const OutputFormat kTerseFormat = {
+    "terse", "fio's terse version 3: one ';'-separated line per job (or group), nothing else", OutputSlot::TERSE,
+    nullptr, format_terse,
+};
+
 }  // namespace blksim::report

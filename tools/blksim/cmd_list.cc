@@ -1,9 +1,10 @@
-// `blksim list`: the device models, I/O engines and schedulers a scenario can name, with
+// `blksim list`: the device models, I/O engines, schedulers and output formats a scenario can name, with
 // their parameters, printed from the kinds' own descriptors (nothing here names a kind).
 #include <fmt/format.h>
 
 #include "models/device/device_kinds.h"
 #include "models/kind/param.h"
+#include "models/report/output_format.h"
 #include "models/sched/scheduler_kinds.h"
 #include "models/workload/engine_kinds.h"
 #include "tools/blksim/commands.h"
@@ -54,6 +55,12 @@ static void list_schedulers() {
     }
 }
 
+static void list_formats() {
+    fmt::print("output formats (--output-format, a scenario's output.format; a comma-separated list prints each):\n");
+    for (const report::OutputFormat* f : report::output_formats())
+        fmt::print("  {:<12} {}\n", f->name, f->help);
+}
+
 int cmd_list(const std::string& what) {
     if (what == "schema") {
         // The schema the loader checks scenarios against: scenarios/schema.json with the
@@ -61,13 +68,15 @@ int cmd_list(const std::string& what) {
         fmt::print("{}\n", scenario::load_schema_document(scenario::default_scenario_dir()).dump(2));
         return 0;
     }
-    if (!what.empty() && what != "devices" && what != "engines" && what != "schedulers") {
-        fmt::print(stderr, "blksim: list: unknown kind '{}' (allowed: devices, engines, schedulers, schema)\n", what);
+    if (!what.empty() && what != "devices" && what != "engines" && what != "schedulers" && what != "formats") {
+        fmt::print(stderr, "blksim: list: unknown kind '{}' (allowed: devices, engines, schedulers, formats, schema)\n",
+                   what);
         return 2;
     }
     if (what.empty() || what == "devices") list_devices();
     if (what.empty() || what == "engines") list_engines();
     if (what.empty() || what == "schedulers") list_schedulers();
+    if (what.empty() || what == "formats") list_formats();
     return 0;
 }
 
