@@ -295,7 +295,7 @@ std::string print_normal(const RunResult& r, bool group_reporting) {
 }  // namespace
 
 const OutputFormat kNormalFormat = {
-    "normal", "fio's text report, then blksim's section (btt stages, tags, CPUs, locks)", OutputSlot::NORMAL,
+    "normal", "fio's text report, then blksim's section: btt stages, tags, CPUs, locks", OutputSlot::NORMAL,
     format_normal_header, print_normal,
 };
 

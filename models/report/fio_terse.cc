@@ -137,7 +137,7 @@ std::string format_terse(const RunResult& r, bool group_reporting) {
 }
 
 const OutputFormat kTerseFormat = {
-    "terse", "fio's terse version 3: one ';'-separated line per job (or group), nothing else", OutputSlot::TERSE,
+    "terse", "fio's terse version 3: one ';'-separated line per job, or per group, nothing else", OutputSlot::TERSE,
     nullptr, format_terse,
 };
 
