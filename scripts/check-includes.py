@@ -40,11 +40,7 @@ INTERFACES = {
 }
 
 # (including file, included file): why the include is still there and who removes it.
-ALLOWED = {
-    ("models/result/job_result.h", "models/workload/job_config.h"):
-        "fio's report echoes the job's options (JobResult::config is the job's JobConfig); goes "
-        "when the options fio prints are a result struct of their own or JobConfig leaves workload",
-}
+ALLOWED = {}
 
 
 def interface_of(path):

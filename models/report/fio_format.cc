@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "models/workload/engine_kinds.h"
 
 namespace blksim::report::fio {
 
@@ -181,13 +180,13 @@ std::string prio_name(const PrioResult& p) {
     return fmt::format("prio {}/{}", ioprio_class(v), ioprio(v));
 }
 
-std::span<const double> percentile_list(const workload::JobConfig& c) {
+std::span<const double> percentile_list(const result::JobOptions& c) {
     if (c.percentiles.list.empty())
         return sim::LatencyHistogram::default_percentiles();
     return c.percentiles.list;
 }
 
-std::string_view prio_lat_type(const workload::JobConfig& c) { return c.percentiles.lat ? "lat" : "clat"; }
+std::string_view prio_lat_type(const result::JobOptions& c) { return c.percentiles.lat ? "lat" : "clat"; }
 
 std::vector<const PrioResult*> prios_to_show(const DirResult& d) {
     std::vector<const PrioResult*> shown;
@@ -282,7 +281,7 @@ namespace {
 // account_io_completion() adds no latency, latency-bucket, bw or iops sample (nor a sync
 // latency); the counts of I/Os and bytes and the depths stay.
 void drop_untimed(JobResult& j) {
-    if (!j.config.gtod_reduce)
+    if (!j.options.gtod_reduce)
         return;
     for (DirResult& d : j.dir) {
         d.slat = d.clat = d.lat = {};
@@ -380,19 +379,5 @@ std::string_view ddir_name(Ddir d) {
     return d == DDIR_READ ? "read" : "write";
 }
 
-std::string_view rw_name(workload::RwPattern rw) {
-    using workload::RwPattern;
-    switch (rw) {
-    case RwPattern::READ: return "read";
-    case RwPattern::WRITE: return "write";
-    case RwPattern::RANDREAD: return "randread";
-    case RwPattern::RANDWRITE: return "randwrite";
-    case RwPattern::RW: return "rw";
-    case RwPattern::RANDRW: return "randrw";
-    }
-    return "read";
-}
-
-std::string_view ioengine_name(workload::IoEngine e) { return workload::engine_kind(e).name; }
 
 }  // namespace blksim::report::fio

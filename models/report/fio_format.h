@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "models/result/run_result.h"
-#include "models/workload/job_config.h"
 #include "sim/stats.h"
 #include "sim/time.h"
 
@@ -69,10 +68,10 @@ unsigned ioprio(uint32_t value);        // "prio", the level
 std::string prio_name(const PrioResult& p);
 
 // The job's percentile_list (fio's default list when it gave none), ascending.
-std::span<const double> percentile_list(const workload::JobConfig& c);
+std::span<const double> percentile_list(const result::JobOptions& c);
 // "lat" with lat_percentiles (the per-priority statistics are then of the total latency),
 // else "clat": stat.c's clat_type.
-std::string_view prio_lat_type(const workload::JobConfig& c);
+std::string_view prio_lat_type(const result::JobOptions& c);
 // The entries fio prints for a direction: those with samples, in the job's order, and only
 // when at least two have samples (stat.c get_nr_prios_with_samples() >= 2) — a job that ran
 // everything at one priority shows no per-priority section, as its clat already says it all.
@@ -147,9 +146,7 @@ const GroupRunStats& group_of(std::span<const GroupRunStats> groups, uint32_t gr
 // fio passes it) as a percent of its group's aggregate bandwidth, capped at 100.
 double convert_agg_kbytes_percent(const GroupRunStats& rs, Ddir d, double mean_kib);
 
-// Names fio prints for options and directions.
-std::string_view ddir_name(Ddir d);  // "read", "write"
-std::string_view rw_name(workload::RwPattern rw);
-std::string_view ioengine_name(workload::IoEngine e);
+// The name fio prints for a direction: "read", "write".
+std::string_view ddir_name(Ddir d);
 
 }  // namespace blksim::report::fio

@@ -128,32 +128,32 @@ std::string per_ddir(const std::string& r, const std::string& w) {
 }
 
 // bs, or the bsrange / bssplit the job was given (bssplit with the percentages fio filled in).
-std::pair<std::string_view, std::string> bs_option(const workload::JobConfig& c) {
+std::pair<std::string_view, std::string> bs_option(const JobOptions& o) {
     std::string text[2];
-    const bool split = !c.bs_range[0].split.empty() || !c.bs_range[1].split.empty();
-    const bool range = c.bs_range[0].max || c.bs_range[1].max;
+    const bool split = !o.bs[0].split.empty() || !o.bs[1].split.empty();
+    const bool range = o.bs[0].max || o.bs[1].max;
     for (unsigned d = 0; d < 2; ++d) {
-        if (split && !c.bs_range[d].split.empty()) {
-            for (const workload::BsSplitEntry& e : c.bs_range[d].split)
+        if (split && !o.bs[d].split.empty()) {
+            for (const SizeShare& e : o.bs[d].split)
                 text[d] += (text[d].empty() ? "" : ":") + short_size(e.bs) + "/" + std::to_string(e.percent);
         } else if (range && !split) {
-            text[d] = short_size(c.min_bs(d)) + "-" + short_size(c.max_bs(d));
+            text[d] = short_size(o.bs[d].min) + "-" + short_size(o.bs[d].largest());
         } else {
-            text[d] = short_size(c.min_bs(d));
+            text[d] = short_size(o.bs[d].min);
         }
     }
     return {split ? "bssplit" : range ? "bsrange" : "bs", per_ddir(text[0], text[1])};
 }
 
 // The job options blksim models (fio lists only those the job file set).
-void json_add_job_opts(FioJsonWriter& w, const workload::JobConfig& c) {
+void json_add_job_opts(FioJsonWriter& w, const JobOptions& o) {
     w.open_object("job options");
-    w.add_string("rw", fio::rw_name(c.rw));
-    const auto [bs_name, bs_value] = bs_option(c);
+    w.add_string("rw", o.rw);
+    const auto [bs_name, bs_value] = bs_option(o);
     w.add_string(bs_name, bs_value);
-    w.add_string("ioengine", fio::ioengine_name(c.ioengine));
-    w.add_string("iodepth", fmt::format("{}", c.iodepth));
-    w.add_string("numjobs", fmt::format("{}", c.numjobs));
+    w.add_string("ioengine", o.ioengine);
+    w.add_string("iodepth", fmt::format("{}", o.iodepth));
+    w.add_string("numjobs", fmt::format("{}", o.numjobs));
     w.close_object();
 }
 
@@ -194,7 +194,7 @@ void add_ddir_lat_json(FioJsonWriter& w, std::string_view key, const sim::Runnin
 // per priority fio prints (see prios_to_show()), its latency under "clat_ns" ("lat_ns" with
 // lat_percentiles), with percentiles when clat_percentiles or lat_percentiles is on. fio
 // 3.33 has no "priohint" key yet.
-void add_prios_json(FioJsonWriter& w, const DirResult& dr, const workload::JobConfig& c) {
+void add_prios_json(FioJsonWriter& w, const DirResult& dr, const result::JobOptions& c) {
     const std::vector<const PrioResult*> prios = fio::prios_to_show(dr);
     if (prios.empty())
         return;
@@ -215,7 +215,7 @@ void add_prios_json(FioJsonWriter& w, const DirResult& dr, const workload::JobCo
 // stat.c add_ddir_status_json() for read/write/trim. `runt` is 0 for a direction without
 // data, which zeroes the rates as fio does.
 void add_ddir_status_json(FioJsonWriter& w, std::string_view name, const DirResult& dr,
-                          uint64_t runt, const fio::GroupRunStats* rs, Ddir d, const workload::JobConfig& c) {
+                          uint64_t runt, const fio::GroupRunStats* rs, Ddir d, const result::JobOptions& c) {
     uint64_t bw_bytes = 0, bw = 0;
     double iops = 0.0;
     if (runt) {
@@ -262,7 +262,7 @@ void add_ddir_status_json(FioJsonWriter& w, std::string_view name, const DirResu
 
 // stat.c add_ddir_status_json(DDIR_SYNC): the fsyncs issued and the sync latency, with
 // percentiles (lat_percentiles | clat_percentiles: clat's default is on) once there are any.
-void add_sync_status_json(FioJsonWriter& w, const SyncResult& s, const workload::JobConfig& c) {
+void add_sync_status_json(FioJsonWriter& w, const SyncResult& s, const result::JobOptions& c) {
     w.open_object("sync");
     w.add_int("total_ios", s.total_ios);
     add_ddir_lat_json(w, "lat_ns", s.lat, c.percentiles.clat || c.percentiles.lat ? &s.hist : nullptr,
@@ -288,14 +288,14 @@ void show_thread_status_json(FioJsonWriter& w, const JobResult& t, const fio::Gr
     w.add_int("error", static_cast<uint64_t>(std::max(t.error, 0)));
     w.add_int("eta", 0);
     w.add_int("elapsed", elapsed_sec);
-    json_add_job_opts(w, t.config);
+    json_add_job_opts(w, t.options);
 
     add_ddir_status_json(w, "read", t.dir[DDIR_READ], fio::ddir_runtime_msec(t, DDIR_READ), &rs,
-                         DDIR_READ, t.config);
+                         DDIR_READ, t.options);
     add_ddir_status_json(w, "write", t.dir[DDIR_WRITE], fio::ddir_runtime_msec(t, DDIR_WRITE), &rs,
-                         DDIR_WRITE, t.config);
-    add_ddir_status_json(w, "trim", DirResult{}, 0, nullptr, DDIR_READ, t.config);
-    add_sync_status_json(w, t.sync, t.config);
+                         DDIR_WRITE, t.options);
+    add_ddir_status_json(w, "trim", DirResult{}, 0, nullptr, DDIR_READ, t.options);
+    add_sync_status_json(w, t.sync, t.options);
 
     const fio::CpuUsage cpu = fio::cpu_usage(t);
     w.add_int("job_runtime", fio::runtime_msec(t.total_run_time()));
@@ -322,8 +322,8 @@ void show_thread_status_json(FioJsonWriter& w, const JobResult& t, const fio::Gr
     add_pct_object(w, "latency_ms", fio::stat_calc_lat(b.m, total), fio::LAT_RANGES);
 
     // No latency_target in blksim: fio reports the job's depth, target/window 0, 100%.
-    if (t.config.iodepth) {
-        w.add_int("latency_depth", t.config.iodepth);
+    if (t.options.iodepth) {
+        w.add_int("latency_depth", t.options.iodepth);
         w.add_int("latency_target", 0);
         w.add_float("latency_percentile", 100.0);
         w.add_int("latency_window", 0);
@@ -498,5 +498,20 @@ std::string format_json(const RunResult& r, bool group_reporting, bool json_plus
     w.close_object();
     return w.take() + "\n";
 }
+
+namespace {
+std::string print_json(const RunResult& r, bool group_reporting) { return format_json(r, group_reporting); }
+std::string print_json_plus(const RunResult& r, bool group_reporting) {
+    return format_json(r, group_reporting, true);
+}
+}  // namespace
+
+const OutputFormat kJsonFormat = {
+    "json", "fio's JSON report, blksim's figures in its \"blksim\" object", OutputSlot::JSON, nullptr, print_json,
+};
+const OutputFormat kJsonPlusFormat = {
+    "json+", "json plus each clat histogram's non-empty buckets as \"bins\"", OutputSlot::JSON, nullptr,
+    print_json_plus,
+};
 
 }  // namespace blksim::report

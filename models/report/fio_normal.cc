@@ -22,13 +22,13 @@ using fio::N2S;
 // each direction's min_bs-max_bs; trims use the write sizes, as fio's bs=r,w gives trims the
 // last value.
 std::string job_description(const JobResult& j) {
-    const workload::JobConfig& c = j.config;
+    const JobOptions& o = j.options;
     auto bs = [](uint64_t v) { return fio::num2str(v, fio::SIG_FIGS, 1, true, N2S::BYTE); };
-    const std::string rmin = bs(c.min_bs(0)), rmax = bs(c.max_bs(0));
-    const std::string wmin = bs(c.min_bs(1)), wmax = bs(c.max_bs(1));
+    const std::string rmin = bs(o.bs[0].min), rmax = bs(o.bs[0].largest());
+    const std::string wmin = bs(o.bs[1].min), wmax = bs(o.bs[1].largest());
     return fmt::format("{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}\n",
-                       j.name, j.groupid, fio::rw_name(c.rw), rmin, rmax, wmin, wmax, wmin, wmax,
-                       fio::ioengine_name(c.ioengine), c.iodepth);
+                       j.name, j.groupid, o.rw, rmin, rmax, wmin, wmax, wmin, wmax, o.ioengine,
+                       o.iodepth);
 }
 
 // The start-up lines: one description per job, "..." once for its numjobs clones, then the
@@ -38,7 +38,7 @@ std::string show_job_descriptions(const RunResult& r) {
     std::size_t clone_run = 0;  // position within a run of same-named numjobs clones
     for (std::size_t i = 0; i < r.jobs.size(); ++i) {
         const JobResult& j = r.jobs[i];
-        const uint32_t numjobs = std::max<uint32_t>(1, j.config.numjobs);
+        const uint32_t numjobs = std::max<uint32_t>(1, j.options.numjobs);
         const bool clone = i > 0 && numjobs > 1 && r.jobs[i - 1].name == j.name;
         clone_run = clone ? clone_run + 1 : 0;
         const std::size_t job_add_num = clone_run % numjobs;
@@ -66,7 +66,7 @@ std::string show_prio_lat(const std::vector<const PrioResult*>& prios, std::stri
 // Part 2: after the direction's percentiles, one block per priority headed with its share
 // of the direction's completions, e.g. "clat prio 0/0 (89.99% of IOs) percentiles".
 std::string show_prio_percentiles(const std::vector<const PrioResult*>& prios, uint64_t samples,
-                                  const workload::JobConfig& c) {
+                                  const result::JobOptions& c) {
     std::string out;
     for (const PrioResult* p : prios) {
         const double share = 100.0 * static_cast<double>(p->clat.count()) / static_cast<double>(samples);
@@ -83,7 +83,7 @@ std::string show_prio_percentiles(const std::vector<const PrioResult*>& prios, u
 // sample lines of one direction.
 std::string show_ddir_status(const fio::GroupRunStats& rs, const JobResult& t, Ddir d) {
     const DirResult& dr = t.dir[d];
-    const workload::JobConfig& c = t.config;
+    const result::JobOptions& c = t.options;
     const uint64_t runt = fio::ddir_runtime_msec(t, d);
     if (!runt)
         return {};
@@ -220,8 +220,8 @@ std::string show_thread_status_normal(const JobResult& t, const fio::GroupRunSta
     if (t.sync.lat.count() > 0) {
         out += "  fsync/fdatasync/sync_file_range:\n";
         out += fio::display_lat("sync", fio::calc_lat(t.sync.lat));
-        out += fio::show_clat_percentiles(t.sync.hist, "sync", fio::percentile_list(t.config),
-                                          t.config.percentiles.precision);
+        out += fio::show_clat_percentiles(t.sync.hist, "sync", fio::percentile_list(t.options),
+                                          t.options.percentiles.precision);
     }
 
     const fio::CpuUsage cpu = fio::cpu_usage(t);
@@ -232,9 +232,9 @@ std::string show_thread_status_normal(const JobResult& t, const fio::GroupRunSta
     out += fmt::format("     issued rwts: total={},{},0,{} short=0,0,0,0 dropped=0,0,0,0\n",
                        rd.total_ios, wr.total_ios, t.sync.total_ios);
     // No latency_target in blksim: fio 3.33 then prints target/window 0 and the job's depth.
-    if (t.config.iodepth)
+    if (t.options.iodepth)
         out += fmt::format("     latency   : target=0, window=0, percentile=100.00%, depth={}\n",
-                           t.config.iodepth);
+                           t.options.iodepth);
     return out;
 }
 
@@ -295,5 +295,18 @@ std::string format_normal_body(const RunResult& r, bool group_reporting) {
     out += show_disk_util(r.disks);
     return out;
 }
+
+namespace {
+// What follows the start-up lines: fio's statuses, group summaries and disk stats, then
+// blksim's own section.
+std::string print_normal(const RunResult& r, bool group_reporting) {
+    return format_normal_body(r, group_reporting) + format_blksim_extras(r);
+}
+}  // namespace
+
+const OutputFormat kNormalFormat = {
+    "normal", "fio's text report, then blksim's section: btt stages, tags, CPUs, locks", OutputSlot::NORMAL,
+    format_normal_header, print_normal,
+};
 
 }  // namespace blksim::report

@@ -60,7 +60,7 @@ void show_ddir_status_terse(std::string& out, const JobResult& t, const fio::Gro
 
     // lat_percentiles' or else clat_percentiles' values (neither: none). fio computes them
     // even without samples: every value is then bucket 0's, 0.
-    const workload::JobConfig& c = t.config;
+    const result::JobOptions& c = t.options;
     const sim::LatencyHistogram* hist = c.percentiles.lat ? (dr.lat_hist ? &*dr.lat_hist : nullptr)
                                         : c.percentiles.clat ? &dr.clat_hist
                                                              : nullptr;
@@ -140,5 +140,10 @@ std::string format_terse(const RunResult& r, bool group_reporting) {
         out += show_thread_status_terse(t, fio::group_of(groups, t.groupid), r.disks);
     return out;
 }
+
+const OutputFormat kTerseFormat = {
+    "terse", "fio's terse version 3: one ';'-separated line per job, or per group, nothing else", OutputSlot::TERSE,
+    nullptr, format_terse,
+};
 
 }  // namespace blksim::report

@@ -183,7 +183,7 @@ void SyncResult::merge(const SyncResult& o) {
 }
 
 void JobResult::merge(const JobResult& o) {
-    // The merged job keeps the first member's name, groupid, pid and config, as fio's
+    // The merged job keeps the first member's name, groupid, pid and options, as fio's
     // group_reporting block does; its error is the first member error seen.
     summed_runtime = total_run_time() + o.total_run_time();
     runtime = std::max(runtime, o.runtime);  // fio: per-direction runtime is the longest one

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "models/workload/job_config.h"
+#include "models/result/job_options.h"
 #include "sim/stats.h"
 #include "sim/time.h"
 
@@ -121,7 +121,7 @@ struct JobResult {
     // for the report's "err= 5 (...)", and the line fio logs when it happens.
     std::string verror, error_msg;
     uint32_t pid = 0;                // simulated thread id
-    workload::JobConfig config;      // for the header line: rw, bs, ioengine, iodepth
+    JobOptions options;              // the options the report echoes: rw, bs, ioengine, iodepth...
     std::array<DirResult, DDIR_RWDIR_CNT> dir;
     SyncResult sync;
     sim::Duration runtime;           // time the job ran (after ramp_time)

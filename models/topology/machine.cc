@@ -21,31 +21,37 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
     const Topology topo(cfg);
     for (uint32_t c = 0; c < cfg.host.nr_cpus; ++c)
         cpus_.push_back(std::make_unique<cpu::Cpu>(eq_, c));
-
     for (const auto& d : cfg.devices)
         devices_.push_back(d.kind().make(d.model, eq_, cfg.host.nr_cpus));
-    // The driver's tag sets: one per device, except null_blk devices loaded with
-    // shared_tags=1, which all use the module's one set (it takes the first one's geometry),
-    // and SCSI disks behind an HBA, which all use the host's (shost->tag_set, can_queue
-    // tags per hctx); such a disk's own queue depth becomes its dispatch budget.
+    make_tag_sets(topo);
+    make_queues(topo);
+    index_audit_spaces();
+    make_threads();
+}
+
+// The driver's tag sets: one per device, except null_blk devices loaded with
+// shared_tags=1, which all use the module's one set (it takes the first one's geometry),
+// and SCSI disks behind an HBA, which all use the host's (shost->tag_set, can_queue
+// tags per hctx); such a disk's own queue depth becomes its dispatch budget.
+void Machine::make_tag_sets(const Topology& topo) {
     blkmq::TagSet* null_blk_shared = nullptr;
-    std::vector<blkmq::TagSet*> hba_tag_set(cfg.controllers.size(), nullptr);
-    for (std::size_t di = 0; di < cfg.devices.size(); ++di) {
-        const auto& d = cfg.devices[di];
+    std::vector<blkmq::TagSet*> hba_tag_set(cfg_.controllers.size(), nullptr);
+    for (std::size_t di = 0; di < cfg_.devices.size(); ++di) {
+        const auto& d = cfg_.devices[di];
         dev::Device& dv = *devices_[di];
         if (const auto hba = topo.host_adapter(di)) {
             blkmq::TagSet*& ts = hba_tag_set[*hba];
             if (ts == nullptr) {
-                const dev::ControllerConfig& c = cfg.controllers[*hba];
+                const dev::ControllerConfig& c = cfg_.controllers[*hba];
                 tag_sets_.push_back(std::make_unique<blkmq::TagSet>(
-                    std::max(1u, std::min(c.nr_hw_queues, cfg.host.nr_cpus)), c.can_queue, cfg.tag_fairness,
+                    std::max(1u, std::min(c.nr_hw_queues, cfg_.host.nr_cpus)), c.can_queue, cfg_.tag_fairness,
                     c.reserved_tags, c.host_tagset));
                 ts = tag_sets_.back().get();
             }
             device_tag_set_.push_back(ts);
             continue;
         }
-        const uint32_t nr_hw = std::max(1u, std::min(dv.nr_hw_queues(), cfg.host.nr_cpus));
+        const uint32_t nr_hw = std::max(1u, std::min(dv.nr_hw_queues(), cfg_.host.nr_cpus));
         const bool shared = null_blk_shared_tags(d);
         if (shared && null_blk_shared) {
             if (null_blk_shared->nr_hw_queues() != nr_hw || null_blk_shared->queue_depth() != dv.queue_depth() ||
@@ -57,25 +63,34 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
             continue;
         }
         tag_sets_.push_back(
-            std::make_unique<blkmq::TagSet>(nr_hw, dv.queue_depth(), cfg.tag_fairness, 0, dv.host_tagset()));
+            std::make_unique<blkmq::TagSet>(nr_hw, dv.queue_depth(), cfg_.tag_fairness, 0, dv.host_tagset()));
         device_tag_set_.push_back(tag_sets_.back().get());
         if (shared)
             null_blk_shared = tag_sets_.back().get();
     }
-    for (const auto& qc : cfg.queues) {
+}
+
+// One request queue per queue entry, on its device's tag set.
+void Machine::make_queues(const Topology& topo) {
+    for (const auto& qc : cfg_.queues) {
         std::size_t di = 0;
-        while (di < cfg.devices.size() && cfg.devices[di].name != qc.device)
+        while (di < cfg_.devices.size() && cfg_.devices[di].name != qc.device)
             ++di;
-        if (di == cfg.devices.size())
+        if (di == cfg_.devices.size())
             throw std::invalid_argument(fmt::format("queue names unknown device '{}'", qc.device));
         const uint32_t budget = topo.host_adapter(di) ? devices_[di]->queue_depth() : 0;
         const sched::SchedulerKind* elevator = sched::find_scheduler_kind(qc.scheduler);
         if (elevator == nullptr)
             throw std::invalid_argument(fmt::format("queue {}: unknown scheduler '{}'", qc.device, qc.scheduler));
         queues_.push_back(std::make_unique<blkmq::RequestQueue>(
-            qc.device, eq_, qc, *elevator, *devices_[di], *device_tag_set_[di], cpus_, cfg.host.costs, budget));
+            qc.device, eq_, qc, *elevator, *devices_[di], *device_tag_set_[di], cpus_, cfg_.host.costs, budget));
         devices_[di]->attach(queues_.back().get());
     }
+}
+
+// The tag spaces the periodic audit sums over, each once (a shared tag set is one space),
+// and each hctx with the index of its space.
+void Machine::index_audit_spaces() {
     for (const auto& q : queues_) {
         for (uint32_t h = 0; h < q->nr_hw_queues(); ++h) {
             const blkmq::HwQueue& hctx = q->hctx(h);
@@ -86,19 +101,21 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
         }
     }
     audit_sums_.resize(audit_spaces_.size());
+}
 
-    // One thread per numjobs clone; fio numbers them in order. Without cpus_allowed the
-    // kernel scheduler spreads threads over the CPUs (thread k on CPU k mod nr_cpus).
+// One thread per numjobs clone; fio numbers them in order. Without cpus_allowed the
+// kernel scheduler spreads threads over the CPUs (thread k on CPU k mod nr_cpus).
+void Machine::make_threads() {
     uint32_t k = 0;
     uint32_t wave = 0;
     std::size_t total = 0;
-    for (const auto& j : cfg.jobs)
+    for (const auto& j : cfg_.jobs)
         total += j.numjobs;
     result_.jobs.resize(total);
     std::unordered_map<std::string, blkmq::RequestQueue*> queue_by_device;
     for (auto& rq : queues_)
         queue_by_device[rq->name()] = rq.get();
-    for (const auto& j : cfg.jobs) {
+    for (const auto& j : cfg_.jobs) {
         const auto found = queue_by_device.find(j.device);
         blkmq::RequestQueue* q = found == queue_by_device.end() ? nullptr : found->second;
         if (q == nullptr)
@@ -108,12 +125,12 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
         for (uint32_t clone = 0; clone < j.numjobs; ++clone, ++k) {
             wave_.push_back(wave);
             const uint32_t cpu = j.cpus_allowed.empty()
-                                     ? k % cfg.host.nr_cpus
+                                     ? k % cfg_.host.nr_cpus
                                      : j.cpus_allowed[(j.cpus_split ? k : clone) % j.cpus_allowed.size()];
             result::JobResult& r = result_.jobs[k];
             r.pid = 1000 + k;
             threads_.push_back(std::make_unique<workload::JobThread>(
-                eq_, j, clone, cfg.seed, *cpus_[cpu], *q, cfg.host, r, cfg.bw_avg_time));
+                eq_, j, clone, cfg_.seed, *cpus_[cpu], *q, cfg_.host, r, cfg_.bw_avg_time));
             threads_.back()->enable_logs(k + 1);  // fio numbers its jobs from 1
         }
     }
@@ -288,6 +305,14 @@ std::string Machine::audit_now() const {
 void Machine::check_invariants(sim::Time end) const {
     if (std::string why = audit_now(); !why.empty())
         throw std::logic_error(fmt::format("invariant violated at the end of the run: {}", why));
+    check_io_accounted();
+    check_report_possible(end);
+    check_queues_idle();
+}
+
+// Every device idle, every job thread done with all it submitted, and each byte counted once
+// from the job to the report and to its queue's requests.
+void Machine::check_io_accounted() const {
     for (std::size_t d = 0; d < devices_.size(); ++d)
         if (const std::string why = devices_[d]->check_idle(); !why.empty())
             throw std::logic_error(fmt::format("invariant violated: device {}: {}", cfg_.devices[d].name, why));
@@ -319,9 +344,12 @@ void Machine::check_invariants(sim::Time end) const {
                     d ? "written" : "read", q->stats().sectors[d] << 9));
         }
     }
-    // What the report prints must be possible: a core is busy at most all of the time the
-    // run lasted, each part of its busy time within the whole, and no btt stage ends before
-    // it starts.
+}
+
+// What the report prints must be possible: a core is busy at most all of the time the
+// run lasted, each part of its busy time within the whole, and no btt stage ends before
+// it starts.
+void Machine::check_report_possible(sim::Time end) const {
     for (const auto& c : cpus_) {
         const sim::Duration span = end - sim::Time::zero();
         if (c->busy() > span || c->irq_busy() > c->busy() || c->spin() > c->busy())
@@ -340,6 +368,10 @@ void Machine::check_invariants(sim::Time end) const {
                     "invariant violated: queue {}: a request's {} lasted {} ns (rule: every stage "
                     "ends at or after its start)", q->name(), stage, st->stat.min()));
     }
+}
+
+// Every queue, scheduler and hctx back to empty: no request, tag or pending dispatch left.
+void Machine::check_queues_idle() const {
     for (const auto& q : queues_) {
         if (q->in_flight() != 0 || q->allocated() != q->freed())
             throw std::logic_error(fmt::format(

@@ -18,6 +18,8 @@
 
 namespace blksim::topology {
 
+class Topology;
+
 // run() stopped because MachineConfig::stop was set: the run is incomplete, not wrong.
 class Interrupted : public std::runtime_error {
 public:
@@ -66,8 +68,16 @@ public:
     const std::vector<std::unique_ptr<cpu::Cpu>>& cpus() const { return cpus_; }
 
 private:
+    // The constructor's steps, in dependency order.
+    void make_tag_sets(const Topology& topo);
+    void make_queues(const Topology& topo);
+    void index_audit_spaces();
+    void make_threads();
     // `end`: run_end(), the instant the run's CPU percentages are taken over.
     void check_invariants(sim::Time end) const;
+    void check_io_accounted() const;
+    void check_report_possible(sim::Time end) const;
+    void check_queues_idle() const;
     sim::Time run_end() const;
     // The periodic invariant audit (MachineConfig::audit_interval): counters that must
     // balance at any instant between events. "" when they do, else the rule broken.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/result/job_options.h"
 #include "models/workload/random_dist.h"
 #include "models/workload/replay.h"
 #include "sim/time.h"
@@ -147,16 +148,9 @@ struct JobConfig {
     // distribution or bw/iops samples. The model measures them anyway; the fio-format reports
     // leave them out (report::fio::reported_stats()).
     bool gtod_reduce = false;
-    // fio's percentile options, for the fio-format reports: which latencies get percentiles
-    // (clat_percentiles, on by default; lat_percentiles; slat_percentiles) and at which
-    // points (percentile_list, ascending; empty: fio's default list), printed with
-    // `precision` digits after the point (fio's percentile_precision). With lat_percentiles
-    // the per-priority statistics are of the total latency, as fio keeps them then.
-    struct Percentiles {
-        bool clat = true, lat = false, slat = false;
-        std::vector<double> list;
-        unsigned precision = 2;
-    } percentiles;
+    // fio's percentile options, for the fio-format reports (result::Percentiles).
+    using Percentiles = result::Percentiles;
+    Percentiles percentiles;
 };
 
 }  // namespace blksim::workload

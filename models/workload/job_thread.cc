@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "models/workload/job_options.h"
+
 namespace blksim::workload {
 
 using sim::Duration;
@@ -84,7 +86,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
 
     res_.name = cfg.name;
     res_.groupid = cfg.groupid;
-    res_.config = cfg;
+    res_.options = job_options(cfg);
     // lat_percentiles / slat_percentiles: their histograms.
     for (result::DirResult& d : res_.dir) {
         if (cfg.percentiles.lat)

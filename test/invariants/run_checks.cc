@@ -110,6 +110,15 @@ uint64_t link_rate(const dev::DeviceConfig& d) {
     return 0;
 }
 
+// The JobConfig of each of a run's job results: the machine makes one per numjobs clone, in
+// job order.
+std::vector<const workload::JobConfig*> config_of_results(const topology::MachineConfig& m) {
+    std::vector<const workload::JobConfig*> out;
+    for (const auto& j : m.jobs)
+        out.insert(out.end(), j.numjobs, &j);
+    return out;
+}
+
 // Bytes moved against the link: each job's over its own runtime, and each device's jobs
 // together over the whole run. A model times each transfer in whole nanoseconds, so one
 // nanosecond per I/O is allowed for rounding. A job with ramp_time may also count what it had
@@ -119,20 +128,27 @@ void check_bandwidth(Checker& c, const topology::MachineConfig& m, const result:
     for (const auto& d : m.devices)
         rate[d.name] = link_rate(d);
     std::map<std::string, double> bytes, ios;
-    for (const auto& j : r.jobs) {
-        const auto it = rate.find(j.config.device);
+    const std::vector<const workload::JobConfig*> configs = config_of_results(m);
+    if (configs.size() != r.jobs.size()) {
+        c.fail("jobs", fmt::format("{} job results for {} job threads", r.jobs.size(), configs.size()));
+        return;
+    }
+    for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+        const result::JobResult& j = r.jobs[i];
+        const workload::JobConfig& cfg = *configs[i];
+        const auto it = rate.find(cfg.device);
         if (it == rate.end() || it->second == 0)
             continue;
         const double b = static_cast<double>(j.dir[0].io_bytes + j.dir[1].io_bytes);
         const double n = static_cast<double>(j.dir[0].total_ios + j.dir[1].total_ios);
-        bytes[j.config.device] += b;
-        ios[j.config.device] += n;
-        const double inflight = j.config.ramp_time.count() == 0 ? 0.0
-            : static_cast<double>(j.config.iodepth) * static_cast<double>(std::max(j.config.max_bs(0), j.config.max_bs(1)));
+        bytes[cfg.device] += b;
+        ios[cfg.device] += n;
+        const double inflight = cfg.ramp_time.count() == 0 ? 0.0
+            : static_cast<double>(cfg.iodepth) * static_cast<double>(std::max(cfg.max_bs(0), cfg.max_bs(1)));
         const double allowed = static_cast<double>(it->second) * (j.runtime.seconds() + n * 1e-9) + inflight;
         if (b > allowed)
             c.fail("bandwidth>link", fmt::format("job {} on {}: {:.0f} bytes in {} ns = {:.0f} MB/s, link {} MB/s",
-                   j.name, j.config.device, b, j.runtime.count(), b / std::max(j.runtime.seconds(), 1e-12) / 1e6,
+                   j.name, cfg.device, b, j.runtime.count(), b / std::max(j.runtime.seconds(), 1e-12) / 1e6,
                    it->second / 1'000'000));
     }
     for (const auto& [dev, b] : bytes) {

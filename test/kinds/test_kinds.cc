@@ -1,6 +1,6 @@
 // Every kind a scenario can name, taken from the lists (models/device/device_kinds.cc,
-// models/sched/scheduler_kinds.cc, models/workload/engine_kinds.cc): nothing here names a kind, so a kind added to a list is
-// tested without editing this file.
+// models/sched/scheduler_kinds.cc, models/workload/engine_kinds.cc, models/report/output_formats.cc):
+// nothing here names a kind, so a kind added to a list is tested without editing this file.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -13,6 +13,7 @@
 
 #include "models/device/device_kinds.h"
 #include "models/kind/param.h"
+#include "models/report/output_format.h"
 #include "models/sched/kernel_elevator.h"
 #include "models/sched/scheduler_kinds.h"
 #include "models/workload/engine.h"
@@ -68,6 +69,31 @@ std::optional<double> metric(const std::vector<experiment::Metric>& ms, const st
     for (const auto& m : ms)
         if (m.key == key) return m.value;
     return std::nullopt;
+}
+
+std::string read_source(const std::string& rel) {
+    std::ifstream in(clitest::source_path(rel));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Every list of fio's formats the text writes, as its names: a synopsis's `--output-format
+// A|B|...[,...]` or a table's `--output-format=A\|B\|...` code span (compare's own
+// `--output-format normal|json]` is neither).
+std::vector<std::vector<std::string>> output_format_lists(const std::string& text) {
+    static const std::regex option(R"(--output-format[= ]((?:[a-z+]+\\?\|)+[a-z+]+)(?:\[,\.\.\.\]|`))");
+    std::vector<std::vector<std::string>> lists;
+    for (std::sregex_iterator it(text.begin(), text.end(), option), end; it != end; ++it) {
+        std::vector<std::string> names;
+        const std::string s = std::regex_replace((*it)[1].str(), std::regex(R"(\\)"), "");
+        std::size_t from = 0;
+        for (std::size_t bar; (bar = s.find('|', from)) != std::string::npos; from = bar + 1)
+            names.push_back(s.substr(from, bar - from));
+        names.push_back(s.substr(from));
+        lists.push_back(names);
+    }
+    return lists;
 }
 
 std::string load_error(const json& doc) {
@@ -265,4 +291,45 @@ TEST_CASE("every listed I/O engine is a choice of the scenario, of fio's ioengin
         REQUIRE(reads.has_value());
         CHECK(*reads > 0);
     }
+}
+
+TEST_CASE("every listed output format is a choice of --output-format, of output.format, of blksim list and of the docs",
+          "[kinds][cli]") {
+    std::vector<std::string> names;
+    for (const report::OutputFormat* f : report::output_formats())
+        names.emplace_back(f->name);
+    const auto list = clitest::run_blksim("list formats");
+    REQUIRE(list.status == 0);
+    const json schema = scenario::load_schema_document(scenario::default_scenario_dir());
+    const std::string schema_help = schema["definitions"]["output"]["properties"]["format"]["description"];
+    const std::string scen = clitest::source_path("scenarios/examples/nullblk-psync-qd1.json");
+    for (const report::OutputFormat* f : report::output_formats()) {
+        const std::string name(f->name);
+        INFO("output format " << name);
+        CHECK(report::find_output_format(name) == f);
+        const auto set = report::parse_output_formats(name);
+        REQUIRE(set.has_value());
+        CHECK(set->slot.at(static_cast<std::size_t>(f->slot)) == f);
+        CHECK(*set == report::only(*f));
+        CHECK_THAT(list.out, Catch::Contains("  " + name + " "));
+        CHECK_THAT(schema_help, Catch::Contains(" " + name + " (" + std::string(f->help) + ")"));
+        CHECK_THAT(report::output_formats_allowed(), Catch::Contains(name + ", "));
+        const json doc = {{"host", {{"cost_profile", "desktop-8t"}, {"cpus", 1}}},
+                          {"devices", {{{"name", "d0"}, {"model", "null_blk"}}}},
+                          {"jobs", {{{"name", "j"}, {"device", "d0"}, {"runtime", "1ms"}, {"time_based", true}}}},
+                          {"output", {{"format", name}}}};
+        CHECK(scenario::load_scenario_text(doc.dump(), "kinds.json").output.formats == name);
+        const auto run = clitest::run_blksim("run -q " + scen + " --set jobs.0.runtime=1ms --output-format " + name);
+        CHECK(run.status == 0);
+        CHECK_FALSE(run.out.empty());
+    }
+    // The synopses and the fio option table name exactly the listed formats, in list order.
+    const auto usage = output_format_lists(read_source("docs/usage.md"));
+    CHECK(usage.size() >= 2);  // blksim run and blksim fio
+    for (const auto& l : usage)
+        CHECK(l == names);
+    const auto fio = output_format_lists(read_source("docs/fio.md"));
+    REQUIRE(fio.size() >= 1);
+    for (const auto& l : fio)
+        CHECK(l == names);
 }

@@ -7,20 +7,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/workload/job_config.h"
+#include "models/workload/job_options.h"
 #include "sim/stats.h"
 
 namespace blksim::testing {
 
-// The job description of fio's fixture runs: libaio random reads.
-inline workload::JobConfig libaio_randread(std::string name, uint32_t iodepth, uint32_t numjobs = 1) {
+// The options fio's fixture runs echo: libaio random reads.
+inline result::JobOptions libaio_randread(uint32_t iodepth, uint32_t numjobs = 1) {
     workload::JobConfig c;
-    c.name = std::move(name);
     c.rw = workload::RwPattern::RANDREAD;
     c.ioengine = workload::IoEngine::LIBAIO;
     c.iodepth = iodepth;
     c.numjobs = numjobs;
-    return c;
+    return workload::job_options(c);
 }
 
 // The keys of a JSON object in their order.

@@ -25,7 +25,7 @@ namespace {
 RunResult run_with(const std::vector<uint64_t>& clats, bool with_prios) {
     JobResult j;
     j.name = "jp";
-    j.config = testing::libaio_randread("jp", 4);
+    j.options = testing::libaio_randread(4);
     j.runtime = 1_s;
     DirResult& d = j.dir[DDIR_READ];
     for (const uint64_t ns : clats) {

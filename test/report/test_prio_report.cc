@@ -95,7 +95,7 @@ JobResult fixture_job(uint32_t pid, uint64_t ios, std::array<double, 3> bw_kib,
     JobResult j;
     j.name = "randread_4k_j2_qd128_libaio_cmdprio10rt";
     j.pid = pid;
-    j.config = libaio_randread(j.name, 128);
+    j.options = libaio_randread(128);
     j.runtime = 2000500_us;  // reported as 2001 msec
     DirResult& d = j.dir[DDIR_READ];
     d.io_bytes = ios * 4096;
@@ -154,7 +154,7 @@ JobResult small_job(const std::string& name, uint32_t pid) {
     JobResult j;
     j.name = name;
     j.pid = pid;
-    j.config = libaio_randread(name, 4);
+    j.options = libaio_randread(4);
     j.runtime = 1_s;
     return j;
 }

@@ -33,7 +33,7 @@ JobResult synthetic_job(std::string name = "job1", uint32_t pid = 100) {
     JobResult j;
     j.name = name;
     j.pid = pid;
-    j.config = libaio_randread(name, 32);
+    j.options = libaio_randread(32);
     j.runtime = 2_s;
     j.cpu_busy = 1_s;
     j.cpu_sys = 800_ms;
@@ -102,7 +102,7 @@ JobResult fixture_job(uint32_t pid, uint64_t ios, std::array<double, 3> bw_kib,
     JobResult j;
     j.name = "randread_4k_j2_qd128_libaio_cmdprio10rt";
     j.pid = pid;
-    j.config = libaio_randread(j.name, 128, 2);
+    j.options = libaio_randread(128, 2);
     j.runtime = 2000500_us;  // reported as 2001 msec
     DirResult& d = j.dir[DDIR_READ];
     d.io_bytes = ios * 4096;
@@ -253,9 +253,9 @@ TEST_CASE("normal report reproduces the real fio run's lines", "[report]") {
 
 TEST_CASE("group_reporting folds a group's jobs into one block", "[report]") {
     JobResult a = synthetic_job("job", 100);
-    a.config.numjobs = 2;
+    a.options.numjobs = 2;
     JobResult b = synthetic_job("job", 101);
-    b.config.numjobs = 2;
+    b.options.numjobs = 2;
     b.runtime = 3_s;
     b.cpu_busy = 1500_ms;
     b.cpu_sys = 700_ms;
@@ -341,8 +341,12 @@ TEST_CASE("separate groups get separate run status blocks", "[report]") {
 
 TEST_CASE("fast jobs show bandwidth samples in MiB/s and writes get their own lines", "[report]") {
     JobResult j = synthetic_job();
-    j.config.rw = workload::RwPattern::RANDRW;
-    j.config.bs_write = 131072;
+    workload::JobConfig c;
+    c.rw = workload::RwPattern::RANDRW;
+    c.ioengine = workload::IoEngine::LIBAIO;
+    c.iodepth = 32;
+    c.bs_write = 131072;
+    j.options = workload::job_options(c);
     DirResult& w = j.dir[DDIR_WRITE];
     w.io_bytes = 3ULL << 30;  // 3 GiB in 2 s
     w.total_ios = 24576;
@@ -362,7 +366,7 @@ TEST_CASE("a job that did no I/O prints no block", "[report]") {
     RunResult r;
     JobResult idle;
     idle.name = "idle";
-    idle.config = libaio_randread("idle", 1);
+    idle.options = libaio_randread(1);
     r.jobs.push_back(idle);
     const std::string out = format_normal(r, false);
     CHECK(out.find("(groupid=") == std::string::npos);

@@ -635,7 +635,7 @@ TEST_CASE("blksim fio: bad options and values name the file and line", "[fio]") 
 TEST_CASE("blksim fio: fio's settings and --set on the jobs", "[fio]") {
     const FioLoad l = load_fio({"--output-format=json", "--parse-only", "--output=x.txt", "--name=a", "--runtime=10s"},
                                "nvme", false, {"jobs.0.runtime=5ms", "host.cpus=4"});
-    CHECK(l.run.scenario.output.format == scenario::OutputConfig::Format::JSON);
+    CHECK(l.run.scenario.output.formats == "json");
     CHECK(l.run.parse_only);
     CHECK(l.run.output_file == "x.txt");
     CHECK(l.run.scenario.machine.jobs[0].runtime == 5_ms);

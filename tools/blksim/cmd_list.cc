@@ -1,12 +1,13 @@
-// `blksim list`: the device models, I/O engines, schedulers, CPU cost profiles and shipped
-// scenarios a scenario can name, with their parameters, from the kinds' own descriptors and
-// the files under scenarios/ (nothing here names a kind). Each section is gathered once as
-// JSON; --format json prints that, normal prints it as text.
+// `blksim list`: the device models, I/O engines, schedulers, output formats, CPU cost profiles
+// and shipped scenarios a scenario can name, with their parameters, from the kinds' own
+// descriptors and the files under scenarios/ (nothing here names a kind). Each section is
+// gathered once as JSON; --format json prints that, normal prints it as text.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "models/device/device_kinds.h"
 #include "models/kind/param.h"
+#include "models/report/output_format.h"
 #include "models/sched/scheduler_kinds.h"
 #include "models/workload/engine_kinds.h"
 #include "tools/blksim/commands.h"
@@ -134,6 +135,19 @@ void print_scenarios(const json& folders) {
     }
 }
 
+json formats_json() {
+    json out = json::array();
+    for (const report::OutputFormat* f : report::output_formats())
+        out.push_back({{"name", f->name}, {"help", f->help}});
+    return out;
+}
+
+void print_formats(const json& formats) {
+    fmt::print("output formats (--output-format, a scenario's output.format; a comma-separated list prints each):\n");
+    for (const json& f : formats)
+        fmt::print("  {:<12} {}\n", text(f, "name"), text(f, "help"));
+}
+
 }  // namespace
 
 int cmd_list(const std::string& what, const std::string& format) {
@@ -143,10 +157,10 @@ int cmd_list(const std::string& what, const std::string& format) {
         fmt::print("{}\n", scenario::load_schema_document(scenario::default_scenario_dir()).dump(2));
         return 0;
     }
-    static const std::vector<std::string> kinds = {"devices", "engines", "schedulers", "cpu", "scenarios"};
+    static const std::vector<std::string> kinds = {"devices", "engines", "schedulers", "formats", "cpu", "scenarios"};
     if (!what.empty() && std::find(kinds.begin(), kinds.end(), what) == kinds.end()) {
         fmt::print(stderr,
-                   "blksim: list: unknown kind '{}' (allowed: devices, engines, schedulers, cpu, scenarios, schema)\n",
+                   "blksim: list: unknown kind '{}' (allowed: devices, engines, schedulers, formats, cpu, scenarios, schema)\n",
                    what);
         return 2;
     }
@@ -158,6 +172,8 @@ int cmd_list(const std::string& what, const std::string& format) {
         all["engines"] = engines_json();
     if (want("schedulers"))
         all["schedulers"] = schedulers_json();
+    if (want("formats"))
+        all["formats"] = formats_json();
     if (want("cpu"))
         all["cpu_profiles"] = files_json(scenario::shipped_files("cpu", "source"), false);
     if (want("scenarios"))
@@ -172,6 +188,8 @@ int cmd_list(const std::string& what, const std::string& format) {
         print_engines(all["engines"]);
     if (all.contains("schedulers"))
         print_schedulers(all["schedulers"]);
+    if (all.contains("formats"))
+        print_formats(all["formats"]);
     if (all.contains("cpu_profiles"))
         print_cpu_profiles(all["cpu_profiles"]);
     if (all.contains("scenarios"))

@@ -366,7 +366,7 @@ int report_run(const ReportOptions& o, const PlotTool& tool, OutputFile& out) {
     if (rc != 0)
         return rc;
     series.finish();
-    const std::string text = report::format_report(result, {.normal = true}, s.output.group_reporting);
+    const std::string text = report::format_report(result, report::only(report::kNormalFormat), s.output.group_reporting);
     const fs::path json_path = wd.path / "run.json";
     write_output(json_path.string(), "", report::format_json(result, s.output.group_reporting, true));
     write_output((wd.path / "report.txt").string(), "", text);

@@ -213,21 +213,9 @@ int run_machine(const topology::MachineConfig& cfg, const std::string& name, con
 }
 
 // The formats to print: the command line's --output-format if given, else the scenario's
-// (a fio --output-format list, or its one format).
+// (both checked when read).
 static report::OutputFormats output_formats(const scenario::OutputConfig& out, const std::string& cli) {
-    if (!cli.empty())
-        if (const auto f = report::parse_output_formats(cli))
-            return *f;
-    if (!out.formats.empty())
-        if (const auto f = report::parse_output_formats(out.formats))
-            return *f;
-    using Format = scenario::OutputConfig::Format;
-    report::OutputFormats f;
-    f.normal = out.format == Format::NORMAL;
-    f.json = out.format == Format::JSON || out.format == Format::JSON_PLUS;
-    f.json_plus = out.format == Format::JSON_PLUS;
-    f.terse = out.format == Format::TERSE;
-    return f;
+    return report::parse_output_formats(cli.empty() ? out.formats : cli).value_or(report::OutputFormats{});
 }
 
 bool load_or_say_why(const std::string& path, const std::vector<std::string>& sets, std::optional<uint64_t> seed,

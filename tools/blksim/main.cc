@@ -24,7 +24,7 @@ static CLI::Validator output_format_check() {
             if (blksim::report::parse_output_formats(v))
                 return {};
             return fmt::format("'{}' is not a fio output format (allowed: {})", v,
-                               blksim::report::OUTPUT_FORMATS_ALLOWED);
+                               blksim::report::output_formats_allowed());
         },
         "FORMAT");
 }
@@ -93,7 +93,7 @@ static CLI::App* add_run_command(CLI::App& app, blksim::cli::RunOptions& run) {
         ->allow_extra_args(false);
     run_cmd->add_option("--scheduler", run.scheduler, "I/O scheduler of every device, as blksim fio --scheduler");
     run_cmd->add_option("--output-format", run.output_format,
-                        "normal, json, json+, terse or a list such as normal,terse (default: the scenario's)")
+                        blksim::report::output_formats_allowed() + " (default: the scenario's)")
         ->check(output_format_check());
     run_cmd->add_option("--seed", run.seed, "scenario seed (overrides the file's)")->check(seed_check());
     add_run_output_options(run_cmd, run);
@@ -115,7 +115,7 @@ static CLI::App* add_fio_command(CLI::App& app, blksim::cli::FioOptions& fio) {
                         "override a machine value (host.cpus=4) or a job's (jobs.0.runtime=1s) (repeatable)")
         ->allow_extra_args(false);
     fio_cmd->add_option("--output-format", fio.output_format,
-                        "normal, json, json+, terse or a list such as normal,terse (default: fio's --output-format, else normal)")
+                        blksim::report::output_formats_allowed() + " (default: fio's --output-format, else normal)")
         ->check(output_format_check());
     fio_cmd->add_flag("--strict", fio.strict, "refuse fio options blksim does not support (default: warn and run without them)");
     fio_cmd->add_option("--seed", fio.seed, "scenario seed")->check(seed_check());
@@ -145,9 +145,9 @@ static int run_command(int argc, char** argv) {
     val_cmd->add_flag("--graph", vgraph, "print the topology (host, controllers, devices, queues, tag sets) as Graphviz DOT");
 
     std::string what;
-    auto* list_cmd = app.add_subcommand("list", "list device models, engines and schedulers with their parameters");
+    auto* list_cmd = app.add_subcommand("list", "list device models, engines, schedulers and output formats with their parameters");
     list_cmd->add_option("kind", what,
-                         "devices, engines, schedulers, cpu (CPU cost profiles) or scenarios (the shipped ones) "
+                         "devices, engines, schedulers, formats, cpu (CPU cost profiles) or scenarios (the shipped ones) "
                          "(default: all), or schema (the scenario schema as the loader checks it)");
     std::string list_format = "normal";
     list_cmd->add_option("--format,--output-format", list_format, "normal or json")->check(CLI::IsMember({"normal", "json"}));

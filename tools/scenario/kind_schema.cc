@@ -2,6 +2,7 @@
 
 #include "models/device/device_kinds.h"
 #include "models/kind/param.h"
+#include "models/report/output_format.h"
 #include "models/sched/scheduler_kinds.h"
 #include "models/workload/engine_kinds.h"
 
@@ -113,6 +114,11 @@ void merge_kind_schemas(json& schema) {
     std::vector<std::string> engines;
     for (const workload::EngineName& n : workload::engine_names()) engines.emplace_back(n.name);
     defs["fio_options"]["properties"]["ioengine"]["enum"] = engines;
+    std::vector<std::string> formats;
+    for (const report::OutputFormat* f : report::output_formats())
+        formats.push_back(std::string(f->name) + " (" + std::string(f->help) + ")");
+    defs["output"]["properties"]["format"]["description"] =
+        "fio output format: " + join_words(formats, ", ") + ", or a comma-separated list of them as fio takes it (normal,terse).";
 }
 
 }  // namespace blksim::scenario

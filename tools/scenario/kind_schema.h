@@ -1,6 +1,7 @@
 // The scenario schema's per-kind parts, generated from the kinds' descriptors: each device
 // model's params object, the device and RAID member model choices, the schedulers a queue
-// or a fio job may name, the I/O engines a fio job may name. scenarios/schema.json holds the
+// or a fio job may name, the I/O engines a fio job may name, the output formats (in
+// output.format's description: a comma-separated list is no enum). scenarios/schema.json holds the
 // rest (the skeleton); the loader merges these into it, so that the schema cannot drift from
 // the models.
 #pragma once

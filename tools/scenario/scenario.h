@@ -19,10 +19,9 @@
 namespace blksim::scenario {
 
 struct OutputConfig {
-    enum class Format { NORMAL, JSON, JSON_PLUS, TERSE } format = Format::NORMAL;  // JSON_PLUS: fio's json+
-    // fio's comma-separated list ("normal,terse") as given; empty: just `format`, which is the
-    // list's first element. report::parse_output_formats() reads it.
-    std::string formats;
+    // fio's --output-format as given: one format or a comma-separated list ("normal,terse");
+    // report::parse_output_formats() reads it.
+    std::string formats = "normal";
     bool group_reporting = false;
 };
 
