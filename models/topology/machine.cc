@@ -187,8 +187,9 @@ result::RunResult Machine::run() {
                 result_.devices.push_back(std::move(dr));
         }
     }
-    // fio's log files may hold a sample per I/O: moved into the returned result, never copied.
-    result::RunResult out = result_;
+    // Moved out, not copied: the histograms and fio's log files (which may hold a sample per
+    // I/O) are the bulk of it, and run() is called once.
+    result::RunResult out = std::move(result_);
     for (const auto& t : threads_)
         t->take_logs(out.logs);
     return out;
