@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "models/device/build_cache.h"
 #include "models/device/device.h"
 #include "models/sched/scheduler_kinds.h"
 #include "models/topology/topology.h"
@@ -21,8 +22,9 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
     for (uint32_t c = 0; c < cfg.host.nr_cpus; ++c)
         cpus_.push_back(std::make_unique<cpu::Cpu>(eq_, c));
 
+    dev::BuildCache built;
     for (const auto& d : cfg.devices)
-        devices_.push_back(d.kind().make(d.model, eq_, cfg.host.nr_cpus));
+        devices_.push_back(d.kind().make(d.model, eq_, cfg.host.nr_cpus, built));
     // The driver's tag sets: one per device, except null_blk devices loaded with
     // shared_tags=1, which all use the module's one set (it takes the first one's geometry),
     // and SCSI disks behind an HBA, which all use the host's (shost->tag_set, can_queue
