@@ -3,13 +3,17 @@
 # between a short and a longer run, so that start-up (parsing, schema check, allocation)
 # drops out. Instruction counts do not depend on the machine's load, unlike wall time.
 #
-#   scripts/instructions-per-io.sh SCENARIO RUNTIME1 RUNTIME2 [BLKSIM]
+#   scripts/instructions-per-io.sh SCENARIO RUNTIME1 RUNTIME2 [BLKSIM [RUN-OPTION...]]
 #   e.g. scripts/instructions-per-io.sh scenarios/bench/nullblk-32x32.json 20ms 60ms
+#        scripts/instructions-per-io.sh scenarios/bench/nullblk-bfq-10jobs.json 5ms 15ms \
+#            build/blksim --set queues.0.scheduler=kyber
 #
 # Prints: instructions I/Os(run 2 - run 1) instructions-per-I/O. Every job's runtime is set.
 set -euo pipefail
-[ $# -ge 3 ] || { echo "usage: $0 SCENARIO RUNTIME1 RUNTIME2 [BLKSIM]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 SCENARIO RUNTIME1 RUNTIME2 [BLKSIM [RUN-OPTION...]]" >&2; exit 2; }
 scenario="$1"; t1="$2"; t2="$3"; blksim="${4:-build/blksim}"
+shift $(($# < 4 ? $# : 4))
+options=("$@")  # more options of `blksim run`
 command -v valgrind >/dev/null || { echo "$0: valgrind is not installed" >&2; exit 2; }
 
 jobs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["jobs"]))' "$scenario")
@@ -21,7 +25,7 @@ count() {
   local sets=() i
   for ((i = 0; i < jobs; i++)); do sets+=(--set "jobs.$i.runtime=$1"); done
   valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
-    "$blksim" run "$scenario" -q --output-format json "${sets[@]}" > "$tmp/out.json" 2> "$tmp/vg.txt"
+    "$blksim" run "$scenario" -q --output-format json "${options[@]}" "${sets[@]}" > "$tmp/out.json" 2> "$tmp/vg.txt"
   local ir ios
   ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/vg.txt")
   ios=$(python3 -c '

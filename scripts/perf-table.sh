@@ -7,19 +7,108 @@
 # docs/performance.md is replaced; the rest of the page is left as it is.
 #
 #   scripts/perf-table.sh [BLKSIM]      (BLKSIM defaults to build/blksim; about a minute)
+#
+# The regression guard: instructions per I/O of a fixed set of short runs (null_blk under each
+# scheduler, an HDD, an NVMe drive, 256 null_blk devices), against the committed table between
+# the perf-guard markers of docs/performance.md:
+#   scripts/perf-table.sh --check [BLKSIM]    fails (exit 1) when a figure is more than 5 %
+#                                             above the table's, naming it
+#   scripts/perf-table.sh --update [BLKSIM]   measures the set and rewrites that table, for a
+#                                             change that makes the path dearer on purpose
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=table
+case "${1:-}" in
+  --check) mode=check; shift ;;
+  --update) mode=update; shift ;;
+  -*) echo "$0: unknown option '$1' (allowed: --check, --update)" >&2; exit 2 ;;
+esac
 blksim="${1:-build/blksim}"
 page=docs/performance.md
 begin='<!-- perf-table begin: scripts/perf-table.sh rewrites what follows -->'
 end='<!-- perf-table end -->'
 [ -x "$blksim" ] || { echo "$0: $blksim: no such program (build first)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "$0: /usr/bin/time is not installed (Debian package time)" >&2; exit 2; }
-grep -qxF "$begin" "$page" && grep -qxF "$end" "$page" \
-  || { echo "$0: $page: the marker lines '$begin' and '$end' are missing" >&2; exit 2; }
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+
+# replace_marked BEGIN END FILE: the lines of $page from BEGIN to END become FILE's.
+replace_marked() {
+  grep -qxF "$1" "$page" && grep -qxF "$2" "$page" \
+    || { echo "$0: $page: the marker lines '$1' and '$2' are missing" >&2; exit 2; }
+  awk -v table="$3" -v begin="$1" -v end="$2" '
+    $0 == begin { while ((getline line < table) > 0) print line; skip = 1; next }
+    $0 == end   { skip = 0; next }
+    !skip' "$page" > "$tmp/page"
+  cat "$tmp/page" > "$page"
+}
+
+if [ "$mode" != table ]; then
+  guard_begin='<!-- perf-guard begin: scripts/perf-table.sh --update rewrites what follows -->'
+  guard_end='<!-- perf-guard end -->'
+  scripts/many-devices.py nvme 1 > "$tmp/nvme.json"
+  scripts/many-devices.py null_blk 256 > "$tmp/nullblk-256.json"
+  nullblk=scenarios/bench/nullblk-bfq-10jobs.json
+  # name, scenario, short and long runtime, options of `blksim run`
+  guard=(
+    "nullblk-none $nullblk 5ms 15ms --set queues.0.scheduler=none"
+    "nullblk-mq-deadline $nullblk 5ms 15ms --set queues.0.scheduler=mq-deadline"
+    "nullblk-kyber $nullblk 5ms 15ms --set queues.0.scheduler=kyber"
+    "nullblk-bfq $nullblk 5ms 15ms --set queues.0.scheduler=bfq"
+    "hdd scenarios/bench/hdd-randread-qd32.json 20s 100s"
+    "nvme $tmp/nvme.json 5ms 25ms"
+    "nullblk-256-devices $tmp/nullblk-256.json 2ms 6ms"
+  )
+  {
+    echo "$guard_begin"
+    echo
+    echo "| case | instructions per I/O |"
+    echo "|---|---|"
+    for g in "${guard[@]}"; do
+      read -r name scenario t1 t2 options <<< "$g"
+      # shellcheck disable=SC2086  # options: words
+      counted=$(scripts/instructions-per-io.sh "$scenario" "$t1" "$t2" "$blksim" $options) \
+        || { echo "$0: $name: counting instructions failed" >&2; exit 2; }
+      echo "| \`$name\` | ${counted##* } |"
+    done
+    echo
+    echo "$guard_end"
+  } > "$tmp/guard"
+  if [ "$mode" = update ]; then
+    replace_marked "$guard_begin" "$guard_end" "$tmp/guard"
+    cat "$tmp/guard"
+    exit 0
+  fi
+  sed -n "/^<!-- perf-guard begin/,/^<!-- perf-guard end/p" "$page" > "$tmp/committed"
+  grep -q '^| `' "$tmp/committed" \
+    || { echo "$0: $page: no committed perf-guard table (make one with --update)" >&2; exit 2; }
+  python3 - "$tmp/committed" "$tmp/guard" <<'EOF'
+import re, sys
+def rows(path):
+    return {m[1]: int(m[2]) for m in re.finditer(r"^\| `([^`]+)` \| (\d+) \|$", open(path).read(), re.M)}
+committed, measured = rows(sys.argv[1]), rows(sys.argv[2])
+worse = []
+for name, now in measured.items():
+    was = committed.get(name)
+    if was is None:
+        print(f"{name}: {now} instructions per I/O, not in the committed table (--update to add it)")
+        worse.append(name)
+        continue
+    change = (now - was) / was * 100
+    verdict = "REGRESSION (more than 5 %)" if change > 5 else "ok"
+    print(f"{name}: {now} instructions per I/O, committed {was} ({change:+.1f} %): {verdict}")
+    if change > 5:
+        worse.append(name)
+if worse:
+    print(f"perf guard: {len(worse)} case(s) dearer than docs/performance.md allows: {', '.join(worse)}; "
+          "if that is meant, record it with scripts/perf-table.sh --update", file=sys.stderr)
+    sys.exit(1)
+print("perf guard: all cases within 5 % of docs/performance.md")
+EOF
+  exit
+fi
+
+[ -x /usr/bin/time ] || { echo "$0: /usr/bin/time is not installed (Debian package time)" >&2; exit 2; }
 
 # SCENARIO -> "ios cpu_seconds": the best (least CPU time) of 3 runs.
 cpu_rate() {
@@ -60,10 +149,5 @@ benches=(
   echo "$end"
 } > "$tmp/table"
 
-# Replace the lines from the begin marker to the end marker with the new table.
-awk -v table="$tmp/table" -v begin="$begin" -v end="$end" '
-  $0 == begin { while ((getline line < table) > 0) print line; skip = 1; next }
-  $0 == end   { skip = 0; next }
-  !skip' "$page" > "$tmp/page"
-cat "$tmp/page" > "$page"
+replace_marked "$begin" "$end" "$tmp/table"
 sed -n "/^<!-- perf-table begin/,/^<!-- perf-table end/p" "$page"

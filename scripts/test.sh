@@ -26,9 +26,10 @@ if [ ! -f build-san/CMakeCache.txt ]; then
 fi
 cmake --build build-san -j "$(nproc)"
 echo "== the tests again under ASan + UBSan + LSan (build-san)"
-# The golden outputs and the README's commands are checked on the normal build only: they
-# test figures and commands, not memory safety, and take ten times as long under the sanitizers.
-ctest --test-dir build-san --output-on-failure -LE 'golden|readme'
+# The golden outputs, the README's commands and the instruction-count guard are checked on the
+# normal build only: they test figures and commands, not memory safety, and take ten times as
+# long under the sanitizers (whose instrumentation the instruction counts would also measure).
+ctest --test-dir build-san --output-on-failure -LE 'golden|readme|perf'
 
 # Short libFuzzer runs (20 s per parser, plus a clang build of the targets: a few minutes) in
 # CI or on request; longer runs by hand (docs/fuzzing.md).

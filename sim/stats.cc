@@ -44,16 +44,6 @@ double SumStat::stddev() const {
     return var > 0.0 ? std::sqrt(var) : 0.0;
 }
 
-unsigned LatencyHistogram::val_to_idx(uint64_t val) {
-    const unsigned msb = val == 0 ? 0 : 63u - static_cast<unsigned>(__builtin_clzll(val));
-    if (msb <= PLAT_BITS)
-        return static_cast<unsigned>(val);
-    const unsigned error_bits = msb - PLAT_BITS;
-    const unsigned base = (error_bits + 1) << PLAT_BITS;
-    const unsigned offset = (PLAT_VAL - 1) & static_cast<unsigned>(val >> error_bits);
-    return std::min(base + offset, PLAT_NR - 1);
-}
-
 uint64_t LatencyHistogram::idx_to_val(unsigned idx) {
     if (idx < (PLAT_VAL << 1))
         return idx;
@@ -65,9 +55,33 @@ uint64_t LatencyHistogram::idx_to_val(unsigned idx) {
                                         static_cast<double>(uint64_t{1} << error_bits));
 }
 
+uint64_t* LatencyHistogram::new_group(unsigned g) {
+    groups_[g] = std::make_unique<uint64_t[]>(PLAT_VAL);
+    return groups_[g].get();
+}
+
+LatencyHistogram& LatencyHistogram::operator=(const LatencyHistogram& o) {
+    if (this == &o)
+        return *this;
+    for (unsigned g = 0; g < PLAT_GROUP_NR; ++g) {
+        if (o.groups_[g] == nullptr)
+            groups_[g].reset();
+        else
+            std::copy_n(o.groups_[g].get(), PLAT_VAL, groups_[g] ? groups_[g].get() : new_group(g));
+    }
+    total_ = o.total_;
+    return *this;
+}
+
 void LatencyHistogram::merge(const LatencyHistogram& o) {
-    for (unsigned i = 0; i < PLAT_NR; ++i)
-        bins_[i] += o.bins_[i];
+    for (unsigned g = 0; g < PLAT_GROUP_NR; ++g) {
+        const uint64_t* from = o.groups_[g].get();
+        if (from == nullptr)
+            continue;
+        uint64_t* to = groups_[g] ? groups_[g].get() : new_group(g);
+        for (unsigned i = 0; i < PLAT_VAL; ++i)
+            to[i] += from[i];
+    }
     total_ += o.total_;
 }
 
@@ -86,7 +100,7 @@ std::vector<uint64_t> LatencyHistogram::percentiles(std::span<const double> plis
     uint64_t sum = 0;
     std::size_t j = 0;
     for (unsigned i = 0; i < PLAT_NR && j < plist.size(); ++i) {
-        sum += bins_[i];
+        sum += bin(i);
         while (j < plist.size() &&
                static_cast<long double>(sum) >=
                    static_cast<long double>(plist[j]) / 100.0L * static_cast<long double>(total_)) {

@@ -9,9 +9,11 @@
 // bucket midpoints.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -77,6 +79,10 @@ private:
     int64_t min_ = 0, max_ = 0;
 };
 
+// The buckets are kept in groups of 64 (one power-of-two range each), a group allocated
+// when its first sample arrives: a run's latencies usually span a few ranges, so a
+// histogram holds a few KB where all 1856 buckets would take 14.8 KB, and a machine keeps
+// several per queue and per job.
 class LatencyHistogram {
 public:
     static constexpr unsigned PLAT_BITS = 6;
@@ -84,16 +90,48 @@ public:
     static constexpr unsigned PLAT_GROUP_NR = 29;
     static constexpr unsigned PLAT_NR = PLAT_GROUP_NR * PLAT_VAL;  // 1856
 
-    static unsigned val_to_idx(uint64_t val);
+    static unsigned val_to_idx(uint64_t val) {
+        const unsigned msb = val == 0 ? 0 : 63u - static_cast<unsigned>(__builtin_clzll(val));
+        if (msb <= PLAT_BITS)
+            return static_cast<unsigned>(val);
+        const unsigned error_bits = msb - PLAT_BITS;
+        const unsigned base = (error_bits + 1) << PLAT_BITS;
+        const unsigned offset = (PLAT_VAL - 1) & static_cast<unsigned>(val >> error_bits);
+        return std::min(base + offset, PLAT_NR - 1);
+    }
     static uint64_t idx_to_val(unsigned idx);  // bucket midpoint, as fio reports it
 
+    LatencyHistogram() = default;
+    LatencyHistogram(const LatencyHistogram& o) { *this = o; }
+    LatencyHistogram& operator=(const LatencyHistogram& o);
+    LatencyHistogram(LatencyHistogram&&) noexcept = default;
+    LatencyHistogram& operator=(LatencyHistogram&&) noexcept = default;
+
+    // val_to_idx() split into the group (idx / 64) and the bucket within it, computed apart.
     void add(uint64_t ns) {
-        ++bins_[val_to_idx(ns)];
+        const unsigned msb = 63u - static_cast<unsigned>(__builtin_clzll(ns | 1));
+        unsigned group = static_cast<unsigned>(ns >> PLAT_BITS), at = static_cast<unsigned>(ns) & (PLAT_VAL - 1);
+        if (msb > PLAT_BITS) {
+            const unsigned error_bits = msb - PLAT_BITS;
+            group = error_bits + 1;
+            at = static_cast<unsigned>(ns >> error_bits) & (PLAT_VAL - 1);
+            if (group >= PLAT_GROUP_NR) [[unlikely]] {
+                group = PLAT_GROUP_NR - 1;
+                at = PLAT_VAL - 1;
+            }
+        }
+        uint64_t* g = groups_[group].get();
+        if (g == nullptr) [[unlikely]]
+            g = new_group(group);
+        ++g[at];
         ++total_;
     }
     void merge(const LatencyHistogram& o);
     uint64_t total() const { return total_; }
-    uint64_t bin(unsigned idx) const { return bins_[idx]; }
+    uint64_t bin(unsigned idx) const {
+        const uint64_t* g = groups_[idx >> PLAT_BITS].get();
+        return g != nullptr ? g[idx & (PLAT_VAL - 1)] : 0;
+    }
 
     // fio's default percentile list: 1 5 10 20 30 40 50 60 70 80 90 95 99 99.5 99.9 99.95 99.99
     static std::span<const double> default_percentiles();
@@ -107,7 +145,9 @@ public:
     std::vector<uint64_t> percentiles_within(std::span<const double> plist, uint64_t lo, uint64_t hi) const;
 
 private:
-    std::array<uint64_t, PLAT_NR> bins_{};
+    uint64_t* new_group(unsigned g);
+
+    std::array<std::unique_ptr<uint64_t[]>, PLAT_GROUP_NR> groups_{};
     uint64_t total_ = 0;
 };
 

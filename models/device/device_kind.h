@@ -20,6 +20,7 @@ class EventQueue;
 
 namespace blksim::dev {
 
+class BuildCache;
 class Device;
 class DeviceKind;
 
@@ -78,7 +79,9 @@ public:
     virtual kind::Problem validate(const ModelParams& p, uint32_t nr_cpus) const = 0;
     virtual std::string check_complete(const ModelParams& /*p*/) const { return {}; }
 
-    virtual std::unique_ptr<Device> make(const ModelParams& p, sim::EventQueue& eq, uint32_t nr_cpus) const = 0;
+    // cache: what the machine's devices share while they are built (build_cache.h).
+    virtual std::unique_ptr<Device> make(const ModelParams& p, sim::EventQueue& eq, uint32_t nr_cpus,
+                                         BuildCache& cache) const = 0;
     virtual DeviceGeometry geometry(const ModelParams& p) const = 0;
 
     // A composite (a RAID controller) takes a `members` list of devices of the kinds that
@@ -97,7 +100,7 @@ private:
 template <class C>
 struct DeviceOps {
     std::span<const kind::Param<C>> params;
-    std::unique_ptr<Device> (*make)(const C&, sim::EventQueue&, uint32_t nr_cpus);
+    std::unique_ptr<Device> (*make)(const C&, sim::EventQueue&, uint32_t nr_cpus, BuildCache& cache);
     DeviceGeometry (*geometry)(const C&);
     kind::Problem (*validate)(const C&, uint32_t nr_cpus) = nullptr;
     bool may_be_member = false;  // may sit behind a RAID controller
@@ -118,8 +121,9 @@ public:
     kind::Problem validate(const ModelParams& p, uint32_t nr_cpus) const override {
         return ops_.validate ? ops_.validate(of(p), nr_cpus) : kind::Problem{};
     }
-    std::unique_ptr<Device> make(const ModelParams& p, sim::EventQueue& eq, uint32_t nr_cpus) const override {
-        return ops_.make(of(p), eq, nr_cpus);
+    std::unique_ptr<Device> make(const ModelParams& p, sim::EventQueue& eq, uint32_t nr_cpus,
+                                 BuildCache& cache) const override {
+        return ops_.make(of(p), eq, nr_cpus, cache);
     }
     DeviceGeometry geometry(const ModelParams& p) const override { return ops_.geometry(of(p)); }
     bool may_be_member() const override { return ops_.may_be_member; }

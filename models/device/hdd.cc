@@ -1,5 +1,6 @@
 #include "models/device/hdd.h"
 
+#include "models/device/build_cache.h"
 #include "models/device/device_kind.h"
 
 #include <algorithm>
@@ -59,10 +60,10 @@ void Hdd::CmdQueue<Cap>::remove(uint32_t i) {
     }
 }
 
-Hdd::Hdd(sim::EventQueue& eq, const HddConfig& cfg)
+Hdd::Hdd(sim::EventQueue& eq, const HddConfig& cfg, const HddMechanics& mech)
     : eq_(eq),
       cfg_(cfg),
-      mech_(cfg),
+      mech_(mech),
       prio_(cfg.ncq_prio_enable && cfg.ncq_prio_supported),
       settle_ns_(cfg.write_settle.count()),
       overhead_ns_(cfg.cmd_overhead.count()),
@@ -862,8 +863,8 @@ constinit const DeviceKindOf<C> kKind{
     "The HDD model's parameters (models/device/hdd_config.h); defaults when left out (an enterprise 7200 rpm SATA "
     "drive).",
     {.params = kParams,
-     .make = [](const C& c, sim::EventQueue& eq, uint32_t) -> std::unique_ptr<Device> {
-         return std::make_unique<Hdd>(eq, c);
+     .make = [](const C& c, sim::EventQueue& eq, uint32_t, BuildCache& cache) -> std::unique_ptr<Device> {
+         return std::make_unique<Hdd>(eq, c, cache.hdd_mechanics(c));
      },
      .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes / 512 * 512, c.blocksize, 1, c.queue_depth}; },
      .validate = validate,

@@ -42,7 +42,9 @@ namespace blksim::dev {
 
 class Hdd final : public Device {
 public:
-    Hdd(sim::EventQueue& eq, const HddConfig& cfg);
+    Hdd(sim::EventQueue& eq, const HddConfig& cfg) : Hdd(eq, cfg, HddMechanics(cfg)) {}
+    // mech: cfg's mechanics, built once for the drives of a machine that share them.
+    Hdd(sim::EventQueue& eq, const HddConfig& cfg, const HddMechanics& mech);
     void attach(blkmq::DriverQueue* q) override { q_ = q; }
 
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;

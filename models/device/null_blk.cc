@@ -125,7 +125,7 @@ constinit const DeviceKindOf<C> kKind{
     "null_blk", "drivers/block/null_blk: no media, completes per irqmode; the calibration device",
     "null_blk module parameters (drivers/block/null_blk), kernel defaults when left out.",
     {.params = kParams,
-     .make = [](const C& c, sim::EventQueue& eq, uint32_t) -> std::unique_ptr<Device> {
+     .make = [](const C& c, sim::EventQueue& eq, uint32_t, BuildCache&) -> std::unique_ptr<Device> {
          return std::make_unique<NullBlk>(eq, c);
      },
      .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes, c.blocksize, c.submit_queues, c.hw_queue_depth}; }}};

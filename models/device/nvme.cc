@@ -95,7 +95,7 @@ constinit const DeviceKindOf<C> kKind{
     "nvme", "NVMe SSD: per-CPU queues, controller / parallel flash / link timelines, interrupts on the queue's CPU",
     "The NVMe SSD model's parameters (models/device/nvme.h); defaults when left out.",
     {.params = kParams,
-     .make = [](const C& c, sim::EventQueue& eq, uint32_t nr_cpus) -> std::unique_ptr<Device> {
+     .make = [](const C& c, sim::EventQueue& eq, uint32_t nr_cpus, BuildCache&) -> std::unique_ptr<Device> {
          return std::make_unique<Nvme>(eq, c, nr_cpus);
      },
      .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes, c.blocksize, c.nr_io_queues, c.queue_depth}; }}};

@@ -1,5 +1,6 @@
 #include "models/device/raid_controller.h"
 
+#include "models/device/build_cache.h"
 #include "models/device/device_kind.h"
 
 #include <algorithm>
@@ -80,7 +81,7 @@ std::string RaidController::check_config(const RaidConfig& cfg) {
     return {};
 }
 
-RaidController::RaidController(sim::EventQueue& eq, const RaidConfig& cfg, uint32_t nr_cpus)
+RaidController::RaidController(sim::EventQueue& eq, const RaidConfig& cfg, uint32_t nr_cpus, BuildCache* cache)
     : eq_(eq), cfg_(cfg), nr_hw_queues_(cfg.nr_hw_queues ? std::min(cfg.nr_hw_queues, nr_cpus) : nr_cpus) {
     if (const std::string err = check_config(cfg); !err.empty())
         throw std::invalid_argument("raid: " + err);
@@ -89,9 +90,10 @@ RaidController::RaidController(sim::EventQueue& eq, const RaidConfig& cfg, uint3
 
     uint64_t smallest = ~0ULL;
     uint32_t total_depth = 0;
+    BuildCache own;
     for (const RaidMember& m : cfg.members) {
         Member mem;
-        mem.dev = m.model.kind().make(m.model, eq, nr_cpus);
+        mem.dev = m.model.kind().make(m.model, eq, nr_cpus, cache != nullptr ? *cache : own);
         mem.dev->set_completion_sink(&RaidController::member_done_sink, this);
         mem.depth = std::min(cfg.member_queue_depth, mem.dev->queue_depth());
         total_depth += mem.depth;
@@ -975,8 +977,8 @@ constinit const RaidKind kKind{
     "The hardware RAID controller model's parameters (models/device/raid_config.h RaidConfig); defaults: a "
     "MegaRAID SAS3508-class card.",
     {.params = kParams,
-     .make = [](const C& c, sim::EventQueue& eq, uint32_t nr_cpus) -> std::unique_ptr<Device> {
-         return std::make_unique<RaidController>(eq, c, nr_cpus);
+     .make = [](const C& c, sim::EventQueue& eq, uint32_t nr_cpus, BuildCache& cache) -> std::unique_ptr<Device> {
+         return std::make_unique<RaidController>(eq, c, nr_cpus, &cache);
      },
      .geometry = [](const C& c) {
          return DeviceGeometry{raid_capacity_sectors(c) * 512, c.blocksize, c.nr_hw_queues, c.queue_depth};

@@ -45,6 +45,8 @@
 
 namespace blksim::dev {
 
+class BuildCache;
+
 // The virtual drive's size: the smallest member, whole strips, times the data members.
 uint64_t raid_capacity_sectors(const RaidConfig& cfg);
 
@@ -55,7 +57,8 @@ public:
     // `nr_cpus`: the host's, for nr_hw_queues 0 (one hctx per CPU) and as their cap
     // (megaraid_sas uses at most one reply queue per online CPU); 1 for a controller driven
     // without a request queue (tests).
-    RaidController(sim::EventQueue& eq, const RaidConfig& cfg, uint32_t nr_cpus = 1);
+    // cache: the machine's (build_cache.h), shared with the members; null: the members' own.
+    RaidController(sim::EventQueue& eq, const RaidConfig& cfg, uint32_t nr_cpus = 1, BuildCache* cache = nullptr);
     // What is wrong with cfg's layout, or "" (the scenario loader reports it).
     static std::string check_config(const RaidConfig& cfg);
     ~RaidController() override;

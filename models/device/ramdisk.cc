@@ -38,7 +38,7 @@ constinit const DeviceKindOf<C> kKind{
     "ramdisk", "fixed latency per request, no media: the example device of docs/extending.md",
     "The ramdisk model's parameters (models/device/ramdisk.h); defaults when left out.",
     {.params = kParams,
-     .make = [](const C& c, sim::EventQueue& eq, uint32_t) -> std::unique_ptr<Device> {
+     .make = [](const C& c, sim::EventQueue& eq, uint32_t, BuildCache&) -> std::unique_ptr<Device> {
          return std::make_unique<Ramdisk>(eq, c);
      },
      .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes, c.blocksize, c.nr_hw_queues, c.queue_depth}; }}};

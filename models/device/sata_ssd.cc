@@ -273,7 +273,7 @@ constinit const DeviceKindOf<C> kKind{
     "The SATA SSD model's parameters (models/device/sata_ssd_config.h); defaults when left out (a Samsung 860 EVO "
     "500 GB class drive, scenarios/devices/samsung-860evo-500g.json).",
     {.params = kParams,
-     .make = [](const C& c, sim::EventQueue& eq, uint32_t) -> std::unique_ptr<Device> {
+     .make = [](const C& c, sim::EventQueue& eq, uint32_t, BuildCache&) -> std::unique_ptr<Device> {
          return std::make_unique<SataSsd>(eq, c);
      },
      .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes / 512 * 512, c.blocksize, 1, c.queue_depth}; },

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "models/device/build_cache.h"
 #include "models/device/device.h"
 #include "models/sched/scheduler_kinds.h"
 #include "models/topology/topology.h"
@@ -21,8 +22,9 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
     const Topology topo(cfg);
     for (uint32_t c = 0; c < cfg.host.nr_cpus; ++c)
         cpus_.push_back(std::make_unique<cpu::Cpu>(eq_, c));
+    dev::BuildCache built;
     for (const auto& d : cfg.devices)
-        devices_.push_back(d.kind().make(d.model, eq_, cfg.host.nr_cpus));
+        devices_.push_back(d.kind().make(d.model, eq_, cfg.host.nr_cpus, built));
     make_tag_sets(topo);
     make_queues(topo);
     index_audit_spaces();
@@ -206,8 +208,9 @@ result::RunResult Machine::run() {
                 result_.devices.push_back(std::move(dr));
         }
     }
-    // fio's log files may hold a sample per I/O: moved into the returned result, never copied.
-    result::RunResult out = result_;
+    // Moved out, not copied: the histograms and fio's log files (which may hold a sample per
+    // I/O) are the bulk of it, and run() is called once.
+    result::RunResult out = std::move(result_);
     for (const auto& t : threads_)
         t->take_logs(out.logs);
     return out;

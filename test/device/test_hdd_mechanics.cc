@@ -2,8 +2,10 @@
 // datasheet figures it was fitted to, zoned recording, skew and the rotational position.
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
 #include <stdexcept>
 
+#include "models/device/build_cache.h"
 #include "models/device/hdd_config.h"
 #include "models/device/hdd_mechanics.h"
 
@@ -127,4 +129,37 @@ TEST_CASE("HDD rotation: the platter's position is a function of time", "[hdd][d
     CHECK(m.phase_ns(t + sim::Duration::ns(w)) == p.angle_ns);
     CHECK(m.rotational_wait_ns(t + sim::Duration::ns(w), p.angle_ns) == 0);
     CHECK(m.rotational_wait_ns(t + sim::Duration::ns(w + 1), p.angle_ns) == rev - 1);
+}
+
+TEST_CASE("HDD build cache: drives with the same figures share one fit, other figures get their own", "[hdd][device]") {
+    dev::BuildCache cache;
+    const dev::HddConfig a = drive();
+    const dev::HddMechanics& first = cache.hdd_mechanics(a);
+    dev::HddConfig b = a;
+    b.cache_mb = 64;  // not a mechanical figure
+    CHECK(&cache.hdd_mechanics(b) == &first);
+    for (auto change : std::initializer_list<void (*)(dev::HddConfig&)>{
+             [](dev::HddConfig& c) { c.seek_average = 8_ms; },
+             [](dev::HddConfig& c) { c.rpm = 5400; },
+             [](dev::HddConfig& c) { c.size_bytes /= 2; },
+             [](dev::HddConfig& c) { c.zones = 12; },
+             [](dev::HddConfig& c) { c.heads = 4; },
+             [](dev::HddConfig& c) { c.head_switch = 300_us; },
+         }) {
+        dev::HddConfig c = a;
+        change(c);
+        const dev::HddMechanics& other = cache.hdd_mechanics(c);
+        CHECK(&other != &first);
+        // What the cache gives is what a drive of those figures builds for itself.
+        const dev::HddMechanics own(c);
+        CHECK(other.a() == own.a());
+        CHECK(other.boundary() == own.boundary());
+        CHECK(other.cylinders() == own.cylinders());
+        CHECK(other.revolution_ns() == own.revolution_ns());
+        CHECK(&cache.hdd_mechanics(c) == &other);
+    }
+    CHECK(&cache.hdd_mechanics(a) == &first);
+    dev::HddConfig bad = a;
+    bad.seek_average = 40_ms;  // beyond the full stroke: refused as HddMechanics refuses it
+    CHECK_THROWS_AS(cache.hdd_mechanics(bad), std::invalid_argument);
 }

@@ -87,6 +87,32 @@ TEST_CASE("HDD scenario: bad values are reported at their JSON path", "[hdd][sce
                Catch::Contains("/devices/0/profile") && Catch::Contains("describes a hdd device"));
 }
 
+TEST_CASE("HDD scenario: drives naming one profile each get it, with their own params on top", "[hdd][scenario]") {
+    // The profile is read once for all three; the middle entry's override stays its own.
+    const auto s = scenario::load_scenario_text(R"({
+  "host": { "cpus": 2, "cost_profile": "desktop-8t" },
+  "devices": [ { "name": "sda", "model": "hdd", "profile": "hdd-7200-sata" },
+               { "name": "sdb", "model": "hdd", "profile": "hdd-7200-sata", "params": { "seek_average": "8ms" } },
+               { "name": "sdc", "model": "hdd", "profile": "hdd-7200-sata", "params": {} } ],
+  "jobs": [ { "name": "r", "device": "sdc", "rw": "randread", "runtime": "1s" } ]
+})", "hdd.json", {});
+    const auto hdd = [&](int i) -> const dev::HddConfig& { return s.machine.devices.at(i).as<dev::HddConfig>(); };
+    CHECK(hdd(1).seek_average == 8_ms);
+    CHECK(hdd(1).size_bytes == 7'814'037'168ULL * 512);  // the rest from the profile
+    for (int i : {0, 2}) {
+        INFO("device " << i);
+        CHECK(hdd(i).seek_average != 8_ms);
+        CHECK(hdd(i).seek_average == load(R"({ "name": "sda", "model": "hdd", "profile": "hdd-7200-sata" })")
+                                         .machine.devices.at(0).as<dev::HddConfig>().seek_average);
+        CHECK(hdd(i).size_bytes == 7'814'037'168ULL * 512);
+        CHECK(hdd(i).max_wait == 890_ms);
+    }
+    // A later device naming the profile with another model is refused at its own path.
+    CHECK_THAT(error_of(R"({ "name": "sda", "model": "hdd", "profile": "hdd-7200-sata" },
+                           { "name": "nvme0", "model": "nvme", "profile": "hdd-7200-sata" })"),
+               Catch::Contains("/devices/1/profile") && Catch::Contains("describes a hdd device, not nvme"));
+}
+
 TEST_CASE("HDD scenario: a profile file's own errors name the profile file", "[hdd][scenario]") {
     const auto dir = std::filesystem::temp_directory_path() / ("blksim_hdd_" + std::to_string(std::random_device{}()));
     std::filesystem::create_directories(dir);

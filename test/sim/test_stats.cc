@@ -406,3 +406,39 @@ TEST_CASE("IntervalSampler: a default-constructed sampler records nothing", "[si
     s.roll(Time::zero() + 100_s);
     CHECK(s.samples().count() == 0);
 }
+
+TEST_CASE("LatencyHistogram: buckets filled in any order survive copy, assignment, move and merge", "[sim]") {
+    // Samples over many power-of-two ranges (and none in others), each bucket's count known.
+    std::vector<uint64_t> want(H::PLAT_NR, 0);
+    H h;
+    uint64_t n = 0;
+    for (uint64_t v : {0ULL, 5ULL, 127ULL, 128ULL, 1000ULL, 70'000ULL, 5'000'000ULL, 123'456'789'012ULL, ~0ULL - 10}) {
+        for (uint64_t k = 0; k < 3 + v % 5; ++k) {
+            h.add(v + k);
+            ++want[H::val_to_idx(v + k)];
+            ++n;
+        }
+    }
+    const auto same = [&](const H& x, uint64_t times) {
+        REQUIRE(x.total() == n * times);
+        for (unsigned i = 0; i < H::PLAT_NR; ++i)
+            REQUIRE(x.bin(i) == want[i] * times);
+    };
+    same(h, 1);
+    H copy(h);
+    same(copy, 1);
+    H assigned;
+    assigned.add(3'000);  // a bucket the source does not have: assignment drops it
+    assigned = h;
+    same(assigned, 1);
+    H merged;
+    merged.merge(h);
+    merged.merge(copy);
+    same(merged, 2);
+    same(h, 1);  // merge reads its argument only
+    const H moved(std::move(copy));
+    same(moved, 1);
+    // Percentiles of the copy are the original's, bucket for bucket.
+    CHECK(assigned.percentiles(H::default_percentiles()) == h.percentiles(H::default_percentiles()));
+    CHECK(H().percentiles(H::default_percentiles()) == std::vector<uint64_t>(H::default_percentiles().size(), 0));
+}

@@ -14,51 +14,63 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Loads a device profile (<base_dir>/devices/<name>.json, or a path ending in .json
-// relative to the scenario), checks it against the schema and its model against the
-// device's, decodes its params alone (so that its errors name the profile file), and
-// returns them overridden by the entry's own params.
-json with_device_profile(const DecodeState& st, const std::string& name, const std::string& model,
-                         const std::string& ptr, const json& params) {
+// A device profile (<base_dir>/devices/<name>.json, or a path ending in .json relative to
+// the scenario), read, checked against the schema and its params decoded alone (so that
+// their errors name the profile file) the first time a device names it; a machine of a
+// thousand drives of one profile reads it once. Its model must be the device's.
+const DeviceProfile& device_profile(DecodeState& st, const std::string& name, const std::string& model,
+                                    const std::string& ptr) {
     const fs::path path = profile_path(st.ctx, name, "devices");
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) {
-        const std::vector<std::string> names = profile_names(fs::path(st.ctx.base_dir) / "devices");
-        st.rep.fail(ptr, "device profile " + squote(name) + " not found (no file " + path.string() + ")" +
-                         (names.empty() ? "" : "; available: " + join(names)));
+    auto it = st.device_profiles.find(path.string());
+    if (it == st.device_profiles.end()) {
+        std::error_code ec;
+        if (!fs::is_regular_file(path, ec)) {
+            const std::vector<std::string> names = profile_names(fs::path(st.ctx.base_dir) / "devices");
+            st.rep.fail(ptr, "device profile " + squote(name) + " not found (no file " + path.string() + ")" +
+                             (names.empty() ? "" : "; available: " + join(names)));
+        }
+        const Reporter prep(path.string());
+        json profile = parse_json(read_text_file(path, prep, "device profile"), prep);
+        SchemaChecker(definition_schema(st.schema, "device_profile_file"), path.string()).check(profile, prep);
+        DeviceProfile p;
+        p.model = profile.at("model").get<std::string>();
+        p.params = std::move(profile.at("params"));
+        if (p.model == model) {  // else refused below, before anything is decoded
+            p.alone = dev::find_device_kind(model)->defaults();
+            decode_device_params(p.params, "/params", prep, st.nr_cpus, p.alone);
+        }
+        it = st.device_profiles.emplace(path.string(), std::move(p)).first;
     }
-    const Reporter prep(path.string());
-    const json profile = parse_json(read_text_file(path, prep, "device profile"), prep);
-    SchemaChecker(definition_schema(st.schema, "device_profile_file"), path.string()).check(profile, prep);
-    const std::string pmodel = profile.at("model").get<std::string>();
-    if (pmodel != model)
-        st.rep.fail(ptr, "profile " + squote(name) + " describes a " + pmodel + " device, not " + model);
-    const json& pp = profile.at("params");
-    dev::ModelParams alone = dev::find_device_kind(model)->defaults();
-    decode_device_params(pp, "/params", prep, st.nr_cpus, alone);
-    json merged = pp;
-    for (const auto& [key, value] : params.items()) merged[key] = value;
-    return merged;
+    if (it->second.model != model)
+        st.rep.fail(ptr, "profile " + squote(name) + " describes a " + it->second.model + " device, not " + model);
+    return it->second;
 }
 
-// An entry's params: its profile's, overridden by its own.
-json entry_params(const DecodeState& st, const json& entry, const std::string& at, const std::string& model) {
+// An entry's params (from its profile, overridden key by key by its own), decoded into p.
+void decode_entry_params(DecodeState& st, const json& entry, const std::string& at, const std::string& model,
+                         dev::ModelParams& p) {
     json params = entry.value("params", json::object());
-    // A named profile (scenarios/devices/<name>.json) gives the model's parameters;
-    // the entry's own params override it key by key.
-    if (entry.contains("profile"))
-        params = with_device_profile(st, entry["profile"].get<std::string>(), model, child(at, "profile"), params);
-    return params;
+    if (entry.contains("profile")) {
+        const DeviceProfile& prof = device_profile(st, entry["profile"].get<std::string>(), model, child(at, "profile"));
+        if (params.empty()) {  // the profile's params as they are, decoded already
+            p = prof.alone;
+            return;
+        }
+        json merged = prof.params;
+        for (const auto& [key, value] : params.items()) merged[key] = value;
+        params = std::move(merged);
+    }
+    decode_device_params(params, child(at, "params"), st.rep, st.nr_cpus, p);
 }
 
 // One device's model and params (from its profile and/or inline); for a composite (a RAID
 // volume), its members, each decoded the same way.
-dev::ModelParams decode_model(const DecodeState& st, const json& d, const std::string& at, const std::string& name) {
+dev::ModelParams decode_model(DecodeState& st, const json& d, const std::string& at, const std::string& name) {
     const std::string model = d.at("model").get<std::string>();
     const dev::DeviceKind* kind = dev::find_device_kind(model);
     if (kind == nullptr) st.rep.fail(child(at, "model"), "unknown device model " + squote(model));
     dev::ModelParams p = kind->defaults();
-    decode_device_params(entry_params(st, d, at, model), child(at, "params"), st.rep, st.nr_cpus, p);
+    decode_entry_params(st, d, at, model, p);
     if (!kind->has_members()) return p;
     const json& list = d.at("members");
     for (size_t i = 0; i < list.size(); ++i) {

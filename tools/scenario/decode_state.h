@@ -30,6 +30,13 @@ struct QueueState {
     std::string scheduler_ptr;  // /queues/i/scheduler or a job's ioscheduler; "" = default
 };
 
+// A device profile as devices use it: its model, its params as written and decoded alone.
+struct DeviceProfile {
+    std::string model;
+    json params;
+    dev::ModelParams alone;
+};
+
 // The document being decoded, where messages go, and what the sections decoded so far
 // decided that later ones depend on (the host's CPUs, the devices and their queues).
 struct DecodeState {
@@ -44,6 +51,7 @@ struct DecodeState {
     std::vector<dev::DeviceConfig> devices;
     std::unordered_map<std::string, size_t> device_by_name;  // name -> index in devices
     std::vector<QueueState> queues;                           // one per device, in its order
+    std::unordered_map<std::string, DeviceProfile> device_profiles;  // by path, read so far
 
     // The index of the device called name; refused at ptr when there is none.
     size_t device_index(const std::string& name, const std::string& ptr) const;
