@@ -336,18 +336,25 @@ static void print_speed(const result::RunResult& result, double wall, uint64_t e
                result.sim_time.seconds(), wall, events, ios, wall > 0 ? static_cast<double>(ios) / wall / 1e6 : 0.0);
 }
 
+// --mem-limit: false (after one message) when the option is bad or the machine would need more.
+static bool within_mem_limit(const scenario::Scenario& s, const RunOptions& o) {
+    const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
+    if (!mem_limit)
+        return false;
+    if (const std::string why = experiment::over_mem_limit(s.machine, 1, *mem_limit); !why.empty()) {
+        fmt::print(stderr, "blksim: {}: {}\n", o.scenario, why);
+        return false;
+    }
+    return true;
+}
+
 // Runs a loaded scenario and prints fio's report; o.scenario names it in messages. Every
 // output is opened before the run and put in place only when the run succeeded.
 static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     // --output-format (main.cc checked it) overrides the scenario's / fio's.
     const report::OutputFormats formats = output_formats(s.output, o.output_format);
-    const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
-    if (!mem_limit)
+    if (!within_mem_limit(s, o))
         return 2;
-    if (const std::string why = experiment::over_mem_limit(s.machine, 1, *mem_limit); !why.empty()) {
-        fmt::print(stderr, "blksim: {}: {}\n", o.scenario, why);
-        return 2;
-    }
 
     // The trace goes out as the run goes: nothing is kept in memory.
     OutputFile trace_file;
