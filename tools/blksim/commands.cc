@@ -176,7 +176,15 @@ static scenario::Scenario load(const std::string& path, std::vector<std::string>
 static bool looks_like_fio_job(const std::string& path) {
     if (std::filesystem::path(path).extension() == ".fio")
         return true;
-    std::ifstream in(path);
+    // Only a regular file's first 4 KiB: /dev/zero or a FIFO must get the loader's own message.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        return false;
+    std::ifstream file(path, std::ios::binary);
+    std::string head(4096, '\0');
+    file.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(file.gcount()));
+    std::istringstream in(head);
     std::string line;
     while (std::getline(in, line)) {
         const auto b = line.find_first_not_of(" \t\r");
