@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "test/cli/cli_fixture.h"
+#include "test/compare/compare_metric.h"
 
+using clitest::compare_metric;
 using clitest::run_blksim;
 using clitest::slurp;
 using clitest::source_path;
@@ -21,15 +23,6 @@ namespace {
 
 const std::string FIO_READS = "--name=r --rw=randread --bs=4k --ioengine=libaio --iodepth=8 --numjobs=4 "
                               "--group_reporting --runtime=30ms --time_based";
-
-const json& metric(const json& report, const std::string& key) {
-    for (const json& m : report.at("metrics"))
-        if (m.at("metric") == key)
-            return m;
-    FAIL("no metric " << key);
-    static const json none;
-    return none;
-}
 
 // The commands of docs/what-if.md: each "blksim compare ..." of a sh block, its continuation
 // lines joined.
@@ -67,7 +60,7 @@ TEST_CASE("compare: a fio command line on a device, one scheduler per variant", 
     CHECK(j.at("a").at("scenario") == "--device nvme --scheduler none -- " + FIO_READS);
     CHECK(j.at("b").at("scenario") == "--device nvme --scheduler bfq -- " + FIO_READS);
     // bfq's CPU cost on 4 jobs at QD8 is visible: B is not A.
-    CHECK(metric(j, "r/read.iops").at("diff").get<double>() != 0.0);
+    CHECK(compare_metric(j, "r/read.iops").at("diff").get<double>() != 0.0);
 
     // The same scheduler on both sides: common random numbers make every difference 0.
     const auto same = run_blksim("compare --device nvme --a-scheduler mq-deadline --b-scheduler mq-deadline --runs 2 "

@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "test/cli/cli_fixture.h"
+#include "test/compare/compare_metric.h"
 
+using clitest::compare_metric;
 using clitest::run_blksim;
 using clitest::shell;
 using clitest::slurp;
@@ -37,15 +39,6 @@ struct TempDir {
     std::string operator/(const std::string& name) const { return (path / name).string(); }
 };
 
-const json& metric(const json& report, const std::string& key) {
-    for (const json& m : report.at("metrics"))
-        if (m.at("metric") == key)
-            return m;
-    FAIL("no metric " << key);
-    static const json none;
-    return none;
-}
-
 double ci_width(const json& m) { return m.at("ci_high").get<double>() - m.at("ci_low").get<double>(); }
 
 }  // namespace
@@ -58,10 +51,10 @@ TEST_CASE("compare: RPO against FIFO on an HDD is significant, and --fail-on tri
     const json j = json::parse(r.out);
     CHECK(j.at("crn") == true);
     CHECK(j.at("a").at("seeds") == j.at("b").at("seeds"));
-    const json& iops = metric(j, "randread/read.iops");
+    const json& iops = compare_metric(j, "randread/read.iops");
     CHECK(iops.at("verdict") == "worse");
     CHECK(iops.at("rel_change_pct").get<double>() < -30.0);  // RPO about doubles 4 KiB random IOPS
-    CHECK(metric(j, "randread/read.clat_mean_ns").at("verdict") == "worse");
+    CHECK(compare_metric(j, "randread/read.clat_mean_ns").at("verdict") == "worse");
     // Exit status for scripts: 3 beyond the threshold, 0 within it.
     CHECK(run_blksim("compare " + cmd + " --fail-on read.iops:10", false).status == 3);
     const auto ok = run_blksim("compare " + cmd + " --fail-on read.iops:90 --fail-on randread/read.clat_p99_ns:900", false);
@@ -101,10 +94,10 @@ TEST_CASE("compare: common random numbers narrow the interval of a device-parame
     CHECK(b.at("crn") == false);
     CHECK(a.at("b").at("seeds") != b.at("b").at("seeds"));
     for (const char* key : {"randread/read.clat_mean_ns", "randread/read.iops"}) {
-        INFO(key << ": CRN width " << ci_width(metric(a, key)) << ", independent " << ci_width(metric(b, key)));
-        CHECK(ci_width(metric(a, key)) < ci_width(metric(b, key)));
+        INFO(key << ": CRN width " << ci_width(compare_metric(a, key)) << ", independent " << ci_width(compare_metric(b, key)));
+        CHECK(ci_width(compare_metric(a, key)) < ci_width(compare_metric(b, key)));
     }
-    CHECK(metric(a, "randread/read.clat_mean_ns").at("verdict") == "worse");
+    CHECK(compare_metric(a, "randread/read.clat_mean_ns").at("verdict") == "worse");
 }
 
 TEST_CASE("compare: variants that differ in the scheduler draw the same offsets", "[compare][cli]") {
