@@ -148,6 +148,25 @@ void print_formats(const json& formats) {
         fmt::print("  {:<12} {}\n", text(f, "name"), text(f, "help"));
 }
 
+json cpu_profiles_json() { return files_json(scenario::shipped_files("cpu", "source"), false); }
+
+// The sections of `blksim list`, in the order they print: the kind a user names, the section's
+// key in --format json, how it is gathered and how it prints as text.
+struct ListSection {
+    const char* kind;
+    const char* key;
+    json (*gather)();
+    void (*print)(const json&);
+};
+const ListSection kSections[] = {
+    {"devices", "devices", devices_json, print_devices},
+    {"engines", "engines", engines_json, print_engines},
+    {"schedulers", "schedulers", schedulers_json, print_schedulers},
+    {"formats", "formats", formats_json, print_formats},
+    {"cpu", "cpu_profiles", cpu_profiles_json, print_cpu_profiles},
+    {"scenarios", "scenarios", scenarios_json, print_scenarios},
+};
+
 }  // namespace
 
 int cmd_list(const std::string& what, const std::string& format) {
@@ -157,43 +176,25 @@ int cmd_list(const std::string& what, const std::string& format) {
         fmt::print("{}\n", scenario::load_schema_document(scenario::default_scenario_dir()).dump(2));
         return 0;
     }
-    static const std::vector<std::string> kinds = {"devices", "engines", "schedulers", "formats", "cpu", "scenarios"};
-    if (!what.empty() && std::find(kinds.begin(), kinds.end(), what) == kinds.end()) {
-        fmt::print(stderr,
-                   "blksim: list: unknown kind '{}' (allowed: devices, engines, schedulers, formats, cpu, scenarios, schema)\n",
-                   what);
+    if (!what.empty() && std::none_of(std::begin(kSections), std::end(kSections),
+                                      [&](const ListSection& sec) { return what == sec.kind; })) {
+        std::string allowed;
+        for (const ListSection& sec : kSections)
+            allowed += std::string(sec.kind) + ", ";
+        fmt::print(stderr, "blksim: list: unknown kind '{}' (allowed: {}schema)\n", what, allowed);
         return 2;
     }
-    const auto want = [&](const char* k) { return what.empty() || what == k; };
     json all = json::object();
-    if (want("devices"))
-        all["devices"] = devices_json();
-    if (want("engines"))
-        all["engines"] = engines_json();
-    if (want("schedulers"))
-        all["schedulers"] = schedulers_json();
-    if (want("formats"))
-        all["formats"] = formats_json();
-    if (want("cpu"))
-        all["cpu_profiles"] = files_json(scenario::shipped_files("cpu", "source"), false);
-    if (want("scenarios"))
-        all["scenarios"] = scenarios_json();
+    for (const ListSection& sec : kSections)
+        if (what.empty() || what == sec.kind)
+            all[sec.key] = sec.gather();
     if (format == "json") {
         fmt::print("{}\n", all.dump(2));
         return 0;
     }
-    if (all.contains("devices"))
-        print_devices(all["devices"]);
-    if (all.contains("engines"))
-        print_engines(all["engines"]);
-    if (all.contains("schedulers"))
-        print_schedulers(all["schedulers"]);
-    if (all.contains("formats"))
-        print_formats(all["formats"]);
-    if (all.contains("cpu_profiles"))
-        print_cpu_profiles(all["cpu_profiles"]);
-    if (all.contains("scenarios"))
-        print_scenarios(all["scenarios"]);
+    for (const ListSection& sec : kSections)
+        if (all.contains(sec.key))
+            sec.print(all[sec.key]);
     return 0;
 }
 
