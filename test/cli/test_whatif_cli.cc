@@ -66,7 +66,8 @@ TEST_CASE("compare: a fio command line on a device, one scheduler per variant", 
     const auto same = run_blksim("compare --device nvme --a-scheduler mq-deadline --b-scheduler mq-deadline --runs 2 "
                                  "--jobs 2 --output-format json -- " + FIO_READS, false);
     REQUIRE(same.status == 0);
-    for (const json& m : json::parse(same.out).at("metrics"))
+    const json same_report = json::parse(same.out);  // a range-for would not keep parse()'s temporary alive
+    for (const json& m : same_report.at("metrics"))
         CHECK(m.at("diff").get<double>() == 0.0);
 
     // A variant's overrides are shown as the options they are, before fio's arguments.
