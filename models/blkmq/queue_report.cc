@@ -59,6 +59,10 @@ void RequestQueue::report(sim::Time end, result::DiskUtil& du, result::QueueRepo
         qr.tags_in_use_mean += tags.mean_in_use(end);
         qr.tag_sleeps += tags.nr_sleeps();
     }
+    qr.has_elevator = elevator_ != nullptr;
+    for (const auto& st : sched_tags_)
+        qr.sched_tag_sleeps += st->nr_sleeps();
+    qr.driver_tag_waits = s.driver_tag_waits;
     qr.direct_issues = s.direct_issues;
     qr.inserts = s.inserts;
     qr.resource_requeues = s.resource_requeues;

@@ -518,6 +518,7 @@ bool RequestQueue::get_driver_tag(HwQueue& h, Request* rq, Time now) {
     const uint32_t tag = hctx_may_queue(h) ? h.tags.get(now) : BlkMqTags::NO_TAG;
     if (tag == BlkMqTags::NO_TAG) {
         note_tag_shortage(h);
+        ++stats_.driver_tag_waits;
         return false;
     }
     rq->driver_tag = tag;

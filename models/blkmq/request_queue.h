@@ -48,6 +48,7 @@ struct QueueStats {
     uint64_t resource_requeues = 0;      // ->queue_rq said BLK_STS_*RESOURCE
     uint64_t requeues = 0;               // the driver gave a request back (blk_mq_requeue_request)
     uint64_t budget_exhausted = 0;       // a dispatch found the device's budget used up
+    uint64_t driver_tag_waits = 0;       // an elevator's request found no driver tag at dispatch
     // /proc/diskstats' flush fields: flush requests the driver completed (blk-flush.c's
     // flush_rq, REQ_OP_FLUSH) and their time from issue by the flush machinery to completion.
     uint64_t flushes = 0;
@@ -196,6 +197,10 @@ public:
     // The run's periodic audit (any instant between events): the core's own counts against
     // each other and against the elevator's; "" when all balance, else the rule broken.
     std::string audit() const;
+    // The queue's state now as /sys/kernel/debug/block/<dev>/ shows it (each hctx's tags,
+    // sched_tags, dispatch list and state, then the elevator's sched/ attributes), for the
+    // dump that goes with a stall or an invariant violation (models/blkmq/debugfs.cc).
+    std::string debugfs_show(sim::Time now) const;
     uint64_t elv_held() const { return elv_held_; }
 
     const QueueStats& stats() const { return stats_; }

@@ -44,8 +44,14 @@ void format_queue_header(Out out, const QueueReport& q) {
                    q.tag_set_queues > 1
                        ? fmt::format(" (tag set shared by {} queues)", q.tag_set_queues)
                        : std::string());
-    fmt::format_to(out, "    tag_sleeps={}, direct_issues={}, inserts={}, resource_requeues={}, requeues={}\n",
-                   q.tag_sleeps, q.direct_issues, q.inserts, q.resource_requeues, q.requeues);
+    // With an elevator a submitter waits for a scheduler tag and the dispatch for a driver
+    // tag: both beside the driver-tag sleeps, or a full nr_requests would wait unseen.
+    fmt::format_to(out, "    tag_sleeps={}{}, direct_issues={}, inserts={}, resource_requeues={}, requeues={}\n",
+                   q.tag_sleeps,
+                   q.has_elevator ? fmt::format(", sched_tag_sleeps={}, driver_tag_waits={}", q.sched_tag_sleeps,
+                                                q.driver_tag_waits)
+                                  : std::string(),
+                   q.direct_issues, q.inserts, q.resource_requeues, q.requeues);
     if (q.budget)
         fmt::format_to(out, "    budget={} (sdev queue_depth), budget_exhausted={}\n", q.budget, q.budget_exhausted);
     // The flush requests the device received (diskstats' flush fields); only when there were

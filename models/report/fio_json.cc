@@ -380,6 +380,10 @@ void add_queue_json(FioJsonWriter& w, const QueueReport& q) {
     if (q.tag_set_queues > 1)  // (only when shared, as the text line says it)
         w.add_int("tag_set_queues", q.tag_set_queues);
     w.add_int("tag_sleeps", q.tag_sleeps);
+    if (q.has_elevator) {  // (only with an elevator, as the text line says them)
+        w.add_int("sched_tag_sleeps", q.sched_tag_sleeps);
+        w.add_int("driver_tag_waits", q.driver_tag_waits);
+    }
     w.add_int("direct_issues", q.direct_issues);
     w.add_int("inserts", q.inserts);
     w.add_int("resource_requeues", q.resource_requeues);

@@ -217,6 +217,7 @@ public:
     uint32_t depth_updated(uint32_t /*nr_requests*/) const override { return 1; }
     uint64_t queued() const override;
     std::string audit() const override;
+    std::string debugfs_show(sim::Time now) const override;
     std::string check_idle() const override;
     LockCost lock_cost(const cpu::CpuCosts& c) const override {
         return {LockScope::QUEUE, {c.bfq_insert, c.bfq_dispatch, c.elv_insert, c.bfq_finish}};

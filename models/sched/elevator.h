@@ -146,6 +146,10 @@ public:
     // The end-of-run check of the policy's own accounting (tokens returned, dispatched =
     // completed, ...): "" when it balances, else what is wrong.
     virtual std::string check_idle() const { return {}; }
+    // The policy's state now as /sys/kernel/debug/block/<dev>/sched/ shows it, one
+    // "attribute: value" per line: printed with the queues' state when a run stalls or
+    // breaks an invariant, so that a hang shows where the requests are held.
+    virtual std::string debugfs_show(sim::Time now) const { (void)now; return {}; }
 };
 
 // Which lock the core charges: QUEUE = one lock for the whole queue around insert, bio

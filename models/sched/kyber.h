@@ -129,6 +129,7 @@ public:
     uint32_t depth_updated(uint32_t nr_requests) const override { return kyber_limit_depth(false, nr_requests); }
     uint64_t queued() const override;
     std::string audit() const override;
+    std::string debugfs_show(sim::Time now) const override;
     std::string check_idle() const override;
     LockCost lock_cost(const cpu::CpuCosts& c) const override {
         return {LockScope::PER_HCTX, ElevatorCost::lock_cost(c).hold};

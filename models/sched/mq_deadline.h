@@ -128,6 +128,7 @@ public:
     void direct_dispatched(blkmq::Request* rq, sim::Time now) override;
     uint64_t queued() const override;
     std::string audit() const override;
+    std::string debugfs_show(sim::Time now) const override;
 
     // The queue-wide forms of the ops (mq-deadline has one state for all hctxs).
     blkmq::Request* dispatch_request(sim::Time now);

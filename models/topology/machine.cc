@@ -151,39 +151,20 @@ uint64_t Machine::ios_completed() const {
 result::RunResult Machine::run() {
     if (series_)
         series_->start(eq_.now());
-    const uint32_t nr_waves = wave_.empty() ? 0 : wave_.back() + 1;
-    for (uint32_t w = 0; w < nr_waves; ++w) {
-        // A wave starts when the previous one has ended (fio's stonewall).
-        for (std::size_t i = 0; i < threads_.size(); ++i) {
-            if (wave_[i] == w) {
-                ++live_threads_;
-                threads_[i]->start(eq_.now(), &live_threads_);
-            }
-        }
-        if (series_ && !sample_armed_)
-            arm_sample();  // it stops when nothing but itself is pending (between waves)
-        // The audit runs between events, at the first one at or after each period (no
-        // event of its own: a far-future entry would cost every heap pop a level).
-        const sim::Duration period =
-            cfg_.audit_interval.count() > 0 ? cfg_.audit_interval : sim::Duration::ns(1'000'000'000);
-        sim::Time next_audit = eq_.now() + period;
-        while (live_threads_ > 0) {
-            if (!eq_.run_one())
-                throw std::logic_error(fmt::format(
-                    "invariant violated: the run stalled at {} ns with {} job thread(s) still "
-                    "waiting and nothing left to happen", eq_.now().ns(), live_threads_));
-            if (eq_.now() >= next_audit) {
-                if (cfg_.stop && cfg_.stop->load(std::memory_order_relaxed))
-                    throw Interrupted(fmt::format("interrupted at {:.3f} s simulated", eq_.now().seconds()));
-                audit();
-                next_audit = eq_.now() + period;
-            }
-        }
+    sim::Time end;
+    try {
+        run_waves();
+        end = run_end();
+        if (series_)
+            series_->finish(end);
+        check_invariants(end);
+    } catch (const std::invalid_argument&) {
+        throw;
+    } catch (const std::logic_error& e) {
+        // A stall or a broken invariant: with the queues' state, or a hang would say only
+        // that it hung.
+        throw std::logic_error(std::string(e.what()) + "\n" + debugfs_dump());
     }
-    const sim::Time end = run_end();
-    if (series_)
-        series_->finish(end);
-    check_invariants(end);
 
     result_.sim_time = end - sim::Time::zero();
     for (const auto& q : queues_)
@@ -213,6 +194,61 @@ result::RunResult Machine::run() {
     result::RunResult out = std::move(result_);
     for (const auto& t : threads_)
         t->take_logs(out.logs);
+    return out;
+}
+
+void Machine::run_waves() {
+    const uint32_t nr_waves = wave_.empty() ? 0 : wave_.back() + 1;
+    for (uint32_t w = 0; w < nr_waves; ++w) {
+        // A wave starts when the previous one has ended (fio's stonewall).
+        for (std::size_t i = 0; i < threads_.size(); ++i) {
+            if (wave_[i] == w) {
+                ++live_threads_;
+                threads_[i]->start(eq_.now(), &live_threads_);
+            }
+        }
+        if (series_ && !sample_armed_)
+            arm_sample();  // it stops when nothing but itself is pending (between waves)
+        // The audit runs between events, at the first one at or after each period (no
+        // event of its own: a far-future entry would cost every heap pop a level).
+        const sim::Duration period =
+            cfg_.audit_interval.count() > 0 ? cfg_.audit_interval : sim::Duration::ns(1'000'000'000);
+        sim::Time next_audit = eq_.now() + period;
+        while (live_threads_ > 0) {
+            if (!eq_.run_one())
+                throw std::logic_error(fmt::format(
+                    "invariant violated: the run stalled at {} ns with {} job thread(s) still "
+                    "waiting and nothing left to happen", eq_.now().ns(), live_threads_));
+            if (eq_.now() >= next_audit) {
+                if (cfg_.stop && cfg_.stop->load(std::memory_order_relaxed))
+                    throw Interrupted(fmt::format("interrupted at {:.3f} s simulated", eq_.now().seconds()));
+                audit();
+                next_audit = eq_.now() + period;
+            }
+        }
+    }
+}
+
+std::string Machine::debugfs_dump() const {
+    std::string out = fmt::format("queue state at {} ns (as /sys/kernel/debug/block/<dev>/ shows it):", eq_.now().ns());
+    std::size_t quiet = 0;
+    for (const auto& q : queues_) {
+        if (q->allocated() == q->freed()) {
+            ++quiet;
+            continue;
+        }
+        const std::string s = q->debugfs_show(eq_.now());
+        std::size_t from = 0;
+        while (from < s.size()) {
+            const std::size_t eol = s.find('\n', from);
+            const std::size_t end = eol == std::string::npos ? s.size() : eol;
+            out += "\n  ";
+            out.append(s, from, end - from);
+            from = end + 1;
+        }
+    }
+    if (quiet)
+        out += fmt::format("\n  ({} queue(s) holding no request)", quiet);
     return out;
 }
 

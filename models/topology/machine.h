@@ -83,6 +83,11 @@ private:
     // balance at any instant between events. "" when they do, else the rule broken.
     std::string audit_now() const;
     void audit();
+    // The events up to the run's end, and the checks at the end (run()'s loop).
+    void run_waves();
+    // Every queue that holds a request, as debugfs shows it: appended to the message of a
+    // stall or an invariant violation.
+    std::string debugfs_dump() const;
     // The time series' sampling event. It only observes, so it must not keep a run alive
     // that has nothing else left to happen (model_pending()).
     void sample(uint64_t);

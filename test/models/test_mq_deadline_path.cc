@@ -431,3 +431,67 @@ TEST_CASE("submit_bio_plug=false: one kblockd work item per hctx, never two disp
     CHECK(r.cpus[0].busy >= 20_us);                 // both ->queue_rq calls on CPU 0's worker
     CHECK(r.cpus[1].busy < 10_us);                  // none on CPU 1
 }
+
+// With an elevator a submitter sleeps for a scheduler tag when nr_requests are in use, and
+// the dispatch waits for a driver tag when the device's are: each counted where it happens,
+// neither in the other's count.
+TEST_CASE("mq-deadline: scheduler-tag sleeps and driver-tag waits are counted apart", "[models][mq-deadline-path][tags]") {
+    const auto run = [](uint32_t nr_requests, uint32_t hw_queue_depth) {
+        dev::NullBlkConfig nb;
+        nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+        nb.completion_nsec = 50_us;
+        nb.hw_queue_depth = hw_queue_depth;
+        auto m = testing::nullb_machine(2, nb, "mq-deadline");
+        m.queues[0].nr_requests = nr_requests;
+        for (uint32_t k = 0; k < 2; ++k) {
+            auto j = testing::nullb_job(workload::IoEngine::LIBAIO, workload::RwPattern::RANDREAD);
+            j.name = "j" + std::to_string(k);
+            j.iodepth = 32;  // 64 in flight
+            j.runtime = 5_ms;
+            j.time_based = true;
+            j.cpus_allowed = {k};
+            m.jobs.push_back(j);
+        }
+        topology::Machine machine(m);
+        return machine.run().queues.at(0);
+    };
+    // 8 scheduler tags for 64 I/Os, 64 driver tags: submitters sleep in the scheduler's tags.
+    const auto few_sched = run(8, 64);
+    CHECK(few_sched.has_elevator);
+    CHECK(few_sched.sched_tag_sleeps > 0);
+    CHECK(few_sched.driver_tag_waits == 0);
+    CHECK(few_sched.tag_sleeps == 0);
+    // 256 scheduler tags, 4 driver tags: every I/O gets a request, the dispatch waits.
+    const auto few_driver = run(256, 4);
+    CHECK(few_driver.sched_tag_sleeps == 0);
+    CHECK(few_driver.driver_tag_waits > 0);
+    CHECK(few_driver.tag_sleeps == 0);
+}
+
+// A hang must say where its requests are: the progress watch's message carries each busy
+// queue's debugfs state, blk-mq's and the elevator's.
+TEST_CASE("mq-deadline: a stalled run's message shows the queue's debugfs state", "[models][mq-deadline-path][invariants]") {
+    dev::NullBlkConfig nb;
+    nb.requeue_every = 1;  // ->queue_rq refuses every request: nothing ever completes
+    auto m = testing::nullb_machine(1, nb, "mq-deadline");
+    auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::RANDREAD);
+    j.number_ios = 8;
+    m.jobs.push_back(j);
+    std::string why;
+    try {
+        topology::Machine(m).run();
+    } catch (const std::logic_error& e) {
+        why = e.what();
+    }
+    INFO(why);
+    CHECK(why.find("rule: the run makes progress") != std::string::npos);
+    CHECK(why.find("queue state at ") != std::string::npos);
+    CHECK(why.find("\n  nullb0: scheduler=mq-deadline allocated=1 freed=0") != std::string::npos);
+    CHECK(why.find("\n  hctx0/sched_tags: nr_tags=") != std::string::npos);
+    // The refused request waits on the requeue list for the requeue work, not in the
+    // elevator nor on hctx->dispatch.
+    CHECK(why.find("\n  requeue_list: 1 request(s), requeue work queued") != std::string::npos);
+    CHECK(why.find("\n  hctx0/dispatch: 0 request(s)") != std::string::npos);
+    CHECK(why.find("\n  sched/read1_fifo_list: 0 request(s)") != std::string::npos);
+    CHECK(why.find("\n  sched/queued: 0 1 0") != std::string::npos);
+}

@@ -43,6 +43,9 @@ RunResult extras_run() {
     q.tag_depth = 64;
     q.tags_in_use_mean = 12.25;
     q.tag_sleeps = 3;
+    q.has_elevator = true;
+    q.sched_tag_sleeps = 5;
+    q.driver_tag_waits = 6;
     q.direct_issues = 7;
     q.inserts = 993;
     q.resource_requeues = 4;
@@ -74,7 +77,7 @@ TEST_CASE("blksim extras: queue summary, btt stage table, CPUs", "[extras]") {
         "\n"
         "blksim (what fio cannot show):\n"
         "  nullb0: scheduler=mq-deadline, nr_hw_queues=2, tag_depth=64, tags_in_use_mean=12.25\n"
-        "    tag_sleeps=3, direct_issues=7, inserts=993, resource_requeues=4, requeues=2\n"
+        "    tag_sleeps=3, sched_tag_sleeps=5, driver_tag_waits=6, direct_issues=7, inserts=993, resource_requeues=4, requeues=2\n"
         "    stage (usec)         N        mean         p50         p90         p99       p99.9         max\n"
         "    Q2G                 10       0.104       0.100       0.120       0.120       0.120       0.120\n"
         "    G2I                  0       0.000       0.000       0.000       0.000       0.000       0.000\n"
@@ -115,7 +118,7 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
     const ordered_json& q = b["queues"][0];
     CHECK(testing::keys_of(q) == std::vector<std::string>{
                                 "name", "scheduler", "nr_hw_queues", "tag_depth",
-                                "tags_in_use_mean", "tag_sleeps", "direct_issues", "inserts",
+                                "tags_in_use_mean", "tag_sleeps", "sched_tag_sleeps", "driver_tag_waits", "direct_issues", "inserts",
                                 "resource_requeues", "requeues", "budget", "budget_exhausted", "locks", "stages_ns"});
     CHECK(q["budget"] == 0);  // null_blk on the host: no dispatch budget
     CHECK(q["name"] == "nullb0");
@@ -124,6 +127,8 @@ TEST_CASE("blksim object in the JSON output", "[extras]") {
     CHECK(q["tag_depth"] == 64);
     CHECK(q["tags_in_use_mean"] == 12.25);
     CHECK(q["tag_sleeps"] == 3);
+    CHECK(q["sched_tag_sleeps"] == 5);
+    CHECK(q["driver_tag_waits"] == 6);
     CHECK(q["direct_issues"] == 7);
     CHECK(q["inserts"] == 993);
     CHECK(q["resource_requeues"] == 4);

@@ -1,0 +1,34 @@
+// kyber's debugfs (block/kyber-iosched.c: kyber_queue_debugfs_attrs and
+// kyber_hctx_debugfs_attrs), for the state dump of a stalled or broken run. The token
+// pools are counters here, so sbitmap_queue_show's bitmap becomes depth / busy / waiters.
+#include "models/sched/kyber.h"
+
+#include <fmt/format.h>
+
+namespace blksim::sched {
+
+namespace {
+constexpr const char* kDomain[KYBER_NUM_DOMAINS] = {"read", "write", "discard", "other"};
+}  // namespace
+
+std::string Kyber::debugfs_show(sim::Time now) const {
+    (void)now;
+    std::string out;
+    auto to = std::back_inserter(out);
+    for (uint32_t d = 0; d < KYBER_NUM_DOMAINS; ++d) {
+        const DomainTokens& dt = domain_tokens_[d];
+        fmt::format_to(to, "{}_tokens: depth={} busy={} wake_batch={} waiters={}\n", kDomain[d], dt.depth, dt.in_use,
+                       dt.wake_batch, dt.waiters.size());
+    }
+    for (uint32_t h = 0; h < nr_hw_queues_; ++h) {
+        const KyberHctxData& khd = khds_[h];
+        for (uint32_t d = 0; d < KYBER_NUM_DOMAINS; ++d)
+            fmt::format_to(to, "hctx{}/{}_rqs: {} request(s), {} in the ctxs{}\n", h, kDomain[d], khd.rqs[d].size(),
+                           khd.kcq_nr[d], khd.waiting[d] ? ", waiting for a token" : "");
+        fmt::format_to(to, "hctx{}/cur_domain: {}\nhctx{}/batching: {}\n", h, kDomain[khd.cur_domain], h,
+                       khd.batching);
+    }
+    return out;
+}
+
+}  // namespace blksim::sched
