@@ -39,9 +39,17 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/blksim-slurm.XXXXXX") || exit 1
 pids=()
 jobs_queued=()
 
+# What daemon `$1` wrote: its log file, or its stderr when it wrote no log.
+daemon_log() {
+    local f=$tmp/log/$1.log
+    [ -s "$f" ] || f=$tmp/log/$1.stderr
+    echo "$f"
+}
 # The last lines of each daemon's log, for a skip or a failure.
 show_logs() {
-    for f in "$tmp"/log/*.log; do
+    local f
+    for f in "$tmp"/log/*.stderr; do
+        f=$(daemon_log "$(basename "$f" .stderr)")
         [ -s "$f" ] || continue
         echo "--- last lines of $f"
         tail -n 15 "$f"
@@ -89,6 +97,14 @@ wait_for() {
     done
 }
 
+# The last error daemon `$1` logged, else its last line.
+last_error() {
+    local f e
+    f=$(daemon_log "$1")
+    e=$(grep -h 'error' "$f" 2>/dev/null | tail -n 1 | sed 's/^\[[^]]*\] //')
+    [ -n "$e" ] || e=$(tail -n 1 "$f" 2>/dev/null)
+    echo "${e:-no message}"
+}
 # A daemon we started that has exited is a skip: it cannot run here.
 check_alive() {
     local p
@@ -97,7 +113,7 @@ check_alive() {
             local name
             name=$(cat "$tmp/pid-$p" 2>/dev/null)
             show_logs
-            skip "$name exited at start-up (its log above says why)"
+            skip "$name exited at start-up: $(last_error "$name")"
         fi
     done
 }
@@ -111,11 +127,11 @@ chmod 700 "$tmp/munge"
 log "temporary directory $tmp"
 
 # munge: a key of our own, a socket of our own.
-mungekey --create --keyfile="$tmp/munge/munge.key" >"$tmp/log/mungekey.log" 2>&1 ||
-    skip "mungekey cannot create a key: $(cat "$tmp/log/mungekey.log")"
+mungekey --create --keyfile="$tmp/munge/munge.key" 2>"$tmp/log/mungekey.stderr" ||
+    skip "mungekey cannot create a key: $(cat "$tmp/log/mungekey.stderr")"
 sock=$tmp/munge/socket
 munged --foreground --force --key-file="$tmp/munge/munge.key" --socket="$sock" --pid-file="$tmp/munge/pid" \
-    --seed-file="$tmp/munge/seed" --log-file="$tmp/log/munged.log" >>"$tmp/log/munged.log" 2>&1 &
+    --seed-file="$tmp/munge/seed" --log-file="$tmp/log/munged.log" 2>"$tmp/log/munged.stderr" &
 started munged $!
 munge_ok() {
     check_alive
@@ -169,9 +185,9 @@ NodeName=localhost CPUs=2 State=UNKNOWN
 PartitionName=test Nodes=localhost Default=YES MaxTime=10 State=UP
 EOF
 
-slurmctld -D -i >>"$tmp/log/slurmctld.log" 2>&1 &
+slurmctld -D -i 2>"$tmp/log/slurmctld.stderr" &
 started slurmctld $!
-slurmd -D -N localhost >>"$tmp/log/slurmd.log" 2>&1 &
+slurmd -D -N localhost 2>"$tmp/log/slurmd.stderr" &
 started slurmd $!
 node_idle() {
     check_alive
@@ -254,6 +270,7 @@ submit "$bad" sweep scenarios/examples/nullblk-mq-deadline-10jobs.json --set job
     --set jobs.0.numjobs=1 --param jobs.0.bs=4k,8k --param jobs.0.size=4k,1m --slurm-shards 2
 state=$(wait_job "$merge" 120) || fail "merge job $merge of the failing sweep: $state"
 log "failing sweep: array tasks $(state_counts "$array"); merge job $merge: $state"
+log "shard-0.log: $(grep -m 1 'point 2' "$bad/shard-0.log" | cut -c 1-150)"
 [ "$state" = CANCELLED ] || fail "the merge of a sweep with a failed task ended $state, not CANCELLED"
 [ ! -e "$bad/sweep.csv" ] && [ ! -e "$bad/sweep.json" ] || fail "a cancelled merge left a merged file"
 log "PASS"

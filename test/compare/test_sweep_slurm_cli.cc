@@ -69,11 +69,11 @@ TEST_CASE("sweep --slurm: the array tasks and the merge give the unsharded sweep
 
 TEST_CASE("sweep --slurm: a fio command line and a quote reach the tasks intact", "[compare][cli]") {
     TempDir tmp("sweep-slurm-fio");
-    const std::string sweep = "sweep --device nullb --param jobs.0.iodepth=1,4 --set \"jobs.0.name=it's\" -- "
-                              "--name=r --rw=randread --bs=4k --ioengine=libaio --runtime=10ms --time_based";
-    REQUIRE(blksim_in_source(sweep + " --jobs 1 --csv " + (tmp / "local.csv")).status == 0);
+    const std::string sweep = "sweep --device nullb --param jobs.0.iodepth=1,4 --set \"jobs.0.name=it's\"";
+    const std::string fio = " -- --name=r --rw=randread --bs=4k --ioengine=libaio --runtime=10ms --time_based";
+    REQUIRE(blksim_in_source(sweep + " --jobs 1 --csv " + (tmp / "local.csv") + fio).status == 0);
     const std::string dir = tmp / "jobs";
-    REQUIRE(blksim_in_source(sweep + " --slurm " + dir + " --csv " + (tmp / "merged.csv")).status == 0);
+    REQUIRE(blksim_in_source(sweep + " --slurm " + dir + " --csv " + (tmp / "merged.csv") + fio).status == 0);
     CHECK(slurp(dir + "/sweep.sbatch").find("#SBATCH --array=0-1\n") != std::string::npos);  // one per point
     run_as_slurm(dir, 2);
     const std::string csv = slurp(tmp / "merged.csv");
