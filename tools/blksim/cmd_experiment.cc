@@ -64,7 +64,16 @@ void add_sweep(CLI::App& app, ExperimentCommands& x) {
     sc->add_option("--set", s.sets, "override a value at every point: path=value (repeatable)")->allow_extra_args(false);
     sc->add_option("--scheduler", s.scheduler, "I/O scheduler of every device at every point, as blksim fio --scheduler");
     sc->add_option("--jobs,-j", s.jobs, "simulations run at once (default: the number of CPUs)");
-    sc->add_option("--shard", s.shard, "i/N: run only the points whose index % N == i (merge with sweep-merge)");
+    CLI::Option* shard =
+        sc->add_option("--shard", s.shard, "i/N: run only the points whose index % N == i (merge with sweep-merge)");
+    CLI::Option* slurm = sc->add_option("--slurm", s.slurm,
+                                        "DIR: run nothing, write the sweep as a Slurm job array (one task per shard) "
+                                        "and a merge job after it, queued by DIR/submit.sh")
+                             ->excludes(shard);
+    sc->add_option("--slurm-shards", s.slurm_shards,
+                   "with --slurm: the number of array tasks (default: one per point, at most 1000)")
+        ->check(CLI::PositiveNumber)
+        ->needs(slurm);
     sc->add_option("--csv", s.csv, "write CSV to FILE ('-' = stdout)");
     sc->add_option("--json", s.json, "write JSON to FILE ('-' = stdout); sweep-merge reads it");
     sc->add_flag("--progress", s.progress, "progress line on stderr even when it is not a terminal");

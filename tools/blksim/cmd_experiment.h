@@ -40,7 +40,7 @@ struct CompareOptions {
     std::string mem_limit;                // empty: experiment::default_mem_limit()
 };
 
-// blksim sweep SCENARIO --param P=V1,V2 ... [--shard i/N] [--csv F] [--json F]
+// blksim sweep SCENARIO --param P=V1,V2 ... [--shard i/N | --slurm DIR] [--csv F] [--json F]
 // or blksim sweep --device D --param P=V1,V2 ... -- <fio arguments>
 struct SweepOptions {
     ScenarioSource source;
@@ -53,6 +53,8 @@ struct SweepOptions {
     bool progress = false;
     std::string order = "cost";           // cost: dearest point first (a pilot estimates); index
     std::string mem_limit;
+    std::string slurm;                    // write Slurm batch jobs to this directory instead of running
+    unsigned slurm_shards = 0;            // their array tasks; 0: one per point, at most 1,000
 };
 
 // blksim sweep-merge SHARD.json... [--csv F] [--json F]

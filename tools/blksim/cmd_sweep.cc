@@ -15,6 +15,7 @@
 #include "tools/blksim/commands.h"
 #include "tools/blksim/interrupt.h"
 #include "tools/blksim/output_file.h"
+#include "tools/blksim/slurm_script.h"
 #include "tools/experiment/mem_limit.h"
 #include "tools/experiment/progress.h"
 #include "tools/input/input_file.h"
@@ -234,6 +235,8 @@ static int sweep(const SweepOptions& o) {
 
     if (!check_inputs(o, out.params, at_once, *mem_limit))
         return 2;
+    if (!o.slurm.empty())
+        return write_slurm_jobs(o, n);
     SweepFiles files(o.csv, o.json);
     // A signal stops the points running (at their next audit instant) and the ones not yet
     // started; what finished is written, marked incomplete.
