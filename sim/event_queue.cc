@@ -22,7 +22,28 @@ void EventQueue::schedule(Time when, EventFn fn, void* obj, uint64_t arg) {
     if (when == now_)
         lane_push(e);
     else
+        future_push(e);
+}
+
+void EventQueue::future_push(const Event& e) {
+    if (!has_front_) {
+        front_ = e;
+        has_front_ = true;
+    } else if (e.key < front_.key) {
+        heap_push(front_);
+        front_ = e;
+    } else {
         heap_push(e);
+    }
+}
+
+// `min` is future_min(): either the slot or the heap's top.
+Event EventQueue::future_pop(const Event* min) {
+    if (min == &front_) {
+        has_front_ = false;
+        return front_;
+    }
+    return heap_pop();
 }
 
 void EventQueue::lane_push(const Event& e) {
@@ -90,17 +111,18 @@ Event EventQueue::heap_pop() {
 }
 
 bool EventQueue::pop_next(Event& out) {
-    if (!heap_.empty() && heap_[0].when() == now_) {
-        out = heap_pop();
+    const Event* min = future_min();
+    if (min != nullptr && min->when() == now_) {
+        out = future_pop(min);
         return true;
     }
     if (lane_head_ != lane_tail_) {
         out = lane_[lane_head_++ & (lane_.size() - 1)];
         return true;
     }
-    if (heap_.empty())
+    if (min == nullptr)
         return false;
-    out = heap_pop();
+    out = future_pop(min);
     return true;
 }
 
@@ -120,8 +142,8 @@ void EventQueue::run_until(Time limit) {
         Time next;
         if (lane_head_ != lane_tail_)
             next = now_;
-        else if (!heap_.empty())
-            next = heap_[0].when();
+        else if (const Event* min = future_min())
+            next = min->when();
         else
             break;
         if (next > limit)

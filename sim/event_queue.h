@@ -10,6 +10,13 @@
 // before the clock reached now, so it has a smaller seq than anything in the ring: firing
 // heap-at-now first, then the ring, preserves (when, seq) order exactly.
 //
+// In front of the heap sits one slot, filled lazily: a future event scheduled while the slot
+// is empty (or earlier than the event in it) goes there, and the next pop takes it if it is
+// earlier than the heap's top. A model where each event schedules the next soonest one (a
+// CPU's next dispatch, a job's next step) then pays neither a heap push nor a heap pop for
+// it. Keys are unique (seq), so taking the smaller of slot and heap top is the same order
+// as one heap of everything.
+//
 // Cancellation is not done here; see Timer (generation counter) in timer.h.
 #pragma once
 
@@ -40,7 +47,7 @@ public:
 
     Time now() const { return now_; }
     uint64_t events_processed() const { return processed_; }
-    std::size_t pending() const { return heap_.size() + (lane_tail_ - lane_head_); }
+    std::size_t pending() const { return heap_.size() + has_front_ + (lane_tail_ - lane_head_); }
     bool empty() const { return pending() == 0; }
 
     // Schedule fn(obj, arg) at `when` (>= now; an earlier time is a model bug and aborts).
@@ -71,10 +78,20 @@ private:
     }
     void heap_push(const Event& e);
     Event heap_pop();
+    void future_push(const Event& e);
+    // The earliest future event (slot or heap top), nullptr when there is none.
+    const Event* future_min() const {
+        if (has_front_ && (heap_.empty() || front_.key < heap_[0].key))
+            return &front_;
+        return heap_.empty() ? nullptr : &heap_[0];
+    }
+    Event future_pop(const Event* min);
     bool pop_next(Event& out);
     void lane_push(const Event& e);
 
     std::vector<Event> heap_;
+    Event front_{};
+    bool has_front_ = false;
     std::vector<Event> lane_;  // power-of-two ring buffer
     std::size_t lane_head_ = 0, lane_tail_ = 0;
     Time now_;

@@ -138,6 +138,41 @@ TEST_CASE("EventQueue: heap events due now fire before same-instant events sched
     CHECK(s.q.now() == Time::from_ns(100));
 }
 
+TEST_CASE("EventQueue: the slot in front of the heap keeps (time, seq) order", "[sim]") {
+    // A goes to the empty slot; B is earlier, so it takes the slot and A moves to the heap;
+    // C (t=10, after A) goes to the heap. B fires from the slot and schedules D for t=10: the
+    // emptied slot takes D, whose seq is above A's and C's. A fires (heap), scheduling E for
+    // now (the lane); C then D must fire before E although D sits in the slot, not the heap.
+    Script s;
+    s.at(10, 'A');
+    s.at(7, 'B');
+    s.at(10, 'C');
+    s.on_fire('B', 3, 'D');
+    s.on_fire('A', 0, 'E');
+    CHECK(s.q.pending() == 3);
+    REQUIRE(s.q.run_one());
+    CHECK(s.q.pending() == 3);  // B fired, D scheduled
+
+    s.q.run_until(Time::from_ns(100));
+    CHECK(s.ids() == std::vector<uint64_t>{'B', 'A', 'C', 'D', 'E'});
+    CHECK(s.times() == std::vector<int64_t>{7, 10, 10, 10, 10});
+    CHECK(s.q.empty());
+}
+
+TEST_CASE("EventQueue: an event later than the slot's goes behind it, an equal time after it", "[sim]") {
+    Script s;
+    s.at(20, 'A');  // slot
+    s.at(30, 'B');  // heap: later than the slot
+    s.at(20, 'C');  // heap: same time as the slot, later seq
+    s.at(10, 'D');  // slot; A to the heap
+    s.at(10, 'E');  // heap: ties with the slot
+    s.q.run_until(Time::from_ns(25));
+    CHECK(s.ids() == std::vector<uint64_t>{'D', 'E', 'A', 'C'});
+    CHECK(s.q.pending() == 1);
+    s.q.run_until(Time::never());
+    CHECK(s.ids() == std::vector<uint64_t>{'D', 'E', 'A', 'C', 'B'});
+}
+
 TEST_CASE("EventQueue: same-instant events at time zero, before any dispatch", "[sim]") {
     Script s;
     s.at(0, 1);  // lane (now == 0)
