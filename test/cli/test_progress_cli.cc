@@ -4,7 +4,7 @@
 #include <string>
 
 #include "test/cli/cli_fixture.h"
-#include "tools/blksim/progress_line.h"
+#include "tools/experiment/run_progress.h"
 
 using namespace clitest;
 
@@ -20,17 +20,17 @@ CliResult on_terminal(const std::string& cmd) { return shell("script -qec '" + c
 }  // namespace
 
 TEST_CASE("progress: the line's fields in fio's shape", "[cli][progress]") {
-    blksim::cli::ProgressSnapshot s;
+    blksim::experiment::ProgressSnapshot s;
     s.states = "rrrP_";
     s.done = 0.42;
     s.bytes_per_s[0] = 123.0 * 1024 * 1024;
     s.ios_per_s[0] = 31'500;
     s.eta_s = 5;
-    CHECK(blksim::cli::format_progress_line(s) == "[r(3),P(1),_(1)][42.0%][r=123MiB/s][r=31.5k IOPS][eta 00m:05s]");
+    CHECK(blksim::experiment::format_progress_line(s) == "[r(3),P(1),_(1)][42.0%][r=123MiB/s][r=31.5k IOPS][eta 00m:05s]");
     s.bytes_per_s[1] = 19.5 * 1024 * 1024 * 1024;
     s.ios_per_s[1] = 419'000;
     s.eta_s = -1;
-    CHECK(blksim::cli::format_progress_line(s) ==
+    CHECK(blksim::experiment::format_progress_line(s) ==
           "[r(3),P(1),_(1)][42.0%][r=123MiB/s,w=19.5GiB/s][r=31.5k,w=419k IOPS][eta --m:--s]");
 }
 

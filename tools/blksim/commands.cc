@@ -23,8 +23,8 @@
 #include "models/topology/topology.h"
 #include "tools/blksim/interrupt.h"
 #include "tools/blksim/output_file.h"
-#include "tools/blksim/progress_line.h"
 #include "tools/experiment/mem_limit.h"
+#include "tools/experiment/run_progress.h"
 #include "tools/scenario/scenario.h"
 #include "tools/scenario/units.h"
 
@@ -394,10 +394,10 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     result::RunResult result;
     uint64_t events = 0, ios = 0;
     FioLogFiles logs;
-    const bool progress = progress_line_wanted(o.quiet, o.trace_file, o.timeseries_file);
+    const bool progress = experiment::progress_line_wanted(o.quiet, o.trace_file, o.timeseries_file);
     const auto before = [&](topology::Machine& machine) {
         if (progress)
-            machine.set_progress(make_progress_line());
+            machine.set_progress(experiment::make_progress_line());
         logs.open(machine.log_files());
         perfetto.attach(machine, sinks);
         machine.set_trace(sinks.sink());

@@ -1,6 +1,4 @@
-#include "tools/blksim/progress_line.h"
-
-#include <unistd.h>
+#include "tools/experiment/run_progress.h"
 
 #include <array>
 #include <chrono>
@@ -11,7 +9,7 @@
 #include "models/topology/machine.h"
 #include "tools/experiment/progress.h"
 
-namespace blksim::cli {
+namespace blksim::experiment {
 
 namespace {
 
@@ -139,11 +137,11 @@ private:
 
 std::string format_progress_line(const ProgressSnapshot& s) {
     return fmt::format("[{}][{:.1f}%][{}][{} IOPS][eta {}]", run_string(s.states), s.done * 100,
-                       per_dir(s.bytes_per_s, bandwidth), per_dir(s.ios_per_s, count), s.eta_s < 0 ? "--m:--s" : experiment::hms(s.eta_s));
+                       per_dir(s.bytes_per_s, bandwidth), per_dir(s.ios_per_s, count), s.eta_s < 0 ? "--m:--s" : hms(s.eta_s));
 }
 
 bool progress_line_wanted(bool quiet, const std::string& trace_file, const std::string& timeseries_file) {
-    if (quiet || !experiment::stderr_is_tty())
+    if (quiet || !stderr_is_tty())
         return false;
     const bool streams_to_stdout = trace_file == "-" || timeseries_file == "-";
     return !(streams_to_stdout && isatty(STDOUT_FILENO));
@@ -151,4 +149,4 @@ bool progress_line_wanted(bool quiet, const std::string& trace_file, const std::
 
 std::unique_ptr<topology::RunProgress> make_progress_line() { return std::make_unique<ProgressLine>(); }
 
-}  // namespace blksim::cli
+}  // namespace blksim::experiment

@@ -11,7 +11,7 @@
 
 #include "models/topology/run_progress.h"
 
-namespace blksim::cli {
+namespace blksim::experiment {
 
 // Whether a run shows the line: stderr is a terminal, not -q, and nothing of the run streams
 // to stdout while it goes (--trace - or --timeseries -) when stdout is that terminal too.
@@ -30,4 +30,4 @@ struct ProgressSnapshot {
 };
 std::string format_progress_line(const ProgressSnapshot& s);
 
-}  // namespace blksim::cli
+}  // namespace blksim::experiment
