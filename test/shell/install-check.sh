@@ -29,7 +29,9 @@ mkdir "$tmp/cwd"
 cd "$tmp/cwd"
 inst() { env -i PATH="$tmp/moved/bin:/usr/bin:/bin" HOME="$tmp/cwd" blksim "$@"; }
 
-inst list schedulers | grep -q mq-deadline || fail "blksim list schedulers"
+# (Whole outputs, then grep: grep -q stopping early would fail blksim's write under pipefail.)
+inst list schedulers >list.txt || fail "blksim list schedulers"
+grep -q mq-deadline list.txt || fail "blksim list schedulers: no mq-deadline"
 inst list --format json | python3 -c 'import json, sys; j = json.load(sys.stdin); assert j["devices"]["profiles"]' \
     || fail "blksim list --format json"
 scen=share/blksim/scenarios/teaching/plug-merge.json
