@@ -1,6 +1,7 @@
 #!/bin/bash
-# Set up and build blksim on Debian 12: install the Debian packages it needs (only those
-# missing), configure with CMake and build. Quick when everything is already there.
+# Set up and build blksim on Debian 12: install the Debian packages building and running it
+# need (only those missing), configure with CMake and build. Quick when everything is already
+# there. What only the tests, fuzzing and the man page need, scripts/test.sh installs.
 # Usage: scripts/setup.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,23 +9,13 @@ build=${1:-build}
 
 packages=(
   cmake g++ make pkg-config
-  libboost-graph-dev nlohmann-json3-dev catch2 libspdlog-dev libfmt-dev libcli11-dev
-  libvalijson-dev libbenchmark-dev
-  fio fio-examples blktrace python3 python3-six python3-matplotlib
-  chromium  # the test of blksim report's HTML page takes a headless screenshot
-  clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer + ASan/UBSan runtimes
-  linux-source-6.1  # kernel:<name> schedulers: the reference kernel tree (docs/kernel-schedulers.md)
+  libboost-graph-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libvalijson-dev
+  catch2 libbenchmark-dev  # the default build compiles the tests and the microbenchmarks too
+  python3 python3-matplotlib  # blksim report's plots
 )
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+rc=0
+bash scripts/install-packages.sh setup "${packages[@]}" || rc=$?
+[ "$rc" -ne 2 ] || exit 2
 
 werror=OFF
 [ "${CI:-}" = "true" ] && werror=ON

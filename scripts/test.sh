@@ -1,9 +1,26 @@
 #!/bin/bash
 # The whole test suite: the Catch2 tests on the normal build, then again on a build with
 # AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer), where the CLI tests run the
-# sanitized blksim too. Run scripts/setup.sh first (it installs the packages and builds).
+# sanitized blksim too. Run scripts/setup.sh first (it installs what the build needs and
+# builds); this installs, when missing, what only the tests need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+packages=(
+  fio fio-examples blktrace python3-six  # real fio and blkparse/btt, to compare blksim with
+  chromium  # the test of blksim report's HTML page takes a headless screenshot
+  clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer + ASan/UBSan runtimes
+  linux-source-6.1  # kernel:<name> schedulers: the reference kernel tree (docs/kernel-schedulers.md)
+  help2man  # the man page (built with `all` when found), which the install test checks
+)
+rc=0
+bash scripts/install-packages.sh test "${packages[@]}" || rc=$?
+[ "$rc" -ne 2 ] || exit 2
+if [ "$rc" -eq 0 ]; then
+  # CMake looks again for what was missing (help2man, the kernel tarball) and builds with it.
+  cmake -S . -B build >/dev/null
+fi
+cmake --build build -j "$(nproc)"
 ctest --test-dir build --output-on-failure -j2
 
 # In CI, the randomized invariant search runs on past the suite's 150 seeds

@@ -25,23 +25,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#ifndef BLKSIM_KCOMPAT_DIR
-#define BLKSIM_KCOMPAT_DIR ""
-#endif
-#ifndef BLKSIM_KERNEL_REF_TREE
-#define BLKSIM_KERNEL_REF_TREE ""
-#endif
-
 constexpr int kHz = 250;  // CONFIG_HZ of the plugins, Debian's and blksim's default
 
-std::string env_or(const char* name, const char* fallback) {
+std::string env_or(const char* name, const std::string& fallback) {
     const char* v = std::getenv(name);
     return v && *v ? v : fallback;
 }
 
-// kcompat/: BLKSIM_KCOMPAT_DIR in the environment, else the source tree blksim was built from.
-fs::path kcompat_dir() {
-    fs::path d = env_or("BLKSIM_KCOMPAT_DIR", BLKSIM_KCOMPAT_DIR);
+// kcompat/: BLKSIM_KCOMPAT_DIR in the environment, else blksim's own.
+fs::path kcompat_dir(const KernelPluginData& data) {
+    fs::path d = env_or("BLKSIM_KCOMPAT_DIR", data.kcompat.string());
     if (d.empty() || !fs::is_directory(d / "include" / "linux"))
         throw KernelPluginError(fmt::format("kcompat/ not found at '{}' (set BLKSIM_KCOMPAT_DIR to blksim's kcompat folder)",
                                             d.string()));
@@ -88,9 +81,9 @@ std::string_view source_file_of(std::string_view name) {
 
 // The kernel tree that supplies lib/rbtree.c and include/linux/rbtree*.h: the one the source
 // is in, else the reference tree blksim was built with.
-fs::path rbtree_tree(const fs::path& tree, const fs::path& source) {
+fs::path rbtree_tree(const fs::path& tree, const fs::path& source, const KernelPluginData& data) {
     std::vector<fs::path> candidates{tree, tree.parent_path(), source.parent_path().parent_path(),
-                                     env_or("BLKSIM_KERNEL_REF_TREE", BLKSIM_KERNEL_REF_TREE)};
+                                     env_or("BLKSIM_KERNEL_REF_TREE", data.ref_tree.string())};
     for (const fs::path& c : candidates)
         if (!c.empty() && fs::is_regular_file(c / "lib" / "rbtree.c") &&
             fs::is_regular_file(c / "include" / "linux" / "rbtree_augmented.h"))
@@ -183,11 +176,11 @@ Hash plugin_inputs_hash(const std::string& cc, const fs::path& source, const fs:
 
 }  // namespace
 
-fs::path build_kernel_plugin(const fs::path& tree_in, std::string_view name) {
+fs::path build_kernel_plugin(const fs::path& tree_in, std::string_view name, const KernelPluginData& data) {
     const fs::path tree = fs::absolute(tree_in).lexically_normal();
     const fs::path source = kernel_scheduler_source(tree, name);
-    const fs::path kc = kcompat_dir();
-    const fs::path rb = rbtree_tree(tree, source);
+    const fs::path kc = kcompat_dir(data);
+    const fs::path rb = rbtree_tree(tree, source, data);
     const std::string cc = env_or("CC", "cc");
 
     std::vector<fs::path> glue;

@@ -31,9 +31,17 @@ public:
 // or a folder holding block/<file> (a kernel tree) or <file> (its block/ folder).
 std::filesystem::path kernel_scheduler_source(const std::filesystem::path& tree, std::string_view name);
 
+// blksim's own files a plugin is built with (the CLI finds them beside its binary):
+// kcompat/, and the kernel tree that supplies lib/rbtree.c when `tree` has none (may be
+// empty). $BLKSIM_KCOMPAT_DIR and $BLKSIM_KERNEL_REF_TREE override them.
+struct KernelPluginData {
+    std::filesystem::path kcompat, ref_tree;
+};
+
 // The built plugin for elevator `name` from `tree` (built now unless cached), checked to
 // load and to register an elevator called `name`. Throws KernelPluginError.
-std::filesystem::path build_kernel_plugin(const std::filesystem::path& tree, std::string_view name);
+std::filesystem::path build_kernel_plugin(const std::filesystem::path& tree, std::string_view name,
+                                          const KernelPluginData& data);
 
 // A loaded plugin. Plugins stay loaded for the life of the process; loading one path again
 // returns the same object.

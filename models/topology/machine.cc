@@ -214,16 +214,26 @@ void Machine::run_waves() {
         const sim::Duration period =
             cfg_.audit_interval.count() > 0 ? cfg_.audit_interval : sim::Duration::ns(1'000'000'000);
         sim::Time next_audit = eq_.now() + period;
+        // The progress line's ticks share the audit's test: one comparison per event either way.
+        sim::Time next_progress = progress_ ? eq_.now() + progress_->interval() : sim::Time::never();
+        sim::Time next_check = sim::min(next_audit, next_progress);
         while (live_threads_ > 0) {
             if (!eq_.run_one())
                 throw std::logic_error(fmt::format(
                     "invariant violated: the run stalled at {} ns with {} job thread(s) still "
                     "waiting and nothing left to happen", eq_.now().ns(), live_threads_));
-            if (eq_.now() >= next_audit) {
-                if (cfg_.stop && cfg_.stop->load(std::memory_order_relaxed))
-                    throw Interrupted(fmt::format("interrupted at {:.3f} s simulated", eq_.now().seconds()));
-                audit();
-                next_audit = eq_.now() + period;
+            if (eq_.now() >= next_check) {
+                if (eq_.now() >= next_audit) {
+                    if (cfg_.stop && cfg_.stop->load(std::memory_order_relaxed))
+                        throw Interrupted(fmt::format("interrupted at {:.3f} s simulated", eq_.now().seconds()));
+                    audit();
+                    next_audit = eq_.now() + period;
+                }
+                if (eq_.now() >= next_progress) {
+                    progress_->tick(*this, eq_.now());
+                    next_progress = eq_.now() + progress_->interval();
+                }
+                next_check = sim::min(next_audit, next_progress);
             }
         }
     }

@@ -12,6 +12,7 @@
 #include "models/device/device.h"
 #include "models/result/run_result.h"
 #include "models/topology/machine_config.h"
+#include "models/topology/run_progress.h"
 #include "models/topology/run_sampler.h"
 #include "models/workload/job_thread.h"
 #include "sim/event_queue.h"
@@ -60,6 +61,10 @@ public:
     // s->interval() (report::TimeSeriesWriter samples every request queue and its device).
     // Off unless called; call before run().
     void set_sampler(std::unique_ptr<RunSampler> s) { series_ = std::move(s); }
+    // A progress line: `p` is told every p->interval() of simulated time and destroyed with
+    // the machine (so it can clear its line before an error is printed). Call before run().
+    void set_progress(std::unique_ptr<RunProgress> p) { progress_ = std::move(p); }
+    const std::vector<std::unique_ptr<workload::JobThread>>& threads() const { return threads_; }
 
     // Events of the model (the time series' own are not counted).
     uint64_t events_processed() const { return eq_.events_processed() - samples_; }
@@ -102,6 +107,7 @@ private:
     std::vector<blkmq::TagSet*> device_tag_set_;  // per device
     std::vector<std::unique_ptr<blkmq::RequestQueue>> queues_;
     std::vector<std::unique_ptr<workload::JobThread>> threads_;
+    std::unique_ptr<RunProgress> progress_;
     result::RunResult result_;
     std::unique_ptr<RunSampler> series_;  // nullptr: no --timeseries
     uint32_t live_threads_ = 0;

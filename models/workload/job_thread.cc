@@ -105,6 +105,23 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     }
 }
 
+double JobThread::progress(Time now) const {
+    if (state_ == State::EXITED)
+        return 1.0;
+    if (state_ == State::NEW)
+        return 0.0;
+    double f = 0.0;
+    if (end_time_ != Time::never() && end_time_ > start_time_)
+        f = static_cast<double>((now - start_time_).count()) / static_cast<double>((end_time_ - start_time_).count());
+    if (!cfg_.time_based) {
+        if (io_limit_ > 0)
+            f = std::max(f, static_cast<double>(kernel_bytes_[0] + kernel_bytes_[1]) / static_cast<double>(io_limit_));
+        if (cfg_.number_ios > 0)
+            f = std::max(f, static_cast<double>(completed_) / static_cast<double>(cfg_.number_ios));
+    }
+    return std::clamp(f, 0.0, 1.0);
+}
+
 void JobThread::start(Time t, uint32_t* live) {
     live_ = live;
     start_time_ = t;

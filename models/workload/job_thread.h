@@ -74,6 +74,11 @@ public:
     // invariant checker balances them against the report and the queue's sectors.
     uint64_t kernel_bytes(unsigned dir) const { return kernel_bytes_[dir]; }
     uint64_t ramp_bytes(unsigned dir) const { return ramp_bytes_[dir]; }
+    // What fio reports of the thread so far (ramp_time left out): read between events.
+    const result::JobResult& result() const { return res_; }
+    // How far the thread is at `now`, 0 to 1, as fio's ETA sees it: the larger of its time
+    // (start to runtime's end) and its I/O (io_size, number_ios) when those bound it.
+    double progress(sim::Time now) const;
     // fio's log files (cfg.logs): collect them as fio job number `thread_number` (from 1);
     // take_logs() hands them over once the thread has exited.
     void enable_logs(uint32_t thread_number);

@@ -218,12 +218,14 @@ TEST_CASE("report: an installed blksim finds the plot tool installed beside it",
     fs::create_directories(t.dir / "share/blksim");
     fs::copy_file(BLKSIM_BINARY, t.dir / "bin/blksim");
     fs::copy_file(source_path("scripts/blksim-plot.py"), t.dir / "share/blksim/blksim-plot.py");
+    fs::create_directory_symlink(source_path("scenarios"), t.dir / "share/blksim/scenarios");
     const auto r = shell(t / "bin/blksim" + " report " + source_path("scenarios/examples/nullblk-psync-qd1.json") +
                          " --set jobs.0.runtime=5ms -o " + t / "r.html 2>&1");
     INFO(r.out);
     REQUIRE(r.status == 0);
     CHECK(r.out.find("plots by " + t / "share/blksim/blksim-plot.py") != std::string::npos);
-    // The build's binary, from the source tree's script, without --workdir: the same page
+    // The build's binary, from the build tree's data folder (its link to the source tree's
+    // script), without --workdir: the same page
     // (same scenario and seed), and nothing left behind in its temporary directory.
     fs::create_directories(t.dir / "tmp");
     const auto b = shell("TMPDIR=" + t / "tmp " + BLKSIM_BINARY + " report " +

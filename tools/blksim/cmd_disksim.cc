@@ -18,6 +18,7 @@
 #include "tools/disksim/param_file.h"
 #include "tools/disksim/replay.h"
 #include "tools/disksim/validation_trace.h"
+#include "tools/scenario/scenario.h"
 
 namespace blksim::cli {
 
@@ -34,7 +35,7 @@ const std::map<std::string, double> kDisksimDemerit = {
     {"atlas_III", 0.378}, {"barracuda", 0.349}, {"cheetah4LP", 0.318},
 };
 
-std::string devices_dir() { return std::string(BLKSIM_SCENARIO_DIR) + "/devices"; }
+std::string devices_dir() { return scenario::default_scenario_dir() + "/devices"; }
 
 int run_import(const ImportOptions& o) {
     const json prof = disksim::import_diskspecs(o.diskspecs);

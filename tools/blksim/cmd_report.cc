@@ -33,6 +33,7 @@
 #include "tools/input/input_file.h"
 #include "tools/experiment/simulate.h"
 #include "tools/experiment/sweep.h"
+#include "tools/scenario/data_dir.h"
 #include "tools/scenario/scenario.h"
 
 namespace blksim::cli {
@@ -50,8 +51,7 @@ struct PlotTool {
 
 // The interpreter: $BLKSIM_PYTHON, else BLKSIM_PYTHON as CMake configured it (Debian's
 // /usr/bin/python3, where python3-matplotlib lives). The script: $BLKSIM_PLOT, else
-// <prefix>/share/blksim/blksim-plot.py beside an installed <prefix>/bin/blksim, else the
-// source tree's scripts/blksim-plot.py (a build that was not installed).
+// blksim-plot.py in blksim's data folder (data_dir.h).
 std::optional<PlotTool> find_plot_tool() {
     PlotTool t;
     const char* py = std::getenv("BLKSIM_PYTHON");
@@ -60,11 +60,7 @@ std::optional<PlotTool> find_plot_tool() {
     if (const char* p = std::getenv("BLKSIM_PLOT"); p && *p) {
         tried.emplace_back(p);
     } else {
-        std::error_code ec;
-        const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-        if (!ec)
-            tried.push_back(exe.parent_path().parent_path() / "share" / "blksim" / "blksim-plot.py");
-        tried.push_back(fs::path(BLKSIM_SOURCE_DIR) / "scripts" / "blksim-plot.py");
+        tried.push_back(scenario::data_dir() / "blksim-plot.py");
     }
     std::error_code ec;
     if (fs::path(t.python).is_absolute() && !fs::is_regular_file(t.python, ec)) {

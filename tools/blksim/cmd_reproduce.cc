@@ -31,7 +31,7 @@ using namespace blksim::experiment;
 
 constexpr unsigned DEFAULT_SEEDS = 5;
 
-std::string default_data_file() { return std::string(BLKSIM_SCENARIO_DIR) + "/seeds/published.json"; }
+std::string default_data_file() { return scenario::default_scenario_dir() + "/seeds/published.json"; }
 
 // One distinct simulation setup and where the data file first asks for it.
 struct Setup {

@@ -24,6 +24,7 @@
 #include "tools/blksim/interrupt.h"
 #include "tools/blksim/output_file.h"
 #include "tools/experiment/mem_limit.h"
+#include "tools/experiment/run_progress.h"
 #include "tools/scenario/scenario.h"
 #include "tools/scenario/units.h"
 
@@ -393,7 +394,10 @@ static int run_outputs(const scenario::Scenario& s, const RunOptions& o) {
     result::RunResult result;
     uint64_t events = 0, ios = 0;
     FioLogFiles logs;
+    const bool progress = experiment::progress_line_wanted(o.quiet, o.trace_file, o.timeseries_file);
     const auto before = [&](topology::Machine& machine) {
+        if (progress)
+            machine.set_progress(experiment::make_progress_line());
         logs.open(machine.log_files());
         perfetto.attach(machine, sinks);
         machine.set_trace(sinks.sink());

@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
 // What a run writes besides fio's report, the same for run and fio.
 template <class Options>
 static void add_run_output_options(CLI::App* cmd, Options& o) {
-    cmd->add_flag("--quiet,-q", o.quiet, "no run summary on stderr");
+    cmd->add_flag("--quiet,-q", o.quiet, "no progress line and no run summary on stderr (fio's report still goes to stdout)");
     cmd->add_option("--trace", o.trace_file, "write a blkparse-style text trace of every request to FILE ('-' = stdout)");
     cmd->add_option("--blktrace", o.blktrace_dir,
                     "write blktrace binary per-CPU files DIR/<disk>.blktrace.<cpu> (read them with blkparse/btt)");
@@ -127,7 +127,7 @@ static CLI::App* add_fio_command(CLI::App& app, blksim::cli::FioOptions& fio) {
 static int run_command(int argc, char** argv) {
     using namespace blksim::cli;
     CLI::App app{"blksim: simulate the Linux block layer (blk-mq, schedulers, devices) and "
-                 "report what fio would have reported"};
+                 "report what fio would have reported", "blksim"};  // "Usage: blksim", not argv[0]
     app.require_subcommand(1);
     app.set_version_flag("--version", "blksim " BLKSIM_VERSION);
 

@@ -8,17 +8,12 @@
 
 namespace blksim::experiment {
 
-namespace {
-
-// fio's eta format: "01h:02m:03s", without the hours when there are none.
 std::string hms(double secs) {
     const auto s = static_cast<long long>(secs + 0.5);
     if (s >= 3600)
         return fmt::format("{:02}h:{:02}m:{:02}s", s / 3600, s / 60 % 60, s % 60);
     return fmt::format("{:02}m:{:02}s", s / 60, s % 60);
 }
-
-}  // namespace
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 

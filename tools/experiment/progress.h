@@ -30,6 +30,9 @@ private:
     std::chrono::steady_clock::time_point start_;
 };
 
+// fio's eta format: "01h:02m:03s", without the hours when there are none.
+std::string hms(double secs);
+
 // Whether stderr is a terminal (the default for showing progress).
 bool stderr_is_tty();
 

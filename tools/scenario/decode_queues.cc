@@ -6,12 +6,18 @@
 
 #include "models/sched/kernel_elevator.h"
 #include "models/sched/scheduler_kinds.h"
+#include "tools/scenario/data_dir.h"
 #include "tools/scenario/decode.h"
 #include "tools/scenario/kind_schema.h"
 
 namespace blksim::scenario {
 
 namespace {
+
+// kcompat/ and the reference kernel tree's rbtree files, in blksim's data folder.
+sched::KernelPluginData kernel_plugin_data() {
+    return {data_dir() / "kcompat", data_dir() / "kernel-6.1" / "linux-source-6.1"};
+}
 
 const char* unit_words(sched::TunableUnit u) {
     return u == sched::TunableUnit::MSEC   ? "milliseconds"
@@ -116,7 +122,7 @@ void decode_kernel_schedulers(DecodeState& st) {
         if (tree.is_relative())
             tree = st.ctx.scenario_dir / tree;
         try {
-            c.kernel_plugin = sched::build_kernel_plugin(tree, elevator).string();
+            c.kernel_plugin = sched::build_kernel_plugin(tree, elevator, kernel_plugin_data()).string();
             const auto plugin = sched::KernelPlugin::load(c.kernel_plugin);
             if (const auto* t = std::any_cast<sched::KernelTunables>(&c.iosched))
                 for (const auto& [name, value] : t->values) {

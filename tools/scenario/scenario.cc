@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "tools/scenario/data_dir.h"
 #include "tools/scenario/decode.h"
 #include "tools/scenario/fio_convert.h"
 #include "tools/scenario/fio_machine.h"
@@ -98,12 +99,6 @@ FioRun load_fio_command(const FioCommand& cmd, const std::string& base_dir) {
     return run;
 }
 
-std::string default_scenario_dir() {
-#ifdef BLKSIM_SCENARIO_DIR
-    return BLKSIM_SCENARIO_DIR;
-#else
-    return "scenarios";
-#endif
-}
+std::string default_scenario_dir() { return (data_dir() / "scenarios").string(); }
 
 }  // namespace blksim::scenario

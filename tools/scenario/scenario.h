@@ -38,7 +38,7 @@ public:
 };
 
 // Where the schema (schema.json) and the CPU cost profiles (cpu/<name>.json) live by
-// default: BLKSIM_SCENARIO_DIR as the loader library was compiled with, else "scenarios".
+// default: scenarios/ in blksim's data folder (data_dir.h).
 std::string default_scenario_dir();
 
 // sets: CLI overrides "path=value", the path dotted with array indexes
