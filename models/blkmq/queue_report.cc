@@ -59,6 +59,11 @@ void RequestQueue::report(sim::Time end, result::DiskUtil& du, result::QueueRepo
         qr.tags_in_use_mean += tags.mean_in_use(end);
         qr.tag_sleeps += tags.nr_sleeps();
     }
+    for (uint32_t h = 0; h < nr_hw_queues(); ++h) {
+        const BlkMqTags* st = hctx(h).sched_tags;
+        if (st && (h == 0 || st != hctx(0).sched_tags))
+            qr.sched_tag_sleeps += st->nr_sleeps();
+    }
     qr.direct_issues = s.direct_issues;
     qr.inserts = s.inserts;
     qr.resource_requeues = s.resource_requeues;

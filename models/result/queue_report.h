@@ -50,7 +50,8 @@ struct QueueReport {
     // The queues sharing the driver's tag set (an HBA's disks): with more than one, the tags
     // and tags_in_use_mean are the set's, every queue's requests together.
     uint32_t tag_set_queues = 1;
-    uint64_t tag_sleeps = 0;           // submitters that slept for a tag
+    uint64_t tag_sleeps = 0;           // submitters that slept for a driver tag
+    uint64_t sched_tag_sleeps = 0;     // submitters that slept for a scheduler tag (elevator only)
     uint64_t direct_issues = 0;        // requests issued straight from the plug (no I)
     uint64_t inserts = 0;              // requests that went through the software queue (I)
     uint64_t resource_requeues = 0;    // ->queue_rq answered BLK_STS_*RESOURCE
