@@ -110,6 +110,19 @@ bool variant_b_source(const CompareOptions& o, ScenarioSource& b) {
     return true;
 }
 
+// The --fail-on rules; nullopt after saying what is wrong with one.
+std::optional<std::vector<FailOn>> parse_rules(const std::vector<std::string>& specs) {
+    std::vector<FailOn> rules;
+    try {
+        for (const std::string& spec : specs)
+            rules.push_back(parse_fail_on(spec));
+    } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "blksim: compare: {}\n", e.what());
+        return std::nullopt;
+    }
+    return rules;
+}
+
 // Each --fail-on rule against the comparison's rows; nullopt (after saying so) when a rule
 // names no metric the comparison has.
 std::optional<std::vector<FailOnResult>> apply_fail_on(const std::vector<FailOn>& rules,
@@ -195,15 +208,9 @@ int cmd_compare(const CompareOptions& o) {
                            "interval (allowed: an integer >= 2)\n", o.runs);
         return 2;
     }
-    std::vector<FailOn> rules;
-    for (const std::string& spec : o.fail_on) {
-        try {
-            rules.push_back(parse_fail_on(spec));
-        } catch (const std::invalid_argument& e) {
-            fmt::print(stderr, "blksim: compare: {}\n", e.what());
-            return 2;
-        }
-    }
+    const std::optional<std::vector<FailOn>> rules = parse_rules(o.fail_on);
+    if (!rules)
+        return 2;
     ScenarioSource b;
     if (!variant_b_source(o, b))
         return 2;
@@ -255,15 +262,15 @@ int cmd_compare(const CompareOptions& o) {
                            "group's name and direction: do both variants name their jobs alike?)\n");
         return 2;
     }
-    const std::optional<std::vector<FailOnResult>> results = apply_fail_on(rules, rows);
+    const std::optional<std::vector<FailOnResult>> results = apply_fail_on(*rules, rows);
     if (!results)
         return 2;
     const bool regression =
         std::any_of(results->begin(), results->end(), [](const FailOnResult& r) { return !r.failed_keys.empty(); });
     const std::string text = o.output_format == "json" ? format_compare_json(info, rows, *results)
                                                        : format_compare_normal(info, rows, *results);
-    warn_zero_width(rows);
     write_output("-", "", text);  // an OutputError reaches main()
+    warn_zero_width(rows);        // after the report, beside the summary line
     if (html.is_open()) {
         html.write(compare_page(info, rows, curves[0], curves[1]));
         html.finish();

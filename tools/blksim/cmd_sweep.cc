@@ -174,6 +174,38 @@ std::vector<std::size_t> point_order(const SweepOptions& o, std::size_t points, 
     return order;
 }
 
+// Every replication of `points` points: task u is replication u % runs (seed: the point's
+// + u % runs) of point u / runs; a point's replications run together, in point_order's
+// order. One a signal kept from running stays INTERRUPTED.
+template <class Load>
+std::vector<SimOutcome> run_points(const SweepOptions& o, std::size_t points, unsigned jobs, const Load& load) {
+    const unsigned runs = o.runs;
+    std::vector<SimOutcome> results(points * runs);
+    for (SimOutcome& r : results)
+        r.status = SimOutcome::INTERRUPTED;  // until it has run
+    const std::vector<std::size_t> order = point_order(o, points, jobs, load);
+    Progress progress("sweep", results.size(), jobs, o.progress || stderr_is_tty());
+    parallel_for(
+        results.size(), jobs,
+        [&](std::size_t k) {
+            const std::size_t t = order[k / runs];
+            const std::size_t u = t * runs + k % runs;
+            if (interrupted().load())
+                return;
+            std::string error;
+            if (std::optional<topology::MachineConfig> cfg = load(t, error)) {
+                cfg->seed += k % runs;
+                results[u] = simulate(*cfg);
+            } else {
+                results[u].status = 2;
+                results[u].error = error;
+            }
+        },
+        [&](std::size_t done) { progress.update(done); });
+    progress.finish();
+    return results;
+}
+
 // Every point that finished is kept: a failed one is listed with its error, one that a
 // signal stopped as missing. A point's replications are results[t * runs + r]: one that
 // failed fails the point, one not run leaves it missing; the point's figures are its one
@@ -265,36 +297,12 @@ static int sweep(const SweepOptions& o) {
     for (std::size_t i = 0; i < n; ++i)
         if (out.shard.owns(i))
             mine.push_back(i);
-    // Task u is replication u % runs (seed: the point's + u % runs) of point u / runs; the
-    // replications of a point run together, in the points' order.
     const unsigned runs = o.runs;
-    std::vector<SimOutcome> results(mine.size() * runs);
-    for (SimOutcome& r : results)
-        r.status = SimOutcome::INTERRUPTED;  // until it has run
     auto load = [&](std::size_t t, std::string& error) {
         return load_point(o, out.params, mine[t], at_once, *mem_limit, error);
     };
     const auto wall0 = std::chrono::steady_clock::now();
-    const std::vector<std::size_t> order = point_order(o, mine.size(), jobs, load);
-    Progress progress("sweep", results.size(), jobs, o.progress || stderr_is_tty());
-    parallel_for(
-        results.size(), jobs,
-        [&](std::size_t k) {
-            const std::size_t t = order[k / runs];
-            const std::size_t u = t * runs + k % runs;
-            if (interrupted().load())
-                return;
-            std::string error;
-            if (std::optional<topology::MachineConfig> cfg = load(t, error)) {
-                cfg->seed += k % runs;
-                results[u] = simulate(*cfg);
-            } else {
-                results[u].status = 2;
-                results[u].error = error;
-            }
-        },
-        [&](std::size_t done) { progress.update(done); });
-    progress.finish();
+    std::vector<SimOutcome> results = run_points(o, mine.size(), jobs, load);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     const int status = gather_points(mine, runs, results, out);
