@@ -75,6 +75,58 @@ TEST_CASE("verdicts follow each metric's good direction", "[compare]") {
     CHECK_THROWS(parse_fail_on("read.iops:-1"));
 }
 
+TEST_CASE("compare's metric families: names, directions, --fail-on from a zero mean", "[compare]") {
+    for (const char* ok : {"read.slat_mean_ns", "write.prio1_4.clat_p99_ns", "read.prio2_0.clat_mean_ns",
+                           "cpu.usr_pct", "cpu.spin_pct", "btt.q2g_mean_ns", "btt.d2c_p99_ns", "lock.wait_ns",
+                           "tags.driver_sleeps", "tags.sched_sleeps"}) {
+        INFO(ok);
+        CHECK(is_metric_suffix(ok));
+        CHECK_FALSE(higher_is_better(std::string("g/") + ok));
+    }
+    for (const char* bad : {"read.prio1.clat_mean_ns", "read.prio1_0.clat_p50_ns", "read.prioa_0.clat_mean_ns",
+                            "cpu.iops", "btt.q2x_mean_ns", "lock.wait", "tags.sleeps", "disk.wait_ns"}) {
+        INFO(bad);
+        CHECK_FALSE(is_metric_suffix(bad));
+    }
+    CHECK(higher_is_better("g/read.iops"));
+    // Lock wait from 0 in A: a significant worsening trips any threshold.
+    auto run = [](double w) { return std::vector<Metric>{{"sda/lock.wait_ns", w}}; };
+    const auto rows = compare_runs({run(0), run(0), run(0)}, {run(100), run(150), run(120)}, 0.95);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].verdict == Verdict::WORSE);
+    CHECK(fails(parse_fail_on("lock.wait_ns:1000000"), rows[0]));
+    CHECK(matches(parse_fail_on("lock.wait_ns:5"), "sda/lock.wait_ns"));
+    CHECK_FALSE(matches(parse_fail_on("lock.wait_ns:5"), "sda/tags.driver_sleeps"));
+}
+
+TEST_CASE("a zero-width interval away from 0 is flagged; at 0 or with spread it is not", "[compare]") {
+    const std::vector<double> a = {100, 200, 300};
+    CHECK(paired_ci(a, std::vector<double>{110, 210, 310}).zero_width());
+    CHECK(paired_ci(a, std::vector<double>{110, 210, 310}).significant());
+    CHECK_FALSE(paired_ci(a, a).zero_width());
+    CHECK_FALSE(paired_ci(a, std::vector<double>{110, 212, 310}).zero_width());
+    // Differences equal up to the rounding of B - A still have no real width.
+    CHECK(paired_ci(std::vector<double>{0.1, 0.2, 0.7}, std::vector<double>{0.4, 0.5, 1.0}).zero_width());
+}
+
+TEST_CASE("sweep replications: each metric's mean and interval, for metrics every replication has", "[compare]") {
+    const std::vector<std::vector<Metric>> reps = {
+        {{"j/read.iops", 1}, {"j/write.iops", 5}},
+        {{"j/read.iops", 2}},
+        {{"j/read.iops", 3}, {"j/write.iops", 7}},
+    };
+    const std::vector<Metric> s = replication_summary(reps);
+    REQUIRE(s.size() == 3);
+    const MeanCi ci = mean_ci(std::vector<double>{1, 2, 3});
+    CHECK(s[0].key == "j/read.iops");
+    CHECK(s[0].value == ci.mean);
+    CHECK(s[1].key == "j/read.iops.ci_low");
+    CHECK(s[1].value == ci.mean - ci.half_width);
+    CHECK(s[2].key == "j/read.iops.ci_high");
+    CHECK(s[2].value == ci.mean + ci.half_width);
+    CHECK(replication_summary({reps[0]}).empty());
+}
+
 TEST_CASE("--param and --shard parsing", "[compare]") {
     const SweepParam p = parse_param("jobs.0.iodepth=1, 4,16");
     CHECK(p.path == "jobs.0.iodepth");

@@ -5,6 +5,7 @@
 // A drew: the noise of the workload cancels in the paired difference.
 #include <chrono>
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -15,6 +16,7 @@
 
 #include "tools/blksim/cmd_experiment.h"
 #include "tools/blksim/commands.h"
+#include "tools/blksim/compare_page.h"
 #include "tools/blksim/output_file.h"
 #include "tools/experiment/compare.h"
 #include "tools/experiment/mem_limit.h"
@@ -108,6 +110,19 @@ bool variant_b_source(const CompareOptions& o, ScenarioSource& b) {
     return true;
 }
 
+// The --fail-on rules; nullopt after saying what is wrong with one.
+std::optional<std::vector<FailOn>> parse_rules(const std::vector<std::string>& specs) {
+    std::vector<FailOn> rules;
+    try {
+        for (const std::string& spec : specs)
+            rules.push_back(parse_fail_on(spec));
+    } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "blksim: compare: {}\n", e.what());
+        return std::nullopt;
+    }
+    return rules;
+}
+
 // Each --fail-on rule against the comparison's rows; nullopt (after saying so) when a rule
 // names no metric the comparison has.
 std::optional<std::vector<FailOnResult>> apply_fail_on(const std::vector<FailOn>& rules,
@@ -136,18 +151,25 @@ std::optional<std::vector<FailOnResult>> apply_fail_on(const std::vector<FailOn>
 
 // Every replication of both variants, each with its seed: task t is replication t / 2 of
 // variant t % 2, so both variants progress together. The metrics of each variant's
-// replications in `ma` and `mb`; a failed run's status (after saying which it was).
+// replications in `ma` and `mb`, and with `curves` (for the page) their latency curves
+// merged per variant; a failed run's status (after saying which it was).
 int replicate(const CompareInfo& info, const scenario::Scenario& sa, const scenario::Scenario& sb, unsigned jobs,
-              bool progress_line, std::vector<std::vector<Metric>>& ma, std::vector<std::vector<Metric>>& mb) {
+              bool progress_line, std::vector<std::vector<Metric>>& ma, std::vector<std::vector<Metric>>& mb,
+              std::array<std::vector<ClatCurve>, 2>* curves) {
     const std::size_t n = info.seeds_a.size() + info.seeds_b.size();
     std::vector<SimOutcome> out(n);
+    std::vector<std::vector<ClatCurve>> run_curves(curves ? n : 0);
     Progress progress("compare", n, jobs, progress_line || stderr_is_tty());
     parallel_for(
         n, jobs,
         [&](std::size_t t) {
             topology::MachineConfig cfg = (t % 2 ? sb : sa).machine;
             cfg.seed = (t % 2 ? info.seeds_b : info.seeds_a)[t / 2];
-            out[t] = simulate(cfg);
+            out[t] = simulate_with(cfg, [&](const result::RunResult& r, SimOutcome& o) {
+                o.metrics = detail_metrics(r);
+                if (curves)
+                    run_curves[t] = clat_curves(r);
+            });
         },
         [&](std::size_t done) { progress.update(done); });
     progress.finish();
@@ -158,8 +180,24 @@ int replicate(const CompareInfo& info, const scenario::Scenario& sa, const scena
             return out[t].status;
         }
         (t % 2 ? mb : ma).push_back(std::move(out[t].metrics));
+        if (curves)
+            merge_curves((*curves)[t % 2], run_curves[t]);  // in replication order: deterministic
     }
     return 0;
+}
+
+// One line for all the metrics whose difference is "significant" only because its interval
+// has no width.
+void warn_zero_width(const std::vector<CompareRow>& rows) {
+    std::vector<std::string> keys;
+    for (const CompareRow& r : rows)
+        if (r.ci.zero_width())
+            keys.push_back(r.key);
+    if (!keys.empty())
+        fmt::print(stderr,
+                   "blksim: compare: warning: zero-width confidence interval (every pair of runs differs by the same "
+                   "amount, as deterministic service times make it; the verdict rests on no variation) for {}\n",
+                   fmt::join(keys, ", "));
 }
 
 }  // namespace
@@ -170,15 +208,9 @@ int cmd_compare(const CompareOptions& o) {
                            "interval (allowed: an integer >= 2)\n", o.runs);
         return 2;
     }
-    std::vector<FailOn> rules;
-    for (const std::string& spec : o.fail_on) {
-        try {
-            rules.push_back(parse_fail_on(spec));
-        } catch (const std::invalid_argument& e) {
-            fmt::print(stderr, "blksim: compare: {}\n", e.what());
-            return 2;
-        }
-    }
+    const std::optional<std::vector<FailOn>> rules = parse_rules(o.fail_on);
+    if (!rules)
+        return 2;
     ScenarioSource b;
     if (!variant_b_source(o, b))
         return 2;
@@ -214,9 +246,14 @@ int cmd_compare(const CompareOptions& o) {
             fmt::print(stderr, "blksim: compare: variant {}: {}\n", s == &sa ? "A" : "B", why);
             return 2;
         }
+    // The page's file is opened (and a bad path refused) before anything runs.
+    OutputFile html;
+    if (!o.html.empty())
+        html.open(o.html, "--html");
     std::vector<std::vector<Metric>> ma, mb;
+    std::array<std::vector<ClatCurve>, 2> curves;
     const auto wall0 = std::chrono::steady_clock::now();
-    if (const int rc = replicate(info, sa, sb, jobs, o.progress, ma, mb); rc != 0)
+    if (const int rc = replicate(info, sa, sb, jobs, o.progress, ma, mb, html.is_open() ? &curves : nullptr); rc != 0)
         return rc;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     const std::vector<CompareRow> rows = compare_runs(ma, mb, info.confidence);
@@ -225,7 +262,7 @@ int cmd_compare(const CompareOptions& o) {
                            "group's name and direction: do both variants name their jobs alike?)\n");
         return 2;
     }
-    const std::optional<std::vector<FailOnResult>> results = apply_fail_on(rules, rows);
+    const std::optional<std::vector<FailOnResult>> results = apply_fail_on(*rules, rows);
     if (!results)
         return 2;
     const bool regression =
@@ -233,6 +270,11 @@ int cmd_compare(const CompareOptions& o) {
     const std::string text = o.output_format == "json" ? format_compare_json(info, rows, *results)
                                                        : format_compare_normal(info, rows, *results);
     write_output("-", "", text);  // an OutputError reaches main()
+    warn_zero_width(rows);        // after the report, beside the summary line
+    if (html.is_open()) {
+        html.write(compare_page(info, rows, curves[0], curves[1]));
+        html.finish();
+    }
     fmt::print(stderr, "blksim: compare: {} simulations in {:.2f} s wall on {} thread{}\n", n, wall,
                std::min<std::size_t>(jobs, n), jobs == 1 ? "" : "s");
     return regression ? EXIT_REGRESSION : 0;

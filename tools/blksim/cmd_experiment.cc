@@ -44,6 +44,9 @@ void add_compare(CLI::App& app, ExperimentCommands& x) {
                    "METRIC:PCT: exit 3 if METRIC (e.g. read.clat_p99_ns, or GROUP/read.iops) is significantly "
                    "worse in B by more than PCT percent (repeatable)")
         ->allow_extra_args(false);
+    cc->add_option("--html", c.html,
+                   "also write the comparison as a self-contained HTML page to FILE: latency CDFs of A and B per "
+                   "group and I/O priority, every difference with its interval");
     cc->add_flag("--progress", c.progress, "progress line on stderr even when it is not a terminal");
     cc->add_option("--mem-limit", c.mem_limit, experiment::MEM_LIMIT_HELP);
 }
@@ -64,6 +67,9 @@ void add_sweep(CLI::App& app, ExperimentCommands& x) {
     sc->add_option("--set", s.sets, "override a value at every point: path=value (repeatable)")->allow_extra_args(false);
     sc->add_option("--scheduler", s.scheduler, "I/O scheduler of every device at every point, as blksim fio --scheduler");
     sc->add_option("--jobs,-j", s.jobs, "simulations run at once (default: the number of CPUs)");
+    sc->add_option("--runs,-n", s.runs,
+                   "replications per point (default 1): replication i of every point runs with the scenario's "
+                   "seed + i, and each figure is their mean with its 95 % confidence interval (N >= 2)");
     CLI::Option* shard =
         sc->add_option("--shard", s.shard, "i/N: run only the points whose index % N == i (merge with sweep-merge)");
     CLI::Option* slurm = sc->add_option("--slurm", s.slurm,

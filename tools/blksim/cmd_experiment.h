@@ -36,6 +36,7 @@ struct CompareOptions {
     unsigned jobs = 0;                    // threads; 0 = hardware_concurrency
     std::string output_format = "normal";
     std::vector<std::string> fail_on;     // METRIC:PCT
+    std::string html;                     // the comparison as an HTML page (compare_page.h)
     bool progress = false;                // progress line even when stderr is not a tty
     std::string mem_limit;                // empty: experiment::default_mem_limit()
 };
@@ -49,6 +50,7 @@ struct SweepOptions {
     std::vector<std::string> params;
     unsigned jobs = 0;
     std::string shard;                    // "i/N"; empty = all points
+    unsigned runs = 1;                    // replications per point (seeds seed..seed+runs-1)
     std::string csv, json;                // output files ("-" = stdout); neither: CSV on stdout
     bool progress = false;
     std::string order = "cost";           // cost: dearest point first (a pilot estimates); index

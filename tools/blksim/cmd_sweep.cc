@@ -1,6 +1,7 @@
 // `blksim sweep` and `blksim sweep-merge`. Each point is a full, single-threaded simulation;
 // points run side by side on a thread pool, dearest first, and land in their own slot, so the
 // files written do not depend on --jobs, on the order or on which point finished first.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iterator>
@@ -174,22 +175,68 @@ std::vector<std::size_t> point_order(const SweepOptions& o, std::size_t points, 
     return order;
 }
 
+// Every replication of `points` points: task u is replication u % runs (seed: the point's
+// + u % runs) of point u / runs; a point's replications run together, in point_order's
+// order. One a signal kept from running stays INTERRUPTED.
+template <class Load>
+std::vector<SimOutcome> run_points(const SweepOptions& o, std::size_t points, unsigned jobs, const Load& load) {
+    const unsigned runs = o.runs;
+    std::vector<SimOutcome> results(points * runs);
+    for (SimOutcome& r : results)
+        r.status = SimOutcome::INTERRUPTED;  // until it has run
+    const std::vector<std::size_t> order = point_order(o, points, jobs, load);
+    Progress progress("sweep", results.size(), jobs, o.progress || stderr_is_tty());
+    parallel_for(
+        results.size(), jobs,
+        [&](std::size_t k) {
+            const std::size_t t = order[k / runs];
+            const std::size_t u = t * runs + k % runs;
+            if (interrupted().load())
+                return;
+            std::string error;
+            if (std::optional<topology::MachineConfig> cfg = load(t, error)) {
+                cfg->seed += k % runs;
+                results[u] = simulate(*cfg);
+            } else {
+                results[u].status = 2;
+                results[u].error = error;
+            }
+        },
+        [&](std::size_t done) { progress.update(done); });
+    progress.finish();
+    return results;
+}
+
 // Every point that finished is kept: a failed one is listed with its error, one that a
-// signal stopped as missing. The first failed point's status, else 0.
-int gather_points(const std::vector<std::size_t>& mine, std::vector<SimOutcome>& results, SweepOutput& out) {
+// signal stopped as missing. A point's replications are results[t * runs + r]: one that
+// failed fails the point, one not run leaves it missing; the point's figures are its one
+// run's, or with --runs N their means and intervals. The first failed point's status, else 0.
+int gather_points(const std::vector<std::size_t>& mine, unsigned runs, std::vector<SimOutcome>& results,
+                  SweepOutput& out) {
     int status = 0;
     for (std::size_t t = 0; t < mine.size(); ++t) {
-        SimOutcome& r = results[t];
-        if (r.status == SimOutcome::INTERRUPTED) {
-            out.missing.push_back(mine[t]);
-        } else if (r.status != 0) {
+        const auto reps = results.begin() + static_cast<std::ptrdiff_t>(t * runs);
+        const auto failed = std::find_if(reps, reps + runs, [](const SimOutcome& r) {
+            return r.status != 0 && r.status != SimOutcome::INTERRUPTED;
+        });
+        if (failed != reps + runs) {
+            std::string error = std::move(failed->error);
+            if (runs > 1)
+                error = fmt::format("replication {}: {}", failed - reps, error);
             fmt::print(stderr, "blksim: sweep: point {} ({}): {}\n", mine[t], join(point_sets(out.params, mine[t])),
-                       r.error);
-            out.failed.push_back({mine[t], r.status, std::move(r.error)});
+                       error);
+            out.failed.push_back({mine[t], failed->status, std::move(error)});
             if (status == 0)
-                status = r.status;
+                status = failed->status;
+        } else if (std::any_of(reps, reps + runs, [](const SimOutcome& r) { return r.status != 0; })) {
+            out.missing.push_back(mine[t]);
+        } else if (runs == 1) {
+            out.results.push_back({mine[t], std::move(reps->metrics)});
         } else {
-            out.results.push_back({mine[t], std::move(r.metrics)});
+            std::vector<std::vector<Metric>> ms;
+            for (auto r = reps; r != reps + runs; ++r)
+                ms.push_back(std::move(r->metrics));
+            out.results.push_back({mine[t], replication_summary(ms)});
         }
     }
     return status;
@@ -212,26 +259,33 @@ int cmd_sweep(const SweepOptions& o) {
 static int sweep(const SweepOptions& o) {
     if (!o.source.check("sweep"))
         return 2;
+    if (o.runs == 0) {
+        fmt::print(stderr, "blksim: sweep: --runs 0: a point needs at least one run (allowed: an integer >= 1; "
+                           "2 or more give each figure a confidence interval)\n");
+        return 2;
+    }
     SweepOutput out;
     out.scenario = o.source.describe(o.scheduler);
     out.sets = o.sets;
+    out.runs = o.runs;
     std::size_t n = 0;
     if (!parse_sweep(o, out, n))
         return 2;
     const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
     if (!mem_limit)
         return 2;
-    // The points' results are all kept: refused before the list of points is made.
+    // The points' results are all kept (every replication's until the end, then a summary
+    // of three figures per metric): refused before the list of points is made.
     const std::size_t my_points = n > out.shard.index ? (n - out.shard.index - 1) / out.shard.count + 1 : 0;
+    const uint64_t point_bytes = SWEEP_POINT_BYTES * (o.runs == 1 ? 1 : uint64_t{o.runs} + 3);
     if (const std::string why =
-            over_mem_limit(my_points > UINT64_MAX / SWEEP_POINT_BYTES ? UINT64_MAX : my_points * SWEEP_POINT_BYTES,
-                           *mem_limit);
+            over_mem_limit(my_points > UINT64_MAX / point_bytes ? UINT64_MAX : my_points * point_bytes, *mem_limit);
         !why.empty()) {
         fmt::print(stderr, "blksim: sweep: {} points: {}\n", my_points, why);
         return 2;
     }
     const unsigned jobs = o.jobs ? o.jobs : default_jobs();
-    const std::size_t at_once = std::min<std::size_t>(jobs, my_points);
+    const std::size_t at_once = std::min<std::size_t>(jobs, my_points * o.runs);
 
     if (!check_inputs(o, out.params, at_once, *mem_limit))
         return 2;
@@ -246,34 +300,15 @@ static int sweep(const SweepOptions& o) {
     for (std::size_t i = 0; i < n; ++i)
         if (out.shard.owns(i))
             mine.push_back(i);
-    std::vector<SimOutcome> results(mine.size());
-    for (SimOutcome& r : results)
-        r.status = SimOutcome::INTERRUPTED;  // until it has run
+    const unsigned runs = o.runs;
     auto load = [&](std::size_t t, std::string& error) {
         return load_point(o, out.params, mine[t], at_once, *mem_limit, error);
     };
     const auto wall0 = std::chrono::steady_clock::now();
-    const std::vector<std::size_t> order = point_order(o, mine.size(), jobs, load);
-    Progress progress("sweep", mine.size(), jobs, o.progress || stderr_is_tty());
-    parallel_for(
-        mine.size(), jobs,
-        [&](std::size_t k) {
-            const std::size_t t = order[k];
-            if (interrupted().load())
-                return;
-            std::string error;
-            if (const auto cfg = load(t, error)) {
-                results[t] = simulate(*cfg);
-            } else {
-                results[t].status = 2;
-                results[t].error = error;
-            }
-        },
-        [&](std::size_t done) { progress.update(done); });
-    progress.finish();
+    std::vector<SimOutcome> results = run_points(o, mine.size(), jobs, load);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
-    const int status = gather_points(mine, results, out);
+    const int status = gather_points(mine, runs, results, out);
     if (interrupted().load())
         out.interrupted = interrupt_signal_name();
     files.write(out);
@@ -283,8 +318,8 @@ static int sweep(const SweepOptions& o) {
                    out.interrupted.empty() ? "" : ": interrupted by " + out.interrupted);
         return out.interrupted.empty() ? status : interrupted_exit_status();
     }
-    fmt::print(stderr, "blksim: sweep: {} point{}{} in {:.2f} s wall on {} thread{}\n", mine.size(),
-               mine.size() == 1 ? "" : "s",
+    fmt::print(stderr, "blksim: sweep: {} point{}{}{} in {:.2f} s wall on {} thread{}\n", mine.size(),
+               mine.size() == 1 ? "" : "s", runs > 1 ? fmt::format(" x {} runs", runs) : "",
                out.shard.active() ? fmt::format(" (shard {}/{} of {})", out.shard.index, out.shard.count, n) : "",
                wall, jobs, jobs == 1 ? "" : "s");
     return 0;

@@ -59,6 +59,8 @@ void shard_command(const SweepOptions& o, const std::string& blksim, unsigned cp
     for (const std::string& p : o.params)
         head.insert(head.end(), {"--param", p});
     head.insert(head.end(), {"--order", o.order});
+    if (o.runs > 1)  // every task's replications, as sweep-merge requires them alike
+        head.insert(head.end(), {"--runs", std::to_string(o.runs)});
     if (!o.mem_limit.empty())
         head.insert(head.end(), {"--mem-limit", o.mem_limit});
     head.insert(head.end(), {"--jobs", std::to_string(cpus)});

@@ -51,6 +51,8 @@ std::string seeds_text(const std::vector<uint64_t>& s) {
     return fmt::format("{}", fmt::join(s, ","));
 }
 
+}  // namespace
+
 std::string variant_text(const std::string& scenario, const std::vector<std::string>& sets) {
     if (sets.empty())
         return scenario;
@@ -60,8 +62,6 @@ std::string variant_text(const std::string& scenario, const std::vector<std::str
         return fmt::format("{} --set {}{}", scenario.substr(0, fio), fmt::join(sets, " --set "), scenario.substr(fio));
     return fmt::format("{} {}", scenario, fmt::join(sets, " "));
 }
-
-}  // namespace
 
 std::vector<CompareRow> compare_runs(const std::vector<std::vector<Metric>>& a,
                                      const std::vector<std::vector<Metric>>& b, double confidence) {
@@ -122,25 +122,39 @@ bool matches(const FailOn& f, const std::string& key) {
 }
 
 bool fails(const FailOn& f, const CompareRow& row) {
-    return matches(f, row.key) && row.verdict == Verdict::WORSE && std::fabs(row.ci.rel_change_pct()) > f.pct;
+    // From 0 in A (no lock wait, no tag sleeps) any significant worsening is beyond every PCT.
+    return matches(f, row.key) && row.verdict == Verdict::WORSE &&
+           (row.ci.mean_a == 0.0 || std::fabs(row.ci.rel_change_pct()) > f.pct);
+}
+
+std::string compare_summary(const CompareInfo& info) {
+    return fmt::format(
+        "compare: {} replications per variant, seeds {} (A) / {} (B){}, {:g} % confidence intervals of B - A",
+        info.seeds_a.size(), seeds_text(info.seeds_a), seeds_text(info.seeds_b),
+        info.crn ? ", common random numbers" : ", independent seeds (--no-crn)", info.confidence * 100.0);
+}
+
+std::string variant_label(const char* letter, const std::string& name) {
+    return name == letter ? std::string(letter) : fmt::format("{} ({})", letter, name);
+}
+
+std::vector<std::vector<std::string>> compare_table(const std::vector<CompareRow>& rows) {
+    std::vector<std::vector<std::string>> table{
+        {"metric", "mean A", "mean B", "B - A", "CI low", "CI high", "change", "verdict"}};
+    for (const CompareRow& r : rows)
+        table.push_back({r.key, value(r.ci.mean_a), value(r.ci.mean_b), value(r.ci.diff), value(r.ci.lo()),
+                         value(r.ci.hi()), fmt::format("{:+.2f}%", r.ci.rel_change_pct()), verdict_name(r.verdict)});
+    return table;
 }
 
 std::string format_compare_normal(const CompareInfo& info, const std::vector<CompareRow>& rows,
                                   const std::vector<FailOnResult>& fails) {
-    std::string out = fmt::format(
-        "compare: {} replications per variant, seeds {} (A) / {} (B){}, {:g} % confidence intervals of B - A\n",
-        info.seeds_a.size(), seeds_text(info.seeds_a), seeds_text(info.seeds_b),
-        info.crn ? ", common random numbers" : ", independent seeds (--no-crn)", info.confidence * 100.0);
-    auto label = [](const char* letter, const std::string& name) {
-        return name == letter ? std::string(letter) : fmt::format("{} ({})", letter, name);
-    };
-    out += fmt::format("  {}: {}\n  {}: {}\n\n", label("A", info.name_a), variant_text(info.scenario_a, info.sets_a),
-                       label("B", info.name_b), variant_text(info.scenario_b, info.sets_b));
-    const std::vector<std::string> head = {"metric", "mean A", "mean B", "B - A", "CI low", "CI high", "change", "verdict"};
-    std::vector<std::vector<std::string>> table{head};
-    for (const CompareRow& r : rows)
-        table.push_back({r.key, value(r.ci.mean_a), value(r.ci.mean_b), value(r.ci.diff), value(r.ci.lo()),
-                         value(r.ci.hi()), fmt::format("{:+.2f}%", r.ci.rel_change_pct()), verdict_name(r.verdict)});
+    std::string out = compare_summary(info) + "\n";
+    out += fmt::format("  {}: {}\n  {}: {}\n\n", variant_label("A", info.name_a),
+                       variant_text(info.scenario_a, info.sets_a), variant_label("B", info.name_b),
+                       variant_text(info.scenario_b, info.sets_b));
+    const std::vector<std::vector<std::string>> table = compare_table(rows);
+    const std::vector<std::string>& head = table.front();
     std::vector<std::size_t> w(head.size(), 0);
     for (const auto& row : table)
         for (std::size_t c = 0; c < row.size(); ++c)
@@ -188,6 +202,7 @@ std::string format_compare_json(const CompareInfo& info, const std::vector<Compa
                       {"ci_high", r.ci.hi()},
                       {"rel_change_pct", r.ci.rel_change_pct()},
                       {"significant", r.ci.significant()},
+                      {"ci_zero_width", r.ci.zero_width()},
                       {"verdict", verdict_name(r.verdict)}});
     j["metrics"] = std::move(ms);
     ojson fo = ojson::array();

@@ -36,7 +36,7 @@ struct FailOn {
 FailOn parse_fail_on(const std::string& spec);
 bool matches(const FailOn& f, const std::string& key);
 // The row regressed beyond the threshold: significantly worse, and the relative change in
-// the bad direction larger than pct.
+// the bad direction larger than pct (any change, when A's mean is 0).
 bool fails(const FailOn& f, const CompareRow& row);
 
 // What the reports print about the experiment itself.
@@ -52,6 +52,15 @@ struct FailOnResult {
     FailOn rule;
     std::vector<std::string> failed_keys;
 };
+
+// The first line of the report: replications, seeds, CRN, confidence.
+std::string compare_summary(const CompareInfo& info);
+// "A", or "A (name)" when the variant has a name of its own.
+std::string variant_label(const char* letter, const std::string& name);
+// A variant as the report names it: its scenario or fio command line with its overrides.
+std::string variant_text(const std::string& scenario, const std::vector<std::string>& sets);
+// The report's table: a header row, then per row metric, means, B - A, CI, change, verdict.
+std::vector<std::vector<std::string>> compare_table(const std::vector<CompareRow>& rows);
 
 std::string format_compare_normal(const CompareInfo& info, const std::vector<CompareRow>& rows,
                                   const std::vector<FailOnResult>& fails);

@@ -40,18 +40,6 @@ std::string_view metric_name(std::string_view metric) {
     return dot == std::string_view::npos ? std::string_view{} : s.substr(dot + 1);
 }
 
-bool is_prio_clat(std::string_view name) {
-    // prio<class>_<level>.clat_mean_ns
-    constexpr std::string_view tail = ".clat_mean_ns";
-    if (name.size() < 4 + tail.size() || name.substr(0, 4) != "prio" || !name.ends_with(tail))
-        return false;
-    const std::string_view cl = name.substr(4, name.size() - 4 - tail.size());
-    const auto us = cl.find('_');
-    return us != std::string_view::npos && us > 0 && us + 1 < cl.size() &&
-           std::all_of(cl.begin(), cl.end(), [](char c) { return c == '_' || (c >= '0' && c <= '9'); }) &&
-           cl.find('_', us + 1) == std::string_view::npos;
-}
-
 // Which units a metric may be shown in; empty when the metric is not one reproduce knows.
 std::span<const Unit> units_of(std::string_view metric) {
     const auto slash = metric.rfind('/');
@@ -63,7 +51,9 @@ std::span<const Unit> units_of(std::string_view metric) {
         return IOPS_UNITS;
     if (name == "bw_bytes")
         return BW_UNITS;
-    if (name == "clat_max_ns" || is_prio_clat(name) || (name.starts_with("clat_") && is_metric_suffix(s)))
+    // reproduce_metrics' per-priority figure is the mean (prio<class>_<level>.clat_mean_ns).
+    const bool prio_mean = name.starts_with("prio") && name.ends_with(".clat_mean_ns");
+    if (name == "clat_max_ns" || ((prio_mean || name.starts_with("clat_")) && is_metric_suffix(s)))
         return TIME_UNITS;
     return {};
 }
@@ -306,8 +296,7 @@ std::vector<Metric> reproduce_metrics(const result::RunResult& r) {
             out.push_back({fmt::format("{}/{}.clat_max_ns", names[g], DIRS[d]), dr.clat.max()});
             for (const result::PrioResult& p : dr.prios)
                 if (p.clat.count() > 0)
-                    out.push_back({fmt::format("{}/{}.prio{}_{}.clat_mean_ns", names[g], DIRS[d], p.ioprio_class,
-                                               p.ioprio_level),
+                    out.push_back({fmt::format("{}/{}.{}.clat_mean_ns", names[g], DIRS[d], prio_name(p)),
                                    p.clat.mean()});
         }
     return out;

@@ -28,10 +28,13 @@ struct MetricKind {
     bool higher_is_better;
 };
 const std::vector<MetricKind>& metric_kinds();
-// For a key "<group>/<dir>.<name>" or a suffix "<dir>.<name>": whether higher is better.
-// False for an unknown name (callers check with is_metric_suffix first).
+// For a key "<scope>/<section>.<name>" or a suffix "<section>.<name>": whether higher is
+// better. False for an unknown name (callers check with is_metric_suffix first).
 bool higher_is_better(std::string_view key);
-// "<dir>.<name>" with dir read/write and a name of metric_kinds().
+// A suffix of run_metrics' or detail_metrics' keys: "<dir>.<name>" with dir read/write and a
+// name of metric_kinds(), slat_mean_ns or prio<class>_<level>.clat_{mean,p99}_ns; cpu.usr_pct,
+// cpu.sys_pct, cpu.spin_pct; btt.<stage>_{mean,p99}_ns; lock.wait_ns; tags.driver_sleeps,
+// tags.sched_sleeps.
 bool is_metric_suffix(std::string_view s);
 // Every accepted suffix, comma-separated, for error messages.
 std::string metric_suffixes();
@@ -40,6 +43,16 @@ std::string metric_suffixes();
 // direction that did I/O: IOPS and bandwidth as fio computes them (I/Os and bytes over the
 // group's runtime), completion latency mean and 50/99/99.9th percentiles (fio's method).
 std::vector<Metric> run_metrics(const result::RunResult& r);
+// run_metrics' figures and what else a run measured that a what-if changes (docs/compare.md):
+// per group and direction slat_mean_ns (engines with a submission latency) and the clat mean
+// and p99 of each I/O priority fio reports in clat_prio ("<dir>.prio<class>_<level>.clat_mean_ns");
+// per group "cpu.usr_pct" / "cpu.sys_pct" (fio's cpu line); "all/cpu.spin_pct" (the CPUs'
+// time spinning on locks); per disk "<disk>/btt.<stage>_mean_ns" / "_p99_ns" for q2g g2i i2d
+// d2c q2c (0 for a stage no request passed), "lock.wait_ns" (the elevator locks' spin time,
+// summed; 0 without one) and "tags.driver_sleeps" / "tags.sched_sleeps".
+std::vector<Metric> detail_metrics(const result::RunResult& r);
+// "prio<class>_<level>": fio's "prio <class>/<level>" as a metric key names it.
+std::string prio_name(const result::PrioResult& p);
 // The <group> part of the keys of fio::thread_stats(r, true)'s groups, in their order: the
 // first job's name, "<name>#<groupid>" when two groups share it.
 std::vector<std::string> group_names(const std::vector<result::JobResult>& groups);

@@ -2,6 +2,7 @@
 // differences (docs/compare.md explains the choice and common random numbers).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <span>
 
@@ -34,6 +35,10 @@ struct PairedCi {
     double hi() const { return diff + half_width; }
     // The interval excludes 0. A zero-width interval at 0 (identical runs) is not.
     bool significant() const { return lo() > 0.0 || hi() < 0.0; }
+    // Every pair differed by the same amount (to within rounding; deterministic service
+    // times do this): an interval of zero width away from 0 is "significant" without any
+    // variation to judge the difference by.
+    bool zero_width() const { return diff != 0.0 && half_width <= 1e-9 * std::fabs(diff); }
     // diff relative to mean_a, in percent; 0 when mean_a is 0.
     double rel_change_pct() const { return mean_a != 0.0 ? 100.0 * diff / mean_a : 0.0; }
 };

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "tools/experiment/stats.h"
 #include "tools/input/nesting.h"
 
 namespace blksim::experiment {
@@ -181,6 +182,28 @@ std::string to_csv(const SweepOutput& o) {
     return out;
 }
 
+std::vector<Metric> replication_summary(const std::vector<std::vector<Metric>>& reps, double confidence) {
+    std::vector<Metric> out;
+    if (reps.size() < 2)
+        return out;
+    for (const Metric& m : reps.front()) {
+        std::vector<double> v;
+        for (const std::vector<Metric>& r : reps) {
+            const auto it = std::find_if(r.begin(), r.end(), [&](const Metric& x) { return x.key == m.key; });
+            if (it == r.end())
+                break;
+            v.push_back(it->value);
+        }
+        if (v.size() != reps.size())
+            continue;
+        const MeanCi ci = mean_ci(v, confidence);
+        out.push_back({m.key, ci.mean});
+        out.push_back({m.key + ".ci_low", ci.mean - ci.half_width});
+        out.push_back({m.key + ".ci_high", ci.mean + ci.half_width});
+    }
+    return out;
+}
+
 std::string to_json(const SweepOutput& o) {
     // Written by hand, one point per line, so that diffs of two sweeps read well.
     std::string out = "{\n  \"blksim_sweep\": 1,\n";
@@ -195,6 +218,8 @@ std::string to_json(const SweepOutput& o) {
         out += "]}";
     }
     out += fmt::format("{}],\n  \"points\": {},\n", o.params.empty() ? "" : "\n  ", point_count(o.params));
+    if (o.runs > 1)
+        out += fmt::format("  \"runs\": {},\n", o.runs);
     if (o.shard.active())
         out += fmt::format("  \"shard\": \"{}/{}\",\n", o.shard.index, o.shard.count);
     if (!o.complete()) {
@@ -245,6 +270,9 @@ SweepOutput from_json(const std::string& text, const std::string& name) {
             o.params.push_back({p.at("path").get<std::string>(), p.at("values").get<std::vector<std::string>>()});
         if (j.contains("shard"))
             o.shard = parse_shard(j.at("shard").get<std::string>());
+        o.runs = j.value("runs", 1u);
+        if (o.runs == 0)
+            throw bad("\"runs\" is 0");
         const std::size_t points = j.at("points").get<std::size_t>();
         if (points != point_count(o.params))
             throw bad("\"points\" does not match the params");
@@ -271,6 +299,7 @@ SweepOutput merge_shards(const std::vector<SweepOutput>& shards, const std::vect
     m.scenario = first.scenario;
     m.sets = first.sets;
     m.params = first.params;
+    m.runs = first.runs;
     auto same_params = [](const std::vector<SweepParam>& a, const std::vector<SweepParam>& b) {
         if (a.size() != b.size())
             return false;
@@ -283,9 +312,10 @@ SweepOutput merge_shards(const std::vector<SweepOutput>& shards, const std::vect
     std::map<std::size_t, const PointResult*> by_point;
     for (std::size_t f = 0; f < shards.size(); ++f) {
         const SweepOutput& s = shards[f];
-        if (s.scenario != first.scenario || s.sets != first.sets || !same_params(s.params, first.params))
-            throw SweepError(fmt::format("{} is from another sweep than {} (scenario, --set or "
-                                         "--param differ)",
+        if (s.scenario != first.scenario || s.sets != first.sets || !same_params(s.params, first.params) ||
+            s.runs != first.runs)
+            throw SweepError(fmt::format("{} is from another sweep than {} (scenario, --set, "
+                                         "--param or --runs differ)",
                                          names[f], names[0]));
         if (s.shard.count != first.shard.count)
             throw SweepError(fmt::format("{} is shard {}/{} but {} is one of {} shards", names[f],

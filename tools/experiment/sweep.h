@@ -61,12 +61,18 @@ struct FailedPoint {
     std::string error;
 };
 
+// A point's replications (sweep --runs N, N >= 2) as its figures: per metric that every
+// replication has, in the first's order, the mean ("<key>") and the bounds of its Student-t
+// confidence interval ("<key>.ci_low", "<key>.ci_high").
+std::vector<Metric> replication_summary(const std::vector<std::vector<Metric>>& reps, double confidence = 0.95);
+
 // What a sweep run (or a shard of it) produced, and what identifies the sweep.
 struct SweepOutput {
     std::string scenario;               // as given on the command line
     std::vector<std::string> sets;      // the common --set overrides
     std::vector<SweepParam> params;
     Shard shard;                        // {0, 1} for an unsharded (or merged) sweep
+    unsigned runs = 1;                  // replications per point (--runs)
     std::vector<PointResult> results;   // this shard's points, by index
     // An incomplete sweep: its failed points, the points it did not run (it was stopped by
     // a signal, named in `interrupted`), by index.
@@ -84,7 +90,7 @@ struct SweepOutput {
 // skip and any other reader sees as a malformed last row, never as a complete file.
 std::string to_csv(const SweepOutput& o);
 // Self-describing, and what sweep-merge reads: scenario, sets, params, the total number of
-// points, "shard" when sharded, and per point its index, values and metrics. An incomplete
+// points, "runs" when more than 1, "shard" when sharded, and per point its index, values and metrics. An incomplete
 // sweep has "incomplete": true, "interrupted" (the signal, if one stopped it), "missing"
 // (the points not run) and "failed" (point, values, status, error) before its results.
 std::string to_json(const SweepOutput& o);
