@@ -5,8 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 
 #include "sim/time.h"
+
+namespace blksim::cpu {
+class Cpu;
+struct CpuCosts;
+}  // namespace blksim::cpu
 
 namespace blksim::blkmq {
 
@@ -42,6 +49,11 @@ public:
     // queued it, and where a driver whose reply queues follow the hctxs (managed MSI-X
     // affinity: megaraid_sas, NVMe) takes the hctx's completion interrupt.
     virtual uint32_t hctx_first_cpu(uint32_t i) const = 0;
+
+    // The host's cores and what kernel work costs on them, for a driver that runs its own
+    // work on a CPU (loop's worker, a kworker competing with the submitting threads).
+    virtual std::span<const std::unique_ptr<cpu::Cpu>> cpus() const = 0;
+    virtual const cpu::CpuCosts& costs() const = 0;
 
 protected:
     ~DriverQueue() = default;

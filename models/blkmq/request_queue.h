@@ -76,6 +76,8 @@ public:
     // groups: CPU c → hctx c * nr_hw_queues / nr_cpus).
     HwQueue& map_queue(uint32_t cpu) { return *hctxs_[mq_map_[cpu]]; }
     uint32_t hctx_first_cpu(uint32_t i) const override { return hctx_first_cpu_[i]; }
+    std::span<const std::unique_ptr<cpu::Cpu>> cpus() const override { return cpus_; }
+    const cpu::CpuCosts& costs() const override { return costs_; }
     uint64_t capacity_sectors() const { return dev_.capacity_sectors(); }
     uint32_t logical_block_size() const { return dev_.logical_block_size(); }
     // The dispatch budget (->get_budget): SCSI disks may have at most sdev->queue_depth

@@ -73,6 +73,11 @@ public:
     Cpu& operator=(const Cpu&) = delete;
 
     uint32_t id() const { return id_; }
+    // Nothing runs or waits here at `now`: where the scheduler's wake-up and idle balancing
+    // would place a task (select_idle_sibling, newidle pull).
+    bool idle(sim::Time now) const { return !running_ && !in_step_ && rq_head_ == nullptr && free_at_ <= now; }
+    // Tasks wait in the run queue for this core.
+    bool has_waiting() const { return rq_head_ != nullptr; }
     // A task's step is being played out (run_step() on the stack, not booked yet).
     bool in_step() const { return in_step_; }
     // Inside an open step: where the work charged so far in it has got to.

@@ -13,6 +13,7 @@ const DeviceKind& hdd_kind();
 const DeviceKind& sata_ssd_kind();
 const DeviceKind& raid_kind();
 const DeviceKind& ramdisk_kind();
+const DeviceKind& loop_kind();
 
 std::span<const DeviceKind* const> device_kinds() {
     static const DeviceKind* const kinds[] = {
@@ -22,6 +23,7 @@ std::span<const DeviceKind* const> device_kinds() {
         &sata_ssd_kind(),
         &raid_kind(),
         &ramdisk_kind(),
+        &loop_kind(),
     };
     return kinds;
 }

@@ -12,6 +12,7 @@
 #include "models/report/fio_output.h"
 #include "models/result/run_result.h"
 #include "models/topology/machine.h"
+#include "test/models/scenario_run.h"
 #include "tools/scenario/scenario.h"
 
 using namespace blksim;
@@ -31,19 +32,9 @@ std::string flush_scenario(const std::string& model, const std::string& params, 
 })";
 }
 
-result::RunResult run(const std::string& text) {
-    const scenario::Scenario s = scenario::load_scenario_text(text, "flush.json");
-    topology::Machine m(s.machine);
-    return m.run();
-}
+result::RunResult run(const std::string& text) { return testing::run_scenario_text(text, "flush.json"); }
 
-double field(const result::RunResult& r, const std::string& key) {
-    for (const auto& line : r.devices.at(0).lines)
-        for (const auto& f : line)
-            if (f.key == key)
-                return f.value;
-    return -1;
-}
+double field(const result::RunResult& r, const std::string& key) { return testing::device_field(r, key); }
 
 }  // namespace
 

@@ -653,7 +653,7 @@ TEST_CASE("cost profile problems", "[scenario]") {
     CHECK(error_of(kMinimal, {"host.cost_profile=laptop"}) ==
           "test.json: /host/cost_profile: cost profile 'laptop' not found (no file " +
               (fs::path(scenario::default_scenario_dir()) / "cpu" / "laptop.json").string() +
-              "); available: desktop-8t, e2-testbox, e3-host (value from --set host.cost_profile=laptop)");
+              "); available: desktop-8t, e2-testbox, e3-host, loop-vm-2cpu (value from --set host.cost_profile=laptop)");
 
     TempDir dir("bad_profile");
     const std::string scen = (dir.path / "scen.json").string();

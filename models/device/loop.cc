@@ -1,0 +1,150 @@
+#include "models/device/loop.h"
+
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "models/cpu/cpu.h"
+#include "models/cpu/cpu_config.h"
+#include "models/device/device_kind.h"
+#include "models/result/device_report.h"
+
+namespace blksim::dev {
+
+// loop_queue_rq() → loop_queue_work(): the command joins the worker's list; queue_work() on
+// a work item already queued or running adds nothing (the running loop_process_work takes
+// the command before it returns).
+BlkStatus Loop::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint32_t /*cpu*/) {
+    q_->start_request(rq, now);
+    cmd_list_.push_back({rq, now});
+    if (!awake_)
+        wake(now);
+    return BlkStatus::OK;
+}
+
+uint32_t Loop::idle_cpu(sim::Time now) const {
+    const auto cpus = q_->cpus();
+    if (cpus[worker_cpu_]->idle(now))
+        return worker_cpu_;
+    for (uint32_t c = 0; c < cpus.size(); ++c)
+        if (cpus[c]->idle(now))
+            return c;
+    return UINT32_MAX;
+}
+
+void Loop::wake(sim::Time now) {
+    awake_ = true;
+    switched_in_ = false;
+    ++wakeups_;
+    if (const uint32_t c = idle_cpu(now); c != UINT32_MAX)
+        worker_cpu_ = c;
+    q_->cpus()[worker_cpu_]->wake(this, now);
+}
+
+void Loop::wake_at(uint64_t) { q_->cpus()[worker_cpu_]->wake(this, eq_.now()); }
+
+void Loop::run_step(sim::Time start) {
+    cpu::Cpu& core = *q_->cpus()[worker_cpu_];
+    if (cmd_list_.empty()) {
+        awake_ = false;  // the kworker goes back to sleep
+        core.release(start);
+        return;
+    }
+    if (cmd_list_.front().queued > start) {
+        core.release(start);
+        eq_.at<&Loop::wake_at>(cmd_list_.front().queued, this);
+        return;
+    }
+    sim::Duration cost;
+    if (!switched_in_) {
+        switched_in_ = true;
+        cost = q_->costs().context_switch;
+    }
+    in_hand_ = cmd_list_.front().rq;
+    cmd_list_.pop_front();
+    // A flush is vfs_fsync() on the file, which for a file in memory has nothing to write.
+    cost += command_cost(in_hand_->op == blkmq::ReqOp::FLUSH ? 0 : in_hand_->bytes());
+    worker_busy_ += cost;
+    eq_.at<&Loop::step_done>(core.book(start, cost), this);
+}
+
+void Loop::step_done(uint64_t) {
+    const sim::Time now = eq_.now();
+    cpu::Cpu& core = *q_->cpus()[worker_cpu_];
+    // lo_rw_aio(): the file's read_iter returned, the command ends from the worker:
+    // blk_mq_complete_request() raises BLOCK_SOFTIRQ on this CPU (one hardware queue, CPUs
+    // sharing a cache: no IPI with rq_affinity=1).
+    blkmq::Request* rq = in_hand_;
+    in_hand_ = nullptr;
+    ++handled_;
+    q_->complete_request(rq, now, worker_cpu_, blkmq::DriverQueue::CompletionPath::SOFTIRQ);
+    if (cmd_list_.empty()) {
+        awake_ = false;
+        core.step_end(this, now, false);
+        return;
+    }
+    // Others wait for this core and another is idle: that core pulls the worker.
+    if (core.has_waiting()) {
+        if (const uint32_t c = idle_cpu(now); c != UINT32_MAX && c != worker_cpu_) {
+            core.step_end(this, now, false);
+            worker_cpu_ = c;
+            ++migrations_;
+            q_->cpus()[c]->wake(this, now);
+            return;
+        }
+    }
+    core.step_end(this, now, true);
+}
+
+std::string Loop::check_idle() const {
+    if (in_hand_ || !cmd_list_.empty())
+        return fmt::format("loop: {} commands never completed", cmd_list_.size() + (in_hand_ ? 1 : 0));
+    return {};
+}
+
+void Loop::report(result::DeviceReport& r) const {
+    r.model = "loop";
+    r.add("commands", static_cast<double>(handled_));
+    r.add("wakeups", static_cast<double>(wakeups_));
+    r.add("commands_per_wakeup", wakeups_ ? static_cast<double>(handled_) / static_cast<double>(wakeups_) : 0.0, 2);
+    r.add("migrations", static_cast<double>(migrations_));
+    r.add("worker_cpu_ms", static_cast<double>(worker_busy_.count()) / 1e6, 3);
+}
+
+
+// --- the model's descriptor ---
+
+namespace {
+
+using C = LoopConfig;
+constexpr int64_t kBlockSizes[] = {512, 1024, 2048, 4096};
+constexpr kind::Param<C> kParams[] = {
+    kind::integer("mb", &C::size_bytes, 1, 1048576, "The backing file's size in 2^20 bytes, 1..1048576. Default {default}.",
+                  1ULL << 20),
+    kind::one_of("blocksize", &C::blocksize, kBlockSizes,
+                 "Logical block size (LOOP_SET_BLOCK_SIZE): 512, 1024, 2048 or 4096. Default {default}."),
+    kind::integer("hw_queue_depth", &C::hw_queue_depth, 1, 10240,
+                  "Tags of the one hardware queue (the loop module's hw_queue_depth), 1..10240. Default {default}."),
+    kind::time("cmd_cost", &C::cmd_cost,
+               "The worker's CPU time per command besides the copy (loop_handle_cmd, lo_rw_aio, the backing "
+               "file's read_iter/write_iter path). Default {default}. A time: integer nanoseconds or a string "
+               "such as \"1us\".", 0),
+    kind::integer("copy_mbps", &C::copy_bytes_per_s, 1, 1000000,
+                  "The backing file's copy rate on the worker's CPU in 10^6 bytes/s (tmpfs: a memory copy), "
+                  "1..1000000. Default {default}.", kind::kMB),
+};
+
+constinit const DeviceKindOf<C> kKind{
+    "loop", "a loop device over a file in memory with direct I/O: a kworker copies each request on a host CPU",
+    "The loop model's parameters (models/device/loop.h); defaults when left out.",
+    {.params = kParams,
+     .make = [](const C& c, sim::EventQueue& eq, uint32_t, BuildCache&) -> std::unique_ptr<Device> {
+         return std::make_unique<Loop>(eq, c);
+     },
+     .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes, c.blocksize, 1, c.hw_queue_depth}; }}};
+
+}  // namespace
+
+const DeviceKind& loop_kind() { return kKind; }
+
+}  // namespace blksim::dev

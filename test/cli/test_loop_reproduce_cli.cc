@@ -1,0 +1,51 @@
+// The loop-device calibration set (scenarios/validation/loop-6.18/published.json, real Linux
+// 6.18 runs) through `blksim reproduce --data ... --reduced --check`: every row expected to
+// pass is within its tolerance by the numbers, the known misses are reported as such.
+#include <catch2/catch.hpp>
+
+#include "test/cli/cli_fixture.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using nlohmann::json;
+
+const std::string LOOP_DATA = clitest::source_path("scenarios/validation/loop-6.18/published.json");
+
+}  // namespace
+
+TEST_CASE("reproduce --data loop-6.18: the none figures and the passing ratios within tolerance", "[cli][reproduce][loop]") {
+    const auto r = clitest::run_blksim("reproduce --data " + LOOP_DATA + " --reduced --check --jobs 2 --format json", false);
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    const json out = json::parse(r.out, nullptr, false);
+    REQUIRE(!out.is_discarded());
+    std::ifstream in(LOOP_DATA);
+    const json data = json::parse(in);
+    REQUIRE(out.at("rows").size() == data.at("rows").size());
+    int passes = 0;
+    for (std::size_t i = 0; i < out.at("rows").size(); ++i) {
+        const json& row = out.at("rows").at(i);
+        const json& want = data.at("rows").at(i);
+        INFO(row.dump());
+        if (want.at("expect") != "pass") {
+            CHECK(row.at("status").get<std::string>().rfind("known miss", 0) == 0);
+            continue;
+        }
+        ++passes;
+        const json& pub = want.at("published");
+        const double published = pub.is_number() ? pub.get<double>()
+                                                 : pub.at("ratio").at(0).get<double>() / pub.at("ratio").at(1).get<double>();
+        const double tol = want.at("tolerance").at("relative_pct").get<double>() / 100;
+        CHECK(std::abs(row.at("mean").get<double>() - published) <= tol * published);
+    }
+    // The none IOPS and clat means of the three workloads, the 128 KiB ratios, mq-deadline's QD1 clat.
+    CHECK(passes >= 17);
+    CHECK(out.at("summary").at("fail") == 0);
+}
