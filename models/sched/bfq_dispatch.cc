@@ -551,16 +551,18 @@ void Bfq::report(result::DeviceReport& r) const {
     r.add("wr_interactive", static_cast<double>(stats_.wr_interactive));
     r.add("wr_soft_rt", static_cast<double>(stats_.wr_soft_rt));
     r.add("peak_rate_updates", static_cast<double>(stats_.peak_rate_updates));
-    // The first queues one per line: pid, class, weight, service and slots.
+    // The first queues one per line: pid, class, weight, service and slots, each key named
+    // after its queue (q0_, q1_ ...) as the JSON object's keys must differ.
     constexpr size_t kMaxListed = 16;
     for (size_t i = 0; i < queues_.size() && i < kMaxListed; ++i) {
         const BfqQueue& q = *queues_[i];
+        const std::string k = fmt::format("q{}_", i);
         r.new_line();
-        r.add("pid", q.pid);
-        r.add("class", q.ioprio_class);
-        r.add("weight", q.entity.orig_weight);
-        r.add("served_sectors", static_cast<double>(q.served_sectors));
-        r.add("slots", static_cast<double>(q.slots));
+        r.add(k + "pid", q.pid);
+        r.add(k + "class", q.ioprio_class);
+        r.add(k + "weight", q.entity.orig_weight);
+        r.add(k + "served_sectors", static_cast<double>(q.served_sectors));
+        r.add(k + "slots", static_cast<double>(q.slots));
     }
 }
 

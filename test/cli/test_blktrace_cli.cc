@@ -553,3 +553,35 @@ TEST_CASE("--explain: kyber's resizes, bfq's slots and the HDD's RPO choices say
     }
     CHECK(picks >= 10);
 }
+
+TEST_CASE("--explain: every tag wait has its wake-up, and each wake-up counts the sleepers left", "[cli][blktrace][explain]") {
+    // 128 I/Os on 8 driver tags: each job sleeps for a tag, a completion wakes it.
+    const std::string dir = scratch("explain-tags");
+    const Run r = sh(blksim_bin() + " run " + src("scenarios/teaching/tag-exhaustion.json") +
+                     " --set jobs.0.runtime=5ms -q --explain --trace " + dir + "/trace.txt >/dev/null 2>&1");
+    REQUIRE(r.status == 0);
+    static const std::regex wait(R"(tag wait: no driver tag on hctx 0 \(8/8 in use, .*\), the task sleeps)");
+    static const std::regex wake(R"(tag wake-up: (\d+) of (\d+) sleepers \((\d+)/8 tags in use, wake batch (\d+)\))");
+    int asleep = 0, waits = 0, wakeups = 0;
+    for (const std::string& m : message_texts(slurp(dir + "/trace.txt"))) {
+        std::smatch x;
+        if (std::regex_match(m, wait)) {
+            ++asleep;
+            ++waits;
+        } else if (std::regex_match(m, x, wake)) {
+            INFO(m);
+            ++wakeups;
+            // The wake-up names as many sleepers as went to sleep and were not woken yet,
+            // wakes at most a wake batch of them, and a tag was freed for each.
+            CHECK(std::stoi(x[2]) == asleep);
+            CHECK(std::stoi(x[1]) >= 1);
+            CHECK(std::stoi(x[1]) <= std::stoi(x[4]));
+            CHECK(std::stoi(x[3]) < 8);
+            asleep -= std::stoi(x[1]);
+        }
+    }
+    CHECK(waits > 20);
+    CHECK(wakeups > 20);
+    CHECK(asleep == 0);  // nobody is left asleep: no wake-up was lost
+    fs::remove_all(dir);
+}

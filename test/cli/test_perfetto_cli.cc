@@ -287,3 +287,46 @@ TEST_CASE("report --timeline: one offline page with the run's figures and its tr
         CHECK_FALSE(std::filesystem::exists(tmp / "bad.html"));
     }
 }
+
+TEST_CASE("perfetto: blksim fio --perfetto writes a trace that follows the rules, one request per I/O", "[cli][perfetto]") {
+    TempDir tmp("perfetto-fio");
+    const auto r = run_blksim("fio --device nvme --output-format json --perfetto " + tmp / "f.json" +
+                                  " -- --name=r --rw=randread --bs=4k --iodepth=32 --ioengine=libaio --direct=1"
+                                  " --runtime=2ms --time_based",
+                              false);
+    REQUIRE(r.status == 0);
+    const json out = json::parse(r.out);
+    const TraceFacts f = check_trace(slurp(tmp / "f.json"));
+    CHECK(has_track(f, "requests"));
+    CHECK(has_track(f, "hctx 0"));
+    // Random 4 KiB reads do not merge: every I/O fio counted is one request drawn, and
+    // each request is a flow Q → G → I → D → C.
+    const auto ios = out.at("jobs").at(0).at("read").at("total_ios").get<std::size_t>();
+    REQUIRE(ios > 100);
+    CHECK(f.request_args.size() == ios);
+    CHECK(f.flows >= 2 * f.request_args.size());
+}
+
+TEST_CASE("perfetto: the bfq and RAID read-ahead lessons' traces follow the rules", "[cli][perfetto][lessons]") {
+    TempDir tmp("perfetto-lessons");
+    // bfq switching from one reader's queue to the other's at the budget timeout (124 ms).
+    const auto b = run_blksim("run " + source_path("scenarios/teaching/bfq-fairness-idling.json") + " -q --perfetto " +
+                              tmp / "bfq.json" + " --perfetto-window 120ms..130ms");
+    REQUIRE(b.status == 0);
+    const TraceFacts fb = check_trace(slurp(tmp / "bfq.json"));
+    CHECK(has_track(fb, "device"));
+    CHECK(fb.slice_us.count("seek"));
+    REQUIRE(!fb.request_args.empty());
+    std::set<int64_t> pids;
+    for (const json& a : fb.request_args)
+        pids.insert(a.at("pid").get<int64_t>());
+    CHECK(pids == std::set<int64_t>{1000, 1001});  // both readers' requests, one after the other
+    // The RAID card: its requests and its per-disk counters.
+    const auto ra = run_blksim("run " + source_path("scenarios/teaching/raid-read-ahead.json") + " -q --perfetto " +
+                               tmp / "raid.json" + " --perfetto-window 0..20ms");
+    REQUIRE(ra.status == 0);
+    const TraceFacts fr = check_trace(slurp(tmp / "raid.json"));
+    CHECK(!fr.request_args.empty());
+    CHECK(std::any_of(fr.counter_names.begin(), fr.counter_names.end(),
+                      [](const std::string& n) { return n.rfind("dev ", 0) == 0; }));
+}

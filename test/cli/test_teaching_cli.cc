@@ -1,8 +1,9 @@
-// The teaching scenarios (scenarios/teaching/, README.md there): each one shows one effect of
-// the block layer, run through the blksim binary as a reader would run it, against the variant
-// its README section compares it with (a --set). Every check is the effect itself: if the
-// mechanism broke (plug merging, tag sleeps, writes_starved, RPO, the elevator lock, the RAID
-// write-back cache), the two runs would no longer differ this way.
+// The teaching scenarios (scenarios/teaching/, one lesson each in lessons/ there): each one
+// shows one effect of the block layer, run through the blksim binary as a reader would run it,
+// against the variant its lesson compares it with (a --set). Every check is the effect itself,
+// with a margin: if the mechanism broke (plug merging, tag sleeps, writes_starved, RPO, the
+// elevator lock, the RAID write-back cache, bfq's idling), the two runs would no longer differ
+// this way. test_lessons_cli.cc checks the lessons' quoted figures exactly.
 #include <catch2/catch.hpp>
 
 #include "test/cli/cli_fixture.h"
@@ -139,4 +140,30 @@ TEST_CASE("teaching: a RAID card's write-back cache absorbs writes that write th
     const json& dev = wb.at("blksim").at("devices").at(0);
     CHECK(dev.at("lines_destaged").get<double>() > 0);   // written to the disks later
     CHECK(wt.at("blksim").at("devices").at(0).at("lines_destaged") == 0);
+}
+
+TEST_CASE("teaching: bfq idles for a sequential reader and shares the turns by weight", "[cli][teaching]") {
+    const json idle = run_teaching("bfq-fairness-idling");
+    const json no_idle = run_teaching("bfq-fairness-idling", "--set queues.0.iosched.slice_idle=0");
+    const double a = dir_of(idle, "reader-a", "read").at("iops").get<double>();
+    const double b = dir_of(idle, "reader-b", "read").at("iops").get<double>();
+    INFO("weight 80: " << a << " IOPS, weight 10: " << b);
+    // Every queue is reported under its own keys, so the JSON keeps both.
+    const json* sec = nullptr;
+    for (const json& d : idle.at("blksim").at("devices"))
+        if (d.at("model") == "bfq")
+            sec = &d;
+    REQUIRE(sec != nullptr);
+    INFO(sec->dump());
+    CHECK(sec->at("q0_pid") == 1000);
+    CHECK(sec->at("q1_pid") == 1001);
+    CHECK(sec->at("q0_weight") == 80);
+    CHECK(sec->at("q1_weight") == 10);
+    CHECK(sec->at("q0_slots").get<double>() > 3 * sec->at("q1_slots").get<double>());
+    CHECK(a > 5 * b);
+    // Without idling the head goes back and forth: both readers at the seek rate, tens of
+    // times below the idling reader's.
+    const double c = dir_of(no_idle, "reader-a", "read").at("iops").get<double>();
+    CHECK(c < a / 20);
+    CHECK(dir_of(no_idle, "reader-b", "read").at("iops").get<double>() == Approx(c).epsilon(0.05));
 }
