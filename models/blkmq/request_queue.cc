@@ -15,12 +15,24 @@ using sim::Time;
 // BLK_MQ_RESOURCE_DELAY: a hctx whose driver said BLK_STS_RESOURCE is rerun after 3 ms.
 static constexpr Duration BLK_MQ_RESOURCE_DELAY = Duration::ns(3'000'000);
 
+// The driver stack's share of ->queue_rq or of the completion for a device on `path`.
+static Duration driver_cost(dev::HostPath path, Duration ata, Duration scsi) {
+    switch (path) {
+    case dev::HostPath::ATA: return ata;
+    case dev::HostPath::SCSI: return scsi;
+    case dev::HostPath::DIRECT: break;
+    }
+    return {};
+}
+
 RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueConfig& cfg,
                            const sched::SchedulerKind& elevator, dev::Device& dev, TagSet& tag_set,
                            std::span<const std::unique_ptr<cpu::Cpu>> cpus, const cpu::CpuCosts& costs,
                            uint32_t budget_depth)
     : name_(std::move(name)), eq_(eq), cfg_(cfg), dev_(dev), tag_set_(tag_set),
       timeout_timer_(eq, &RequestQueue::timeout_fired, this), cpus_(cpus), costs_(costs),
+      queue_rq_cost_(costs.queue_rq + driver_cost(dev.host_path(), costs.ata_queue_rq, costs.scsi_queue_rq)),
+      complete_rq_cost_(costs.complete_rq + driver_cost(dev.host_path(), costs.ata_complete, costs.scsi_complete)),
       budget_depth_(budget_depth), max_sectors_(cfg.max_sectors_kb * 2),
       split_sectors_(std::min(max_sectors_, cfg.max_segments * 8) / (dev.logical_block_size() >> 9) *
                      (dev.logical_block_size() >> 9)),
@@ -562,7 +574,7 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu, bo
             t = cpus_[cpu]->charge(t, costs_.elv_insert, cpu::Work::INSERT);
             elv_bypass_->direct_dispatched(rq, t);
             const Time start = t;
-            t = cpus_[cpu]->charge(t, costs_.queue_rq, cpu::Work::QUEUE_RQ);
+            t = cpus_[cpu]->charge(t, queue_rq_cost_, cpu::Work::QUEUE_RQ);
             issue_directly(h, rq, list.empty(), start, cpu);
             continue;
         }
@@ -682,7 +694,7 @@ void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu, bool as
         if (!h.busy() && h.dispatch.empty() && h.sw_pending.empty()) {
             // ->queue_rqs / blk_mq_issue_direct: no I, straight to D.
             const Time start = t;
-            t = cpus_[cpu]->charge(t, costs_.queue_rq, cpu::Work::QUEUE_RQ);
+            t = cpus_[cpu]->charge(t, queue_rq_cost_, cpu::Work::QUEUE_RQ);
             if (issue_directly(h, rq, plug.empty(), start, cpu))
                 continue;
         } else {
@@ -756,7 +768,7 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
             break;
         }
         const Time start = t;
-        t = cpus_[cpu]->charge(t, costs_.queue_rq, cpu::Work::QUEUE_RQ);
+        t = cpus_[cpu]->charge(t, queue_rq_cost_, cpu::Work::QUEUE_RQ);
         st = dev_.queue_rq(rq, list.empty(), start, cpu);
         if (st != dev::BlkStatus::OK) {
             ++stats_.resource_requeues;
@@ -984,7 +996,7 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
     // CPUs do not share a last-level cache; the model's hosts are one LLC domain, so
     // rq_affinity=1 completes on the interrupted CPU (docs/model.md).
     uint32_t ccpu = irq_cpu;
-    Duration cost = costs_.complete_rq;
+    Duration cost = complete_rq_cost_;
     switch (path) {
     case CompletionPath::INLINE:
         break;

@@ -351,6 +351,8 @@ private:
     sim::Timer timeout_timer_;  // q->timeout: lazy idle detection of shared-tag users
     std::span<const std::unique_ptr<cpu::Cpu>> cpus_;
     const cpu::CpuCosts& costs_;
+    // queue_rq and complete_rq with the device's driver stack (ATA, SCSI) added.
+    sim::Duration queue_rq_cost_, complete_rq_cost_;
     std::vector<std::unique_ptr<HwQueue>> hctxs_;
     std::vector<uint32_t> mq_map_;
     std::vector<uint32_t> hctx_first_cpu_;

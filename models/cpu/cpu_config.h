@@ -33,6 +33,16 @@ struct CpuCosts {
     sim::Duration bfq_insert;       // bfq_insert_request
     sim::Duration bfq_dispatch;     // bfq_dispatch_request
     sim::Duration bfq_finish;       // bfq_finish_requeue_request (completion, under the lock too)
+    // The driver stack below ->queue_rq for devices behind the SCSI midlayer, on top of
+    // queue_rq / complete_rq (which stand for blk-mq's part and a thin driver such as nvme):
+    // ATA (libata: scsi_queue_rq -> ata_scsi_queuecmd -> ata_qc_issue -> ahci_qc_issue, and
+    // ahci_handle_port_interrupt -> ata_qc_complete -> scsi_done on completion) and SCSI (a
+    // SAS HBA or RAID card: scsi_queue_rq -> the LLD's queuecommand, and its reply-queue
+    // handler -> scsi_done). 0 when a profile leaves them out (docs/model.md).
+    sim::Duration ata_queue_rq;
+    sim::Duration ata_complete;
+    sim::Duration scsi_queue_rq;
+    sim::Duration scsi_complete;
 };
 
 struct HostConfig {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/blkmq/explain.h"
@@ -30,6 +31,11 @@ enum class BlkStatus : uint8_t {
 };
 
 class Device;
+
+// The kernel driver stack a device's commands go through below blk-mq, for its CPU cost
+// (cpu::CpuCosts): a thin driver (null_blk, nvme, brd), libata under the SCSI midlayer, or a
+// SCSI low-level driver (SAS HBA, RAID card).
+enum class HostPath : uint8_t { DIRECT, ATA, SCSI };
 
 // What a device's mechanism does with a command, for a trace (--perfetto): phases a model
 // computes anyway (an HDD's seek, rotational wait and transfer). Off unless attached: then
@@ -69,6 +75,7 @@ public:
     // idles for throughput on such devices (docs/references.md §5.1). Flash and null_blk are
     // non-rotational.
     virtual bool rotational() const { return false; }
+    virtual HostPath host_path() const { return HostPath::DIRECT; }
     // blk_queue_write_cache(q, wc, fua): the device has a volatile write cache (BLK_FEAT_WRITE_CACHE,
     // sysfs queue/write_cache "write back") and honours FUA writes (BLK_FEAT_FUA). Without a
     // write cache the block layer strips REQ_PREFLUSH and REQ_FUA and ends an empty flush at
@@ -102,6 +109,10 @@ public:
         sink_ = fn;
         sink_obj_ = obj;
     }
+
+    // The device's random streams, seeded from the run's seed and the device's name (a model
+    // that draws nothing ignores it; a composite device seeds its members).
+    virtual void seed(uint64_t /*run_seed*/, std::string_view /*name*/) {}
 
     // --explain: the device's decisions (models/blkmq/explain.h), as disk `dev`.
     void set_explain(blkmq::TraceSink* sink, uint32_t dev) { explain_.attach(sink, dev); }

@@ -51,6 +51,9 @@ public:
     uint32_t nr_hw_queues() const override { return 1; }
     uint32_t queue_depth() const override { return cfg_.queue_depth; }
     bool rotational() const override { return true; }
+    // A queue deeper than NCQ's 32 tags is a SAS drive's (TCQ); 32 or less, a SATA drive's
+    // behind libata (the profiles' hdd-7200-sata: 32, hdd-7200-sas: 128).
+    HostPath host_path() const override { return cfg_.queue_depth > 32 ? HostPath::SCSI : HostPath::ATA; }
     bool write_cache() const override { return cfg_.write_cache; }
     bool fua() const override { return cfg_.fua; }
     uint64_t capacity_sectors() const override { return mech_.capacity_sectors(); }

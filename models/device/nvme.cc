@@ -7,10 +7,17 @@
 namespace blksim::dev {
 
 Nvme::Nvme(sim::EventQueue& eq, const NvmeConfig& cfg, uint32_t nr_cpus)
-    : eq_(eq), cfg_(cfg), nr_queues_(cfg.nr_io_queues ? cfg.nr_io_queues : nr_cpus) {
+    : eq_(eq),
+      cfg_(cfg),
+      nr_queues_(cfg.nr_io_queues ? cfg.nr_io_queues : nr_cpus),
+      rng_(0, "nvme.flash"),
+      read_spread_(cfg.read_sigma),
+      write_spread_(cfg.write_sigma) {
     std::vector<int64_t> zeros(std::max(1u, cfg.parallel_units), 0);
     units_ = decltype(units_)(std::greater<>(), std::move(zeros));
 }
+
+void Nvme::seed(uint64_t run_seed, std::string_view name) { rng_ = sim::Rng(run_seed, std::string(name) + ".flash"); }
 
 BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint32_t /*cpu*/) {
     q_->start_request(rq, now);
@@ -25,9 +32,11 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
     // Flash: the earliest free unit.
     const uint64_t bytes = rq->bytes();
     const uint64_t extra_4k = bytes > 4096 ? (bytes - 1) / 4096 : 0;
-    const sim::Duration media = (rq->op == blkmq::ReqOp::WRITE ? cfg_.write_latency : cfg_.read_latency) +
-                                cfg_.per_4k * static_cast<int64_t>(extra_4k) +
-                                (rq->fua() ? cfg_.program_latency : sim::Duration{});
+    const bool write = rq->op == blkmq::ReqOp::WRITE;
+    const sim::Duration mean = (write ? cfg_.write_latency : cfg_.read_latency) +
+                               cfg_.per_4k * static_cast<int64_t>(extra_4k) +
+                               (rq->fua() ? cfg_.program_latency : sim::Duration{});
+    const sim::Duration media = (write ? write_spread_ : read_spread_).draw(mean, rng_);
     const sim::Time unit_start = sim::max(fetched, sim::Time::from_ns(units_.top()));
     units_.pop();
     const sim::Time media_done = unit_start + media;
@@ -74,6 +83,11 @@ constexpr kind::Param<C> kParams[] = {
                "as \"80us\".", 0),
     kind::integer("parallel_units", &C::parallel_units, 1, 65536,
                   "Flash units (dies/planes) working at once, 1..65536. Default {default}."),
+    kind::number("read_sigma", &C::read_sigma, 0, 2,
+                 "Spread of a read's media time around its mean: sigma of a lognormal with that mean, 0..2 (0 = "
+                 "constant). Default {default}."),
+    kind::number("write_sigma", &C::write_sigma, 0, 2,
+                 "Spread of a write's media time around its mean (lognormal sigma, mean kept), 0..2. Default {default}."),
     kind::integer("link_mbps", &C::link_bytes_per_s, 1, 1000000,
                   "Host transfer rate in MB/s (10^6 bytes), 1..1000000. Default {default}.", kind::kMB),
     kind::integer("gb", &C::size_bytes, 1, 1048576, "Capacity in 10^9 bytes, 1..1048576. Default {default}.", kind::kGB),

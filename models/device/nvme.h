@@ -6,7 +6,8 @@
 //   link        moves the data at link_bytes_per_s, one transfer at a time (the bandwidth
 //               ceiling).
 // Each stage is a timeline, so a command's completion instant is known when it arrives; the
-// completion is one event. Simplified: no garbage collection, no write-buffer flushes, no
+// completion is one event. A command's media time is drawn around its mean
+// (service_spread.h). Sequential reads cost what random ones do (docs/model.md). Simplified: no garbage collection, no write-buffer flushes, no
 // read/write interference beyond sharing the stages (docs/model.md).
 #pragma once
 
@@ -16,6 +17,8 @@
 #include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
 #include "models/device/nvme_config.h"
+#include "models/device/service_spread.h"
+#include "sim/random.h"
 #include "sim/event_queue.h"
 
 namespace blksim::dev {
@@ -32,6 +35,7 @@ public:
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     bool write_cache() const override { return cfg_.volatile_write_cache; }
     bool fua() const override { return cfg_.fua; }
+    void seed(uint64_t run_seed, std::string_view name) override;
 
 private:
     void complete(uint64_t rq_addr);
@@ -43,6 +47,9 @@ private:
     sim::Time ctrl_free_, link_free_;
     // Free instants of the flash units, earliest on top.
     std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> units_;
+    // Media times drawn around their means from the drive's own stream (seeded by seed()).
+    sim::Rng rng_;
+    ServiceSpread read_spread_, write_spread_;
 };
 
 }  // namespace blksim::dev

@@ -72,6 +72,12 @@ public:
     // A VD of spinning disks counts as rotational, one of SSDs not (the first member decides).
     bool rotational() const override { return !members_.empty() && members_[0].dev->rotational(); }
     uint64_t capacity_sectors() const override { return capacity_; }
+    HostPath host_path() const override { return HostPath::SCSI; }
+    // Each member disk's streams, named after the controller and its slot.
+    void seed(uint64_t run_seed, std::string_view name) override {
+        for (size_t i = 0; i < members_.size(); ++i)
+            members_[i].dev->seed(run_seed, std::string(name) + ".member" + std::to_string(i));
+    }
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     void report(result::DeviceReport& r) const override;
     // Also checks each member disk's and that no disk ever held more than member_queue_depth.

@@ -24,7 +24,13 @@ SataSsd::SataSsd(sim::EventQueue& eq, const SataSsdConfig& cfg)
       die_free_(std::max(1u, cfg.nr_dies()), 0),
       page_bytes_(std::max<uint64_t>(512, cfg.page_bytes())),
       ra_bytes_(static_cast<uint64_t>(cfg.read_ahead_kb) * 1024),
-      drain_(cfg.drain_bytes_per_ns()) {}
+      drain_(cfg.drain_bytes_per_ns()),
+      streams_(std::max(1u, cfg.read_ahead_streams)),
+      rng_(0, "sata_ssd.flash"),
+      read_spread_(cfg.read_sigma),
+      program_spread_(cfg.program_sigma) {}
+
+void SataSsd::seed(uint64_t run_seed, std::string_view name) { rng_ = sim::Rng(run_seed, std::string(name) + ".flash"); }
 
 BlkStatus SataSsd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*cpu*/) {
     // FLUSH CACHE is a non-queued ATA command: libata defers it until the NCQ commands are
@@ -56,7 +62,7 @@ BlkStatus SataSsd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_
         // FUA: on the flash before the answer (*simplification:* one page program time after
         // the buffer has it, its die's queue not modelled).
         ++stats_.fua_writes;
-        done = done + cfg_.program_latency;
+        done = done + program_spread_.draw(cfg_.program_latency, rng_);
     }
     eq_.at<&SataSsd::complete>(done, this, reinterpret_cast<uint64_t>(rq));
     return BlkStatus::OK;
@@ -65,46 +71,58 @@ BlkStatus SataSsd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_
 Time SataSsd::flash_read(uint64_t byte0, uint64_t byte1, Time t) {
     Time done = t;
     const uint64_t nd = die_free_.size();
-    const int64_t tr = cfg_.read_latency.count();
     for (uint64_t p = byte0 / page_bytes_, last = (byte1 - 1) / page_bytes_; p <= last; ++p) {
         int64_t& die = die_free_[p % nd];
-        die = std::max(die, t.ns()) + tr;
+        die = std::max(die, t.ns()) + read_spread_.draw(cfg_.read_latency, rng_).count();
         done = sim::max(done, Time::from_ns(die));
         ++stats_.page_reads;
     }
     return done;
 }
 
+void SataSsd::start_window(Stream& s, uint64_t b, Time t) {
+    const uint64_t hi = std::min(b + ra_bytes_, cfg_.size_bytes);
+    s.lo = s.mid = b;
+    s.hi = hi;
+    s.ready_old = s.ready_new = flash_read(b, hi, t);
+    stats_.ra_bytes += hi - b;
+}
+
 Time SataSsd::serve_read(uint64_t b0, uint64_t b1, Time fetched) {
     ++stats_.reads;
     stats_.read_bytes += b1 - b0;
     Time ready;
-    if (ra_lo_ < ra_hi_ && b0 >= ra_lo_ && b1 <= ra_hi_) {
+    auto hit = std::find_if(streams_.begin(), streams_.end(), [&](const Stream& s) { return s.holds(b0, b1); });
+    if (hit != streams_.end()) {
         // Read-ahead hit: the data is (or will be) in the controller's DRAM.
+        Stream& s = *hit;
         ++stats_.ra_hits;
-        ready = sim::max(fetched, b1 <= ra_mid_ ? ra_ready_old_ : ra_ready_new_);
-        if (b1 > ra_mid_ && ra_hi_ < cfg_.size_bytes) {
+        ready = sim::max(fetched, b1 <= s.mid ? s.ready_old : s.ready_new);
+        if (b1 > s.mid && s.hi < cfg_.size_bytes) {
             // The stream reached the newest chunk: prefetch the next one.
-            const uint64_t hi = std::min(ra_hi_ + ra_bytes_, cfg_.size_bytes);
-            ra_lo_ = ra_mid_;
-            ra_ready_old_ = ra_ready_new_;
-            ra_mid_ = ra_hi_;
-            ra_ready_new_ = flash_read(ra_mid_, hi, fetched);
-            stats_.ra_bytes += hi - ra_mid_;
-            ra_hi_ = hi;
+            const uint64_t hi = std::min(s.hi + ra_bytes_, cfg_.size_bytes);
+            s.lo = s.mid;
+            s.ready_old = s.ready_new;
+            s.mid = s.hi;
+            s.ready_new = flash_read(s.mid, hi, fetched);
+            stats_.ra_bytes += hi - s.mid;
+            s.hi = hi;
         }
     } else {
         ready = flash_read(b0, b1, fetched);
-        if (ra_bytes_ > 0 && b0 == last_read_end_ && b1 < cfg_.size_bytes) {
-            // Sequential: start a read-ahead window right behind this read.
-            const uint64_t hi = std::min(b1 + ra_bytes_, cfg_.size_bytes);
-            ra_lo_ = ra_mid_ = b1;
-            ra_hi_ = hi;
-            ra_ready_old_ = ra_ready_new_ = flash_read(b1, hi, fetched);
-            stats_.ra_bytes += hi - b1;
+        // A read continuing a tracked stream is sequential: a window starts right behind
+        // it. Any other read starts a new stream in the least recently read slot.
+        hit = std::find_if(streams_.begin(), streams_.end(), [&](const Stream& s) { return s.next == b0; });
+        if (hit == streams_.end()) {
+            hit = std::min_element(streams_.begin(), streams_.end(),
+                                   [](const Stream& a, const Stream& b) { return a.used < b.used; });
+            *hit = Stream{};
+        } else if (ra_bytes_ > 0 && b1 < cfg_.size_bytes) {
+            start_window(*hit, b1, fetched);
         }
     }
-    last_read_end_ = b1;
+    hit->next = b1;
+    hit->used = ++reads_seen_;
     const Time done = sim::max(ready, link_free_) + Duration::ns(xfer_ns(b1 - b0, cfg_.link_bytes_per_s));
     link_free_ = done;
     return done;
@@ -120,8 +138,9 @@ Time SataSsd::serve_write(uint64_t b0, uint64_t b1, Time fetched) {
     ++stats_.writes;
     const uint64_t bytes = b1 - b0;
     stats_.write_bytes += bytes;
-    if (ra_lo_ < ra_hi_ && b0 < ra_hi_ && b1 > ra_lo_)
-        ra_lo_ = ra_mid_ = ra_hi_ = 0;  // the prefetched data is stale
+    for (Stream& s : streams_)
+        if (s.lo < s.hi && b0 < s.hi && b1 > s.lo)
+            s.lo = s.mid = s.hi = 0;  // the prefetched data is stale
     // Room in the buffer is needed when the data starts to cross (the drive asks for it
     // with DMA Setup only then); admissions come in link order, so buf_t_ only grows.
     Time start = sim::max(fetched, link_free_);
@@ -240,6 +259,15 @@ constexpr kind::Param<C> kParams[] = {
                  "Default {default} (fresh drive)."),
     kind::integer("read_ahead_kb", &C::read_ahead_kb, 0, 65536,
                   "Controller read-ahead after a sequential read, KiB (0 = off), 0..65536. Default {default}."),
+    kind::integer("read_ahead_streams", &C::read_ahead_streams, 1, 64,
+                  "Sequential streams the controller tracks at once, each with its own read-ahead window (least "
+                  "recently read replaced), 1..64. Default {default}."),
+    kind::number("read_sigma", &C::read_sigma, 0, 2,
+                 "Spread of each page read's time around read_latency: sigma of a lognormal with read_latency as its "
+                 "mean, 0..2 (0 = constant). Default {default}."),
+    kind::number("program_sigma", &C::program_sigma, 0, 2,
+                 "Spread of a FUA write's program time around program_latency (lognormal sigma, mean kept), 0..2. "
+                 "Default {default}."),
     kind::integer("irq_cpu", &C::irq_cpu, 0, kind::kNoMax,
                   "CPU that takes the drive's interrupt (AHCI: one MSI vector). Default {default}."),
     kind::flag("write_cache", &C::write_cache,

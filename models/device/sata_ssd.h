@@ -13,10 +13,15 @@
 // so a command's completion instant is known when it arrives: one event per command, no
 // per-page events, nothing allocated after construction.
 //
-// Read-ahead: a read that starts where the previous read ended makes the controller read
-// the next read_ahead_kb from the flash into its DRAM (occupying the dies); reads inside the
-// window then cost the controller and the link only. When a hit reaches the newest chunk
-// the next chunk is prefetched, so a stream stays ahead. A write over the window drops it.
+// Read-ahead: a read that starts where an earlier read of a tracked stream ended makes the
+// controller read the next read_ahead_kb from the flash into its DRAM (occupying the dies);
+// reads inside that stream's window then cost the controller and the link only. When a hit
+// reaches the newest chunk the next chunk is prefetched, so a stream stays ahead. Up to
+// read_ahead_streams streams are tracked, least recently read replaced first, so that
+// interleaved sequential readers keep their own windows. A write over a window drops it.
+//
+// Page reads and FUA programs take a time drawn around their mean (service_spread.h) from
+// the drive's own random stream, seeded by seed().
 //
 // Simplified (docs/model.md): commands are served in arrival order at each stage (the NCQ
 // reordering of a real controller is not modelled: a write waiting for buffer room holds the
@@ -31,6 +36,8 @@
 #include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
 #include "models/device/sata_ssd_config.h"
+#include "models/device/service_spread.h"
+#include "sim/random.h"
 #include "sim/event_queue.h"
 
 namespace blksim::dev {
@@ -47,6 +54,8 @@ public:
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     bool write_cache() const override { return cfg_.write_cache; }
     bool fua() const override { return cfg_.fua; }
+    void seed(uint64_t run_seed, std::string_view name) override;
+    HostPath host_path() const override { return HostPath::ATA; }
     void report(result::DeviceReport& r) const override;
     std::string check_idle() const override;
     // Commands in the drive, and the write buffer's fill (a write the timelines admitted
@@ -96,11 +105,22 @@ private:
     double buf_level_ = 0, drain_;
     sim::Time buf_t_;
 
-    // Read-ahead window [ra_lo_, ra_hi_) in bytes: [ra_lo_, ra_mid_) ready at ra_ready_old_,
-    // [ra_mid_, ra_hi_) (the newest chunk) at ra_ready_new_. Empty when ra_lo_ == ra_hi_.
-    uint64_t ra_lo_ = 0, ra_mid_ = 0, ra_hi_ = 0;
-    sim::Time ra_ready_old_, ra_ready_new_;
-    uint64_t last_read_end_ = UINT64_MAX;  // byte after the previous read
+    // A tracked stream. Its read-ahead window [lo, hi) in bytes: [lo, mid) ready at
+    // ready_old, [mid, hi) (the newest chunk) at ready_new; empty when lo == hi.
+    struct Stream {
+        uint64_t lo = 0, mid = 0, hi = 0;
+        sim::Time ready_old, ready_new;
+        uint64_t next = UINT64_MAX;  // byte after the stream's last read
+        uint64_t used = 0;           // when last read (a count of reads), for replacement
+        bool holds(uint64_t b0, uint64_t b1) const { return lo < hi && b0 >= lo && b1 <= hi; }
+    };
+    // Starts s's window at b, the next read_ahead_kb prefetched from `t`.
+    void start_window(Stream& s, uint64_t b, sim::Time t);
+    std::vector<Stream> streams_;
+    uint64_t reads_seen_ = 0;
+
+    sim::Rng rng_;
+    ServiceSpread read_spread_, program_spread_;
 
     uint32_t in_drive_ = 0;
 

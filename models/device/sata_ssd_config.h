@@ -37,6 +37,14 @@ struct SataSsdConfig {
     // tPROG of one page per die. 16 dies x 16 KiB / 870 us = 301 MB/s: the datasheet's
     // sequential write after the TurboWrite buffer (300 MB/s on the 250/500 GB models).
     sim::Duration program_latency = sim::Duration::ns(870'000);
+    // Spread of each page read's and each FUA program's time around read_latency /
+    // program_latency: the sigma of a mean-preserving lognormal (service_spread.h; 0 = every
+    // operation takes exactly the mean). 0.14 puts a QD1 4 KiB random read's p50 at 92 us and
+    // its p99 at ~119 us, the percentiles measured on an 850 EVO (the 860's predecessor,
+    // same controller family and TLC V-NAND): a fitted figure (docs/model.md). The programs'
+    // spread is taken to be the reads' (no percentile of FUA writes is published).
+    double read_sigma = 0.14;
+    double program_sigma = 0.14;
     // --- write buffer (DRAM + SLC "TurboWrite") -----------------------------------------
     // A write completes once its data is in the buffer; the buffer drains at the program
     // rate (all dies programming) / gc_waf; a write that finds it full waits for room.
@@ -61,6 +69,11 @@ struct SataSsdConfig {
     // A read that starts where the previous read ended makes the controller prefetch the
     // next read_ahead_kb into its DRAM; reads inside the window skip the flash (0 = off).
     uint32_t read_ahead_kb = 256;
+    // Sequential streams the controller tracks at once, each with its own window: a read
+    // continuing any of them hits or extends that stream's window; a read continuing none
+    // takes the slot of the stream least recently read. 8: client SATA controllers keep a
+    // handful of prefetch contexts in their DRAM (docs/model.md, "SSD read-ahead streams").
+    uint32_t read_ahead_streams = 8;
     // --- host side ---------------------------------------------------------------------
     uint32_t irq_cpu = 0;  // AHCI has one MSI vector: completions interrupt this CPU
 

@@ -23,8 +23,10 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
     for (uint32_t c = 0; c < cfg.host.nr_cpus; ++c)
         cpus_.push_back(std::make_unique<cpu::Cpu>(eq_, c));
     dev::BuildCache built;
-    for (const auto& d : cfg.devices)
+    for (const auto& d : cfg.devices) {
         devices_.push_back(d.kind().make(d.model, eq_, cfg.host.nr_cpus, built));
+        devices_.back()->seed(cfg.seed, d.name);
+    }
     make_tag_sets(topo);
     make_queues(topo);
     index_audit_spaces();

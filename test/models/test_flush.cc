@@ -154,7 +154,7 @@ TEST_CASE("An fsync whose flush finds no tag sleeps for one and is woken by the 
     const auto many = run(R"({"host": {"cpus": 2, "cost_profile": "desktop-8t"},
       "devices": [{"name": "d0", "model": "sata_ssd"}],
       "jobs": [{"name": "w", "ioengine": "libaio", "rw": "randwrite", "bs": "4k", "iodepth": 64,
-                "numjobs": 64, "fsync": 1, "runtime": "5ms", "time_based": 1}]})");
+                "numjobs": 64, "fsync": 1, "runtime": "20ms", "time_based": 1}]})");
     REQUIRE(many.jobs.size() == 64);
     for (const auto& j : many.jobs)
         CHECK(j.sync.total_ios > 0);
