@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer + ASan/UBSan runtimes
   linux-source-6.1  # kernel:<name> schedulers: the reference kernel tree (docs/kernel-schedulers.md)
   help2man  # the man page (built with `all` when found), which the install test checks
+  slurm-wlm munge  # scripts/slurm-test.sh: a sweep as a job array on a one-node Slurm cluster
 )
 rc=0
 bash scripts/install-packages.sh test "${packages[@]}" || rc=$?
@@ -46,7 +47,9 @@ echo "== the tests again under ASan + UBSan + LSan (build-san)"
 # The golden outputs, the README's commands and the instruction-count guard are checked on the
 # normal build only: they test figures and commands, not memory safety, and take ten times as
 # long under the sanitizers (whose instrumentation the instruction counts would also measure).
-ctest --test-dir build-san --output-on-failure -LE 'golden|readme|perf'
+# The Slurm test runs the same sweep code as the CLI tests, inside daemons: nothing more to
+# learn about memory safety there.
+ctest --test-dir build-san --output-on-failure -LE 'golden|readme|perf|slurm'
 
 # Short libFuzzer runs (20 s per parser, plus a clang build of the targets: a few minutes) in
 # CI or on request; longer runs by hand (docs/fuzzing.md).
