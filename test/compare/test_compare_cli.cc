@@ -70,8 +70,8 @@ TEST_CASE("compare: identical variants differ by exactly 0 with common random nu
     REQUIRE(r.status == 0);
     const json j = json::parse(r.out);
     // fio's six figures and slat (libaio), the group's CPU, the CPUs' spinning, the disk's btt
-    // stages, lock wait and tag sleeps.
-    REQUIRE(j.at("metrics").size() == 7 + 2 + 1 + 10 + 1 + 2);
+    // stages, lock wait, tag sleeps and dispatch tag waits.
+    REQUIRE(j.at("metrics").size() == 7 + 2 + 1 + 10 + 1 + 3);
     for (const json& m : j.at("metrics")) {
         INFO(m.dump());
         CHECK(m.at("diff").get<double>() == 0.0);

@@ -84,6 +84,7 @@ TEST_CASE("compare: per-priority clat, slat, CPU, btt, lock and tag metrics", "[
     CHECK(compare_metric(j, disk + "/lock.wait_ns").at("mean_a") == 0.0);
     CHECK(compare_metric(j, disk + "/tags.sched_sleeps").at("mean_a") == 0.0);
     CHECK(has_metric(j, disk + "/tags.driver_sleeps"));
+    CHECK(compare_metric(j, disk + "/tags.dispatch_waits").at("mean_a") == 0.0);
     // The RT reads overtake the others in mq-deadline's RT queue: their mean is lower than the
     // group's, which is a mix of both.
     CHECK(compare_metric(j, "r/read.prio1_0.clat_mean_ns").at("mean_b").get<double>() <

@@ -37,7 +37,7 @@ const std::vector<Section>& sections() {
         {"btt", {"q2g_mean_ns", "q2g_p99_ns", "g2i_mean_ns", "g2i_p99_ns", "i2d_mean_ns", "i2d_p99_ns",
                  "d2c_mean_ns", "d2c_p99_ns", "q2c_mean_ns", "q2c_p99_ns"}},
         {"lock", {"wait_ns"}},
-        {"tags", {"driver_sleeps", "sched_sleeps"}},
+        {"tags", {"driver_sleeps", "sched_sleeps", "dispatch_waits"}},
     };
     return s;
 }
@@ -199,6 +199,7 @@ std::vector<Metric> detail_metrics(const result::RunResult& r) {
         out.push_back({q.name + "/lock.wait_ns", wait});
         out.push_back({q.name + "/tags.driver_sleeps", static_cast<double>(q.tag_sleeps)});
         out.push_back({q.name + "/tags.sched_sleeps", static_cast<double>(q.sched_tag_sleeps)});
+        out.push_back({q.name + "/tags.dispatch_waits", static_cast<double>(q.driver_tag_waits)});
     }
     return out;
 }
