@@ -323,6 +323,34 @@ void PerfettoWriter::write_counters(Out& out) const {
         out.ts(c.ts);
         fmt::format_to(out.more(), ",\"args\":{{\"value\":{}}}}}", c.value);
     }
+    write_lock_waiters(out);
+}
+
+// "lock waiters": how many cores spin on a lock at each instant, from the cores' spin
+// slices. A lock here is a timeline, not a queue of waiters: a core that spins is a waiter
+// for as long as its spin slice lasts, so the count is the slices open at each instant.
+void PerfettoWriter::write_lock_waiters(Out& out) const {
+    const auto spin = string_ids_.find("spin");
+    if (spin == string_ids_.end())
+        return;
+    std::vector<std::pair<int64_t, int>> steps;  // (instant, +1 spin starts / -1 ends)
+    for (const Unit& u : units_) {
+        const Slice& s = slices_[u.first];
+        if (u.group < nr_cpus_ && s.name == spin->second && s.end > s.start) {
+            steps.emplace_back(s.start, 1);
+            steps.emplace_back(s.end, -1);
+        }
+    }
+    std::sort(steps.begin(), steps.end());  // at one instant the ends (-1) first
+    int waiters = 0;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        waiters += steps[i].second;
+        if (i + 1 < steps.size() && steps[i + 1].first == steps[i].first)
+            continue;  // one value per instant
+        fmt::format_to(out.event(), "{{\"ph\":\"C\",\"pid\":{},\"name\":\"lock waiters\",\"ts\":", CPU_PID);
+        out.ts(steps[i].first);
+        fmt::format_to(out.more(), ",\"args\":{{\"value\":{}}}}}", waiters);
+    }
 }
 
 void PerfettoWriter::write(std::ostream& stream, const std::string& meta) const {

@@ -4,7 +4,8 @@
 //   process "CPUs"      a track per core: the job threads' steps, and inside or after them
 //                       the kernel work charged to the core by step (insert, lock section,
 //                       queue_rq, kblockd, irq, completion, the elevator's finish hook), each
-//                       lock's spin as its own slice;
+//                       lock's spin as its own slice; a counter "lock waiters": the cores
+//                       spinning at each instant;
 //   process "disk X"    "hctx N": each request at the driver on that hardware queue (D to C);
 //                       "device": the drive's phases where the model computes them (an HDD's
 //                       seek, rotation, read/write, destage);
@@ -109,6 +110,7 @@ private:
     std::vector<std::vector<uint32_t>> lay_out(const std::vector<uint32_t>& order, std::size_t& k) const;
     void write_lane(Out& out, uint32_t pid, uint32_t tid, const std::vector<uint32_t>& lane) const;
     void write_counters(Out& out) const;
+    void write_lock_waiters(Out& out) const;
     bool keep(int64_t start, int64_t end);
     uint32_t intern(const std::string& s);
     uint32_t add_unit(uint32_t group, uint32_t count);
