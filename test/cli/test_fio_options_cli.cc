@@ -30,7 +30,14 @@ bool have_fio() {
 json real_fio_json(const std::string& args) {
     const CliResult r = clitest::shell("fio --output-format=json --ioengine=null " + args + " 2>/dev/null");
     REQUIRE(r.status == 0);
-    return json::parse(r.out);
+    // fio prints some notices on stdout around its JSON ("fio: job ... hasn't exited", on a
+    // loaded machine): the document is the lines from "{" to the last "}".
+    const std::size_t from = r.out.starts_with("{") ? 0 : r.out.find("\n{");
+    const std::size_t to = r.out.rfind("\n}");
+    INFO(r.out);
+    REQUIRE(from != std::string::npos);
+    REQUIRE(to != std::string::npos);
+    return json::parse(r.out.substr(from, to + 2 - from));
 }
 
 json blksim_json(const std::string& args, const std::string& device = "nvme") {
