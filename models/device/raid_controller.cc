@@ -226,7 +226,9 @@ void RaidController::start_read(uint32_t slot, Time now) {
     ++stats_.reads;
 
     // Count what is missing first: without room for it, the read goes around the cache.
-    uint64_t missing = 0;
+    // The read's own evictable lines (`own`) are not room for it: a fill must not evict a
+    // line the same read still needs (it would find it gone further on, and no line left).
+    uint64_t missing = 0, own = 0;
     bool all_valid = true;
     for (uint64_t no = l0; no < l1; ++no) {
         const Line* l = lookup(no);
@@ -234,6 +236,7 @@ void RaidController::start_read(uint32_t slot, Time now) {
             all_valid = false;
             missing += (l == nullptr);
         }
+        own += (l != nullptr && l->in_lru);
     }
     if (all_valid) {
         ++stats_.read_hits;
@@ -241,7 +244,7 @@ void RaidController::start_read(uint32_t slot, Time now) {
             lru_touch(static_cast<uint32_t>(lookup(no) - lines_.data()));
     } else {
         ++stats_.read_misses;
-        if (!cfg_.read_ahead || missing > lines_available()) {
+        if (!cfg_.read_ahead || missing + own > lines_available()) {
             // No read-ahead (rdcache=nora): a miss reads just the sectors asked for.
             stats_.uncached_reads += cfg_.read_ahead;
             const uint32_t g = new_group(Group::Kind::HOST_READ);
@@ -253,7 +256,11 @@ void RaidController::start_read(uint32_t slot, Time now) {
                 issue(g, pieces_[i], false, now);
         } else {
             // Fill the missing lines, one group per run of them inside one strip; wait for
-            // lines another fill is bringing in.
+            // lines another fill is bringing in. The read's own lines go to the LRU's young
+            // end first, so the fills evict older lines (there are enough, counted above).
+            for (uint64_t no = l0; no < l1; ++no)
+                if (const Line* l = lookup(no))
+                    lru_touch(static_cast<uint32_t>(l - lines_.data()));
             uint64_t run0 = 0;
             uint32_t run = 0;
             uint32_t last_group = kNone;

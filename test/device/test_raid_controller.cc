@@ -165,6 +165,28 @@ TEST_CASE("a write waiting for lines held by fills starts when the fills are in"
     CHECK(r.raid.dirty_lines() == 0);
 }
 
+TEST_CASE("a read larger than the cache does not evict its own lines to fill the rest", "[raid]") {
+    dev::RaidConfig c = raid_of(dev::RaidConfig::Level::RAID0, 2);
+    c.cache_mb = 4;  // 64 lines of 64 KiB
+    Rig r(c);
+    // Lines 64..79 are cached first and are the oldest in the LRU; then an 80-line read
+    // from line 0 misses 64 lines. Filling those would evict lines 64..79, which the same
+    // read needs further on, with no line left to fill them again (a crash, found by the
+    // invariant search): the read goes around the cache instead.
+    auto n = std::make_shared<int>(0);
+    r.next = [n](blkmq::Request& rq) {
+        const bool first = (*n)++ == 0;
+        rq.op = blkmq::ReqOp::READ;
+        rq.sector = first ? 64 * 128 : 0;
+        rq.nr_sectors = first ? 16 * 128 : 80 * 128;
+    };
+    r.run(1, 2);
+    CHECK(r.completed == 2);
+    CHECK(r.raid.stats().lines_filled == 16);
+    CHECK(r.raid.stats().uncached_reads == 1);
+    CHECK(r.raid.check_idle().empty());
+}
+
 TEST_CASE("a write larger than the dirty limit goes through to the disks instead of waiting", "[raid]") {
     dev::RaidConfig c = raid_of(dev::RaidConfig::Level::RAID0, 2);
     c.cache_mb = 4;  // at most 32 dirty lines of 64 KiB
