@@ -33,7 +33,14 @@ TEST_CASE("reproduce --reduced: one row per published figure, E2/E3/E4 within to
     REQUIRE(r.status == 0);  // --check: no row expected to pass is outside its tolerance
     const json out = json::parse(r.out, nullptr, false);
     REQUIRE(!out.is_discarded());
-    const json data = json::parse(slurp(DATA));
+    const json all = json::parse(slurp(DATA));
+    // --reduced leaves the hypotheses out (never a failure, nothing for --check to judge).
+    json data = all;
+    data["rows"] = json::array();
+    for (const json& r : all.at("rows"))
+        if (r.at("expect") != "hypothesis")
+            data["rows"].push_back(r);
+    REQUIRE(data.at("rows").size() < all.at("rows").size());
     REQUIRE(out.at("rows").size() == data.at("rows").size());
     CHECK(out.at("reduced") == true);
     CHECK(out.at("seeds").size() == data.at("reduced").at("seeds"));
@@ -126,6 +133,45 @@ TEST_CASE("reproduce --check exits 1 when a row expected to pass is outside tole
     CHECK(with.status == 1);
 }
 
+TEST_CASE("reproduce --check: hypotheses are run and shown, never a failure, and --reduced leaves them out",
+          "[cli][reproduce]") {
+    // E4's IOPS row twice as hypotheses: one far from a published figure, one held back.
+    clitest::TempDir tmp("reproduce-hypothesis");
+    json data = json::parse(slurp(DATA));
+    json rows = json::array();
+    for (json row : data.at("rows"))
+        if (row.at("experiment") == "E4" && row.at("cell") == "IOPS") {
+            row["scenario"] = clitest::source_path("scenarios/seeds/") + row.at("scenario").get<std::string>();
+            row["expect"] = "hypothesis";
+            row["why"] = "as shipped";
+            row["sets"] = json::array({"jobs.0.runtime=20s"});
+            row["published"] = 1520;
+            rows.push_back(row);
+            row.erase("published");
+            row.erase("tolerance");
+            rows.push_back(row);
+        }
+    REQUIRE(rows.size() == 2);
+    data["rows"] = rows;
+    data.erase("reduced");
+    std::ofstream(tmp / "h.json") << data.dump();
+    const auto r = clitest::run_blksim("reproduce --check --seeds 2 --format json --data " + tmp / "h.json", false);
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    const json out = json::parse(r.out.substr(0, r.out.rfind('}') + 1));
+    REQUIRE(out.at("rows").size() == 2);
+    CHECK(out.at("rows")[0].at("status") == "hypothesis, outside");
+    CHECK(out.at("rows")[0].at("expect") == "hypothesis");
+    CHECK(out.at("rows")[1].at("status") == "predicted");
+    CHECK(out.at("rows")[1].at("published").is_null());
+    CHECK(out.at("rows")[1].at("mean").get<double>() == Approx(out.at("rows")[0].at("mean").get<double>()));
+    CHECK(out.at("summary").at("fail") == 0);
+    CHECK(out.at("summary").at("hypothesis_outside") == 1);
+    CHECK(out.at("summary").at("predicted") == 1);
+    const auto reduced = clitest::run_blksim("reproduce --reduced --check --data " + tmp / "h.json", false);
+    CHECK(reduced.out.find("0 rows") != std::string::npos);
+}
+
 TEST_CASE("reproduce: bad data files and options exit 2 naming the file and the JSON path", "[cli][reproduce]") {
     clitest::TempDir tmp("reproduce-bad");
     const std::string scen = clitest::source_path("scenarios/seeds/e4-ncq-prio.json");
@@ -166,6 +212,16 @@ TEST_CASE("reproduce: bad data files and options exit 2 naming the file and the 
                                  R"(, "metric": "read.iops", "unit": "IOPS", "tolerance": {"relative_pct": 15}, "expect": "known_miss"})");
     CHECK(r.status == 2);
     CHECK(r.out.find("$.rows[0].why: a known_miss row must say why") != std::string::npos);
+    // A hypothesis says which one it is; a held-back one has no tolerance.
+    const std::string hyp = R"({"experiment": "E4", "cell": "c", "section": "s", "scenario": ")" + scen +
+                            R"(", "metric": "read.iops", "unit": "IOPS", "expect": "hypothesis")";
+    r = with_row("bad.json", hyp + R"(, "published": 1, "tolerance": {"relative_pct": 15}})");
+    CHECK(r.status == 2);
+    CHECK(r.out.find("$.rows[0].why: a hypothesis row must say which hypothesis") != std::string::npos);
+    r = with_row("bad.json", hyp + R"(, "why": "w", "tolerance": {"relative_pct": 15}})");
+    CHECK(r.status == 2);
+    CHECK(r.out.find("$.rows[0].tolerance: a row without \"published\" (held back) has no tolerance") !=
+          std::string::npos);
     // Options.
     r = clitest::run_blksim("reproduce --seeds 1");
     CHECK(r.status == 2);
@@ -173,7 +229,7 @@ TEST_CASE("reproduce: bad data files and options exit 2 naming the file and the 
     r = clitest::run_blksim("reproduce --only E9");
     CHECK(r.status == 2);
     CHECK(r.out.find("--only E9: ") != std::string::npos);
-    CHECK(r.out.find("(it has: E1, E2, E3, E4)") != std::string::npos);
+    CHECK(r.out.find("(it has: E1, E2, E3, E3h, E4)") != std::string::npos);
     r = clitest::run_blksim("reproduce --data " + tmp / "none.json");
     CHECK(r.status == 2);
     CHECK(r.out.find("none.json: cannot open the file") != std::string::npos);

@@ -84,9 +84,20 @@ TEST_CASE("reproduce: metrics by suffix, per-priority clat from a run", "[reprod
 TEST_CASE("reproduce: the shipped published.json loads, with E1's misses marked", "[reproduce]") {
     const PublishedData d = load_published(seeds_file("published.json"));
     CHECK(d.source == "docs/references.md §8");
-    int e[4] = {0, 0, 0, 0}, e1_miss = 0;
+    int e[4] = {0, 0, 0, 0}, e1_miss = 0, hyp = 0, held_back = 0;
     for (const PublishedRow& r : d.rows) {
         INFO(r.where);
+        if (r.experiment == "E3h") {
+            // E3's hypotheses: the NVMe rows have the published figures, the other devices' are
+            // held back; none is a pass or a known miss.
+            CHECK(r.hypothesis);
+            CHECK_FALSE(r.why.empty());
+            CHECK(r.held_back == (r.cell.rfind("NVMe", 0) != 0));
+            ++hyp;
+            held_back += r.held_back;
+            continue;
+        }
+        CHECK_FALSE(r.hypothesis);
         REQUIRE(r.experiment.size() == 2);
         ++e[r.experiment[1] - '1'];
         if (r.experiment == "E1")
@@ -100,7 +111,31 @@ TEST_CASE("reproduce: the shipped published.json loads, with E1's misses marked"
     CHECK(e[2] == 6);    // two ratios to none per workload
     CHECK(e[3] == 4);
     CHECK(e1_miss == 9);    // the read cells, batch1-head write, batch1's and the rw directions
+    // 4 hypotheses x 3 workloads: NVMe none and 2 ratios (the random QD64 ratios are E3's),
+    // SATA SSD and SAS HDD none and mq-deadline / none.
+    CHECK(hyp == 12 + 18 + 2 * 24);
+    CHECK(held_back == 2 * 24);
     CHECK(d.reduced_seeds == 2);
+}
+
+TEST_CASE("reproduce: a hypothesis row is shown, never a failure; a held-back one only predicted", "[reproduce]") {
+    PublishedRow h = row(100, Tolerance::Kind::RELATIVE, 15);
+    h.hypothesis = true;
+    CHECK(evaluate_row(h, {110, 112}).status == RowStatus::HYPOTHESIS_WITHIN);
+    CHECK(evaluate_row(h, {50, 52}).status == RowStatus::HYPOTHESIS_OUTSIDE);
+    h.held_back = true;
+    const RowResult p = evaluate_row(h, {50, 52});
+    CHECK(p.status == RowStatus::PREDICTED);
+    CHECK(p.mean == Approx(51));
+    CHECK_FALSE(p.within);
+    ReproduceInfo info;
+    info.data_file = "d.json";
+    info.seeds = {1, 2};
+    const std::string text = format_reproduce_normal(info, {evaluate_row(h, {50, 52})});
+    CHECK(text.find("held back") != std::string::npos);
+    CHECK(text.find("predicted") != std::string::npos);
+    CHECK(text.find("0 outside tolerance that should pass (FAIL)") != std::string::npos);
+    CHECK(text.find("hypotheses (never a failure): 0 within tolerance, 0 outside, 1 predictions") != std::string::npos);
 }
 
 TEST_CASE("dearest_first orders by cost, ties and unknowns in index order", "[reproduce][compare]") {

@@ -69,7 +69,8 @@ std::vector<RowRuns> plan_rows(const PublishedData& data, const ReproduceOptions
     };
     std::vector<RowRuns> plan;
     for (const PublishedRow& r : data.rows) {
-        if (!wanted(r))
+        // --reduced checks what must pass; hypotheses are never a failure.
+        if (!wanted(r) || (o.reduced && r.hypothesis))
             continue;
         const std::size_t run = setup_of(setups, with_reduced(r, r.run), r.where);
         const std::size_t base = r.ratio_to ? setup_of(setups, with_reduced(r, *r.ratio_to), r.where + ".ratio_to") : run;

@@ -206,17 +206,27 @@ PublishedRow read_row(const ojson& row, const std::string& path, const std::stri
     }
     r.metric = o.str("metric");
     read_unit(o, r);
-    r.published = read_published(o);
-    r.tolerance = read_tolerance(o);
-    if (r.tolerance.kind == Tolerance::Kind::DIRECTION && !r.ratio_to)
-        throw o.error("tolerance", "\"direction\" compares two runs: the row needs \"ratio_to\"");
     const std::string expect = o.str("expect");
-    if (expect != "pass" && expect != "known_miss")
-        throw o.error("expect", fmt::format("'{}' (allowed: \"pass\", \"known_miss\")", expect));
+    if (expect != "pass" && expect != "known_miss" && expect != "hypothesis")
+        throw o.error("expect", fmt::format("'{}' (allowed: \"pass\", \"known_miss\", \"hypothesis\")", expect));
     r.known_miss = expect == "known_miss";
+    r.hypothesis = expect == "hypothesis";
+    // A figure held back from the source: a hypothesis row predicts it, with nothing to judge.
+    r.held_back = r.hypothesis && !o.j.contains("published");
+    if (r.held_back) {
+        if (o.j.contains("tolerance"))
+            throw o.error("tolerance", "a row without \"published\" (held back) has no tolerance");
+    } else {
+        r.published = read_published(o);
+        r.tolerance = read_tolerance(o);
+        if (r.tolerance.kind == Tolerance::Kind::DIRECTION && !r.ratio_to)
+            throw o.error("tolerance", "\"direction\" compares two runs: the row needs \"ratio_to\"");
+    }
     r.why = o.str("why", false);
     if (r.known_miss && r.why.empty())
         throw o.error("why", "a known_miss row must say why blksim does not reproduce it");
+    if (r.hypothesis && r.why.empty())
+        throw o.error("why", "a hypothesis row must say which hypothesis it runs");
     (void)o.str("note", false);
     return r;
 }
@@ -323,9 +333,12 @@ const char* row_status_name(RowStatus s) {
     case RowStatus::OK: return "ok";
     case RowStatus::FAIL: return "FAIL";
     case RowStatus::KNOWN_MISS: return "known miss";
-    case RowStatus::KNOWN_MISS_NOW_WITHIN: break;
+    case RowStatus::KNOWN_MISS_NOW_WITHIN: return "known miss, now within";
+    case RowStatus::HYPOTHESIS_WITHIN: return "hypothesis, within";
+    case RowStatus::HYPOTHESIS_OUTSIDE: return "hypothesis, outside";
+    case RowStatus::PREDICTED: break;
     }
-    return "known miss, now within";
+    return "predicted";
 }
 
 RowResult evaluate_row(const PublishedRow& row, std::vector<double> values) {
@@ -337,6 +350,10 @@ RowResult evaluate_row(const PublishedRow& row, std::vector<double> values) {
     const MeanCi ci = mean_ci(r.values, 0.95);
     r.mean = ci.mean;
     r.half_width = ci.half_width;
+    if (row.held_back) {
+        r.status = RowStatus::PREDICTED;
+        return r;
+    }
     r.error_pct = row.published != 0.0 ? 100.0 * (r.mean - row.published) / row.published : 0.0;
     switch (row.tolerance.kind) {
     case Tolerance::Kind::RELATIVE:
@@ -354,7 +371,9 @@ RowResult evaluate_row(const PublishedRow& row, std::vector<double> values) {
         break;
     }
     }
-    if (row.known_miss)
+    if (row.hypothesis)
+        r.status = r.within ? RowStatus::HYPOTHESIS_WITHIN : RowStatus::HYPOTHESIS_OUTSIDE;
+    else if (row.known_miss)
         r.status = r.within ? RowStatus::KNOWN_MISS_NOW_WITHIN : RowStatus::KNOWN_MISS;
     else
         r.status = r.within ? RowStatus::OK : RowStatus::FAIL;
@@ -367,10 +386,10 @@ std::string format_reproduce_normal(const ReproduceInfo& info, const std::vector
     std::vector<std::vector<std::string>> table;
     for (const RowResult& r : rows) {
         const PublishedRow& p = *r.row;
-        table.push_back({p.experiment, p.cell, metric_text(p), num(p.published),
+        table.push_back({p.experiment, p.cell, metric_text(p), p.held_back ? "held back" : num(p.published),
                          fmt::format("{} ± {}", num(r.mean), num_like(r.half_width, r.mean)),
-                         fmt::format("{:+.1f} %", r.error_pct), tolerance_text(p.tolerance),
-                         row_status_name(r.status)});
+                         p.held_back ? "-" : fmt::format("{:+.1f} %", r.error_pct),
+                         p.held_back ? "-" : tolerance_text(p.tolerance), row_status_name(r.status)});
     }
     // Column widths in characters (the table has a few multi-byte signs: ±, −).
     auto width = [](const std::string& s) {
@@ -406,16 +425,15 @@ std::string format_reproduce_normal(const ReproduceInfo& info, const std::vector
         last = rows[i].row->experiment;
         out += line(table[i]);
     }
-    std::size_t ok = 0, fail = 0, miss = 0, now = 0;
+    std::size_t n[7] = {};
     for (const RowResult& r : rows)
-        switch (r.status) {
-        case RowStatus::OK: ++ok; break;
-        case RowStatus::FAIL: ++fail; break;
-        case RowStatus::KNOWN_MISS: ++miss; break;
-        case RowStatus::KNOWN_MISS_NOW_WITHIN: ++now; break;
-        }
-    out += fmt::format("\n{} within tolerance, {} outside tolerance that should pass (FAIL), {} known misses{}\n", ok,
-                       fail, miss, now ? fmt::format(", {} known misses now within tolerance", now) : std::string());
+        ++n[static_cast<int>(r.status)];
+    out += fmt::format("\n{} within tolerance, {} outside tolerance that should pass (FAIL), {} known misses{}\n",
+                       n[0], n[1], n[2],
+                       n[3] ? fmt::format(", {} known misses now within tolerance", n[3]) : std::string());
+    if (n[4] + n[5] + n[6])
+        out += fmt::format("hypotheses (never a failure): {} within tolerance, {} outside, {} predictions of "
+                           "held-back figures\n", n[4], n[5], n[6]);
     // Why each known miss is one, once per distinct reason.
     std::vector<std::string> whys;
     for (const RowResult& r : rows)
@@ -434,7 +452,7 @@ std::string format_reproduce_json(const ReproduceInfo& info, const std::vector<R
     j["seeds"] = info.seeds;
     j["reduced"] = info.reduced;
     j["rows"] = ojson::array();
-    std::size_t counts[4] = {0, 0, 0, 0};
+    std::size_t counts[7] = {};
     for (const RowResult& r : rows) {
         const PublishedRow& p = *r.row;
         ojson o;
@@ -447,21 +465,22 @@ std::string format_reproduce_json(const ReproduceInfo& info, const std::vector<R
             o["ratio_to"] = {{"scenario", p.ratio_to->scenario}, {"sets", p.ratio_to->sets}};
         o["metric"] = p.metric;
         o["unit"] = p.ratio_to ? "ratio" : p.unit;
-        o["published"] = p.published;
+        o["published"] = p.held_back ? ojson() : ojson(p.published);
         o["mean"] = r.mean;
         o["ci_half_width"] = r.half_width;
         o["values"] = r.values;
-        o["error_pct"] = r.error_pct;
-        o["tolerance"] = tolerance_text(p.tolerance);
+        o["error_pct"] = p.held_back ? ojson() : ojson(r.error_pct);
+        o["tolerance"] = p.held_back ? ojson() : ojson(tolerance_text(p.tolerance));
         o["within"] = r.within;
-        o["expect"] = p.known_miss ? "known_miss" : "pass";
+        o["expect"] = p.hypothesis ? "hypothesis" : p.known_miss ? "known_miss" : "pass";
         o["status"] = row_status_name(r.status);
-        if (p.known_miss)
+        if (p.known_miss || p.hypothesis)
             o["why"] = p.why;
         ++counts[static_cast<int>(r.status)];
         j["rows"].push_back(std::move(o));
     }
-    j["summary"] = {{"ok", counts[0]}, {"fail", counts[1]}, {"known_miss", counts[2]}, {"known_miss_now_within", counts[3]}};
+    j["summary"] = {{"ok", counts[0]}, {"fail", counts[1]}, {"known_miss", counts[2]}, {"known_miss_now_within", counts[3]},
+                    {"hypothesis_within", counts[4]}, {"hypothesis_outside", counts[5]}, {"predicted", counts[6]}};
     return j.dump(2) + "\n";
 }
 

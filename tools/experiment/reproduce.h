@@ -50,6 +50,10 @@ struct PublishedRow {
     double published = 0.0;
     Tolerance tolerance;
     bool known_miss = false;       // blksim does not reproduce it today (why says why)
+    // One of several hypotheses about a setup the source does not state (why names it): run
+    // and shown, never a failure; without a published figure (held back) only predicted.
+    bool hypothesis = false;
+    bool held_back = false;
     std::string why;
     std::string where;             // "FILE: rows[i]" for messages
 };
@@ -76,8 +80,10 @@ std::vector<Metric> reproduce_metrics(const result::RunResult& r);
 // group has it. nullopt when absent or ambiguous.
 std::optional<double> find_metric(const std::vector<Metric>& ms, const std::string& metric);
 
-enum class RowStatus { OK, FAIL, KNOWN_MISS, KNOWN_MISS_NOW_WITHIN };
-const char* row_status_name(RowStatus s);  // "ok", "FAIL", "known miss", "known miss, now within"
+enum class RowStatus { OK, FAIL, KNOWN_MISS, KNOWN_MISS_NOW_WITHIN, HYPOTHESIS_WITHIN, HYPOTHESIS_OUTSIDE, PREDICTED };
+// "ok", "FAIL", "known miss", "known miss, now within", "hypothesis, within",
+// "hypothesis, outside", "predicted"
+const char* row_status_name(RowStatus s);
 
 struct RowResult {
     const PublishedRow* row = nullptr;
