@@ -127,7 +127,7 @@ void add_case_cells(const Obj& c, const fs::path& dir, const Variants& variants,
             std::vector<std::string> all = sets;
             add_per_queue({"queues.Q.scheduler=" + sched}, nr_queues, all);
             add_per_queue(v.sets, nr_queues, all);
-            RegressCell cell{fmt::format("{}/{}/{}", name, sched, v.name), sched, {}};
+            RegressCell cell{fmt::format("{}/{}/{}", name, sched, v.name), sched, {}, file, all};
             try {
                 cell.machine = scenario::load_scenario(file, all).machine;
             } catch (const scenario::ScenarioError& e) {
@@ -393,6 +393,10 @@ RegressVerdict judge_regress(const RegressSuite& s, const RegressResults& base, 
         if (a->digests != b.digests) {
             v.differing_cells.push_back(b.cell);
             v.first_difference.push_back(first_difference(*a, b));
+            std::size_t i = 0;
+            while (i + 1 < b.digests.size() && a->digests[i] == b.digests[i])
+                ++i;
+            v.first_differing_run.push_back(i);
         }
         for (const CompareRow& row : compare_runs(a->metrics, b.metrics, confidence)) {
             if (!row.ci.significant())
