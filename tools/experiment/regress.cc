@@ -212,7 +212,13 @@ std::vector<Metric> regress_metrics(const result::RunResult& r) {
 
 uint64_t report_digest(const result::RunResult& r) {
     uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bits
-    for (const std::string& part : {report::format_json(r, false, true), report::format_blksim_extras(r)})
+    // The schedulers' own figures too, which the report does not print: a change in them is
+    // a change of behaviour.
+    std::string figures;
+    for (const result::QueueReport& q : r.queues)
+        for (const auto& [name, value] : q.sched_figures)
+            figures += fmt::format("{}/{}={}\n", q.name, name, value);
+    for (const std::string& part : {report::format_json(r, false, true), report::format_blksim_extras(r), figures})
         for (const char c : part) {
             h ^= static_cast<unsigned char>(c);
             h *= 1099511628211ull;

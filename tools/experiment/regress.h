@@ -66,7 +66,8 @@ struct RegressResults {
 // The figures regress compares: compare's per group and direction, the largest clat, slat
 // and per-priority clat (mean, p99), and the groups' CPU time (usr, sys).
 std::vector<Metric> regress_metrics(const result::RunResult& r);
-// FNV-1a of the run's fio JSON+ report and blksim's extras: equal digests, equal outputs.
+// FNV-1a of the run's fio JSON+ report, blksim's extras and the schedulers' own figures
+// (ElevatorFigures): equal digests, equal outputs and scheduler state.
 uint64_t report_digest(const result::RunResult& r);
 
 // Runs every cell over the suite's seeds on `jobs` threads; `progress(done, total)`. A run
