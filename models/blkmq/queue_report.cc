@@ -68,6 +68,8 @@ void RequestQueue::report(sim::Time end, result::DiskUtil& du, result::QueueRepo
     qr.resource_requeues = s.resource_requeues;
     qr.requeues = s.requeues;
     qr.locks = lock_reports();
+    if (const auto* f = dynamic_cast<const sched::ElevatorFigures*>(elevator_.get()))
+        f->figures(qr.sched_figures);
     qr.budget = budget_depth();
     qr.budget_exhausted = s.budget_exhausted;
     qr.flushes = s.flushes;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/result/lock_report.h"
@@ -65,6 +66,8 @@ struct QueueReport {
     uint64_t flushes = 0;              // flush requests completed by the driver (diskstats)
     sim::Duration flush_time;          // their time from issue to completion, summed
     std::vector<LockReport> locks;     // the elevator's locks (none: empty)
+    // The policy's own figures (sched::ElevatorFigures), for regress; not printed.
+    std::vector<std::pair<std::string, double>> sched_figures;
 };
 
 }  // namespace blksim::result

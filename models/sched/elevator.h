@@ -3,7 +3,8 @@
 // driver tags, completion); the policy only answers questions and keeps its own queues.
 // Hooks with a default body are optional, as they are in the kernel. What the kernel has
 // no op for is apart: the run's checks (ElevatorAudit), the lock cost the core charges
-// (ElevatorCost), the policy's part of the report (ElevatorReport) and E3's bypass
+// (ElevatorCost), the policy's part of the report (ElevatorReport), its state as figures for
+// regress (ElevatorFigures) and E3's bypass
 // (ElevatorBypass); a policy implements those it has.
 //
 // Locking is the core's job: the policy never takes a lock itself, it documents which of
@@ -15,7 +16,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "models/blkmq/explain.h"
 #include "models/blkmq/request.h"
@@ -188,6 +191,15 @@ class ElevatorReport {
 public:
     virtual ~ElevatorReport() = default;
     virtual void report(result::DeviceReport& r) const = 0;
+};
+
+// The policy's own state at the end of a run as named figures that `blksim regress` gates
+// (kyber's domain depths and latency buckets): what no fio figure shows when the policy
+// itself goes wrong. Not printed, so reports stay as they are.
+class ElevatorFigures {
+public:
+    virtual ~ElevatorFigures() = default;
+    virtual void figures(std::vector<std::pair<std::string, double>>& out) const = 0;
 };
 
 // Issue past the scheduler, for a policy that lets a request bypass it (mq-deadline's E3

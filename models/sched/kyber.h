@@ -105,7 +105,7 @@ struct KyberDomainStats {
     uint64_t shrinks = 0, grows = 0;  // resizes by the timer (trace_kyber_adjust)
 };
 
-class Kyber final : public Elevator, public ElevatorAudit, public ElevatorCost {
+class Kyber final : public Elevator, public ElevatorAudit, public ElevatorCost, public ElevatorFigures {
 public:
     // cpu_to_hctx: the queue map (ctx -> hctx); the CPUs of an hctx are its ctxs, in
     // index_hw order.
@@ -130,6 +130,10 @@ public:
     uint64_t queued() const override;
     std::string audit() const override;
     std::string debugfs_show(sim::Time now) const override;
+    // Per read and write domain: its depth at the end and the smallest the timer set, the
+    // timer's resizes, dispatches throttled for want of a token, the most tokens held and
+    // the last p99 latency bucket (0-3 within the target, 4-7 beyond).
+    void figures(std::vector<std::pair<std::string, double>>& out) const override;
     std::string check_idle() const override;
     LockCost lock_cost(const cpu::CpuCosts& c) const override {
         return {LockScope::PER_HCTX, ElevatorCost::lock_cost(c).hold};

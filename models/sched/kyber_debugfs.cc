@@ -31,4 +31,19 @@ std::string Kyber::debugfs_show(sim::Time now) const {
     return out;
 }
 
+void Kyber::figures(std::vector<std::pair<std::string, double>>& out) const {
+    for (const KyberDomain d : {KYBER_READ, KYBER_WRITE}) {
+        const KyberDomainStats& s = stats_[d];
+        if (s.inserted == 0)
+            continue;
+        const std::string k = fmt::format("kyber_{}.", kDomain[d]);
+        out.emplace_back(k + "depth_end", domain_tokens_[d].depth);
+        out.emplace_back(k + "depth_min", s.min_depth);
+        out.emplace_back(k + "resizes", static_cast<double>(s.shrinks + s.grows));
+        out.emplace_back(k + "throttled", static_cast<double>(s.throttled));
+        out.emplace_back(k + "tokens_max", s.max_in_use);
+        out.emplace_back(k + "p99_bucket", domain_p99_[d]);
+    }
+}
+
 }  // namespace blksim::sched

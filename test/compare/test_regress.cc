@@ -4,6 +4,7 @@
 // bad suites refused.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -75,6 +76,56 @@ TEST_CASE("regress: identical results pass with no change; a slower build beyond
     CHECK(fast.regressions == 0);
     CHECK(fast.changes.size() == 2);
     CHECK_THAT(format_regress_normal(fast, true, "base"), Catch::Contains("verdict: outputs changed"));
+}
+
+TEST_CASE("regress: a figure of the policy's state that moves either way past its gate is a regression",
+          "[regress]") {
+    RegressSuite s;
+    s.gates_pct = {{"depth_min", 10.0}};
+    // kyber's write depth ends 20 % deeper in one build and 20 % shallower in the other:
+    // neither direction is better, both are a regression; within the gate, neither is.
+    const auto depth = [](double scale) {
+        CellResult c{"c/kyber/default", {}, {}};
+        for (unsigned k = 0; k < 5; ++k) {
+            c.digests.push_back(scale == 1.0 ? 100 + k : 200 + k);
+            c.metrics.push_back({{"nullb0/kyber_write.depth_min", (10.0 + k) * scale}});
+        }
+        return c;
+    };
+    for (const double scale : {1.2, 0.8}) {
+        const RegressVerdict v = judge_regress(s, results({depth(1.0)}), results({depth(scale)}));
+        REQUIRE(v.changes.size() == 1);
+        CHECK(v.changes[0].regression);
+        CHECK(v.regressions == 1);
+    }
+    CHECK(judge_regress(s, results({depth(1.0)}), results({depth(1.05)})).regressions == 0);
+}
+
+TEST_CASE("regress: kyber's domain depths and token use are figures of a run", "[regress]") {
+    // The suite's token-pressure case, one seed: the reads' hctxs hold every read token, and
+    // the timer throttles the write domain from 128 tokens to a few.
+    const RegressSuite s = load_regress_suite(source_path("scenarios/regress/suite.json"), {"kyber"});
+    const auto cell = std::find_if(s.cells.begin(), s.cells.end(),
+                                   [](const RegressCell& c) { return c.name == "nullb-4q-kyber-tokens/kyber/default"; });
+    REQUIRE(cell != s.cells.end());
+    topology::MachineConfig cfg = cell->machine;
+    cfg.seed = 1;
+    const SimOutcome o = simulate_with(cfg, [](const result::RunResult& r, SimOutcome& out) {
+        out.metrics = regress_metrics(r);
+    });
+    REQUIRE(o.status == 0);
+    const auto value = [&](const std::string& key) {
+        for (const Metric& m : o.metrics)
+            if (m.key == key)
+                return m.value;
+        FAIL("no figure " << key);
+        return 0.0;
+    };
+    CHECK(value("nullb0/kyber_read.tokens_max") == 256);
+    CHECK(value("nullb0/kyber_read.throttled") > 0);
+    CHECK(value("nullb0/kyber_write.depth_min") < 16);
+    CHECK(value("nullb0/kyber_write.depth_end") >= value("nullb0/kyber_write.depth_min"));
+    CHECK(value("nullb0/kyber_write.resizes") >= 3);
 }
 
 TEST_CASE("regress: a baseline from other seeds or another suite version is refused", "[regress]") {

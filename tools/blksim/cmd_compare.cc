@@ -16,8 +16,10 @@
 
 #include "tools/blksim/cmd_experiment.h"
 #include "tools/blksim/commands.h"
+#include "tools/blksim/compare_exact.h"
 #include "tools/blksim/compare_page.h"
 #include "tools/blksim/output_file.h"
+#include "tools/blksim/spawn.h"
 #include "tools/experiment/compare.h"
 #include "tools/experiment/mem_limit.h"
 #include "tools/experiment/progress.h"
@@ -200,6 +202,30 @@ void warn_zero_width(const std::vector<CompareRow>& rows) {
                    fmt::join(keys, ", "));
 }
 
+// --exact: A here and B (in --b-binary when given) run once each with A's seed, traced.
+// B's scenario is loaded by the binary that runs it, which may know what this one does not.
+int cmd_compare_exact(const CompareOptions& o, const ScenarioSource& b, const CompareInfo& info) {
+    for (const auto& [given, option] : {std::pair{!o.fail_on.empty(), "--fail-on"}, std::pair{!o.html.empty(), "--html"},
+                                        std::pair{o.no_crn, "--no-crn"}})
+        if (given) {
+            fmt::print(stderr, "blksim: compare: {} goes with the statistical comparison, not with --exact (one run "
+                               "of each variant, the same seed)\n", option);
+            return 2;
+        }
+    scenario::Scenario sa;
+    try {
+        sa = o.source.load(info.sets_a, o.a_scheduler, scenario::FioPolicy{});
+    } catch (const scenario::ScenarioError& e) {
+        fmt::print(stderr, "blksim: compare: variant A: {}\n", e.what());
+        return 2;
+    }
+    const std::string self = self_binary();
+    const ExactVariant a{self, o.source, info.sets_a, o.a_scheduler, variant_label("A", o.a_name)};
+    const ExactVariant vb{o.b_binary.empty() ? self : o.b_binary, b, info.sets_b, o.b_scheduler,
+                          variant_label("B", o.b_name)};
+    return compare_exact(a, vb, o.seed.value_or(sa.machine.seed));
+}
+
 }  // namespace
 
 int cmd_compare(const CompareOptions& o) {
@@ -223,6 +249,13 @@ int cmd_compare(const CompareOptions& o) {
     info.sets_a = info.sets_b = o.sets;
     if (!split_variant_sets("--a", o.a_sets, info.sets_a) || !split_variant_sets("--b", o.b_sets, info.sets_b))
         return 2;
+    if (o.exact)
+        return cmd_compare_exact(o, b, info);
+    if (!o.b_binary.empty()) {
+        fmt::print(stderr, "blksim: compare: --b-binary {}: goes with --exact (the first differing event of two "
+                           "builds' runs)\n", o.b_binary);
+        return 2;
+    }
 
     scenario::Scenario sa, sb;
     if (!load_variants(o, b, info, sa, sb))

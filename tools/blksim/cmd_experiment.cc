@@ -49,6 +49,10 @@ void add_compare(CLI::App& app, ExperimentCommands& x) {
                    "group and I/O priority, every difference with its interval");
     cc->add_flag("--progress", c.progress, "progress line on stderr even when it is not a terminal");
     cc->add_option("--mem-limit", c.mem_limit, experiment::MEM_LIMIT_HELP);
+    cc->add_flag("--exact", c.exact,
+                 "no functional change expected: run A and B once each with the same seed and a request trace, print "
+                 "the first trace line where they differ (exit 3) or 'identical' (exit 0)");
+    cc->add_option("--b-binary", c.b_binary, "with --exact: the blksim binary that runs B (e.g. a patched build)");
 }
 
 void add_sweep(CLI::App& app, ExperimentCommands& x) {

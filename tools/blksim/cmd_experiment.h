@@ -39,6 +39,8 @@ struct CompareOptions {
     std::string html;                     // the comparison as an HTML page (compare_page.h)
     bool progress = false;                // progress line even when stderr is not a tty
     std::string mem_limit;                // empty: experiment::default_mem_limit()
+    bool exact = false;                   // one run each, traced: the first differing event
+    std::string b_binary;                 // with exact: the blksim that runs B
 };
 
 // blksim sweep SCENARIO --param P=V1,V2 ... [--shard i/N | --slurm DIR] [--csv F] [--json F]

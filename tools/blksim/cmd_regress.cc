@@ -1,10 +1,9 @@
 // `blksim regress`: this build on the standard suite against a baseline — the stored results
 // (scenarios/regress/baseline.json) or another blksim binary run on the same suite and seeds
 // (docs/regress.md).
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,14 +11,14 @@
 #include <fmt/format.h>
 
 #include "tools/blksim/cmd_experiment.h"
+#include "tools/blksim/compare_exact.h"
 #include "tools/blksim/output_file.h"
+#include "tools/blksim/spawn.h"
 #include "tools/experiment/progress.h"
 #include "tools/experiment/regress.h"
 #include "tools/experiment/thread_pool.h"
 #include "tools/input/input_file.h"
 #include "tools/scenario/scenario.h"
-
-extern char** environ;
 
 namespace blksim::cli {
 
@@ -38,26 +37,34 @@ RegressResults run_other_binary(const RegressOptions& o, const std::string& suit
         args.push_back("--scheduler");
         args.push_back(s);
     }
-    std::vector<char*> argv;
-    for (std::string& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    int status = 0;
-    const int err = posix_spawn(&pid, o.baseline_binary.c_str(), nullptr, nullptr, argv.data(), environ);
-    if (err != 0)
-        throw SuiteError(fmt::format("--baseline-binary {}: cannot run it: {}", o.baseline_binary, std::strerror(err)));
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    int status = -1;
+    try {
+        status = spawn_and_wait(args);
+    } catch (const std::runtime_error& e) {
+        throw SuiteError(fmt::format("--baseline-binary {}", e.what()));
     }
     std::string why;
     const std::optional<std::string> text = input::read_file(tmp.string(), input::kMaxDataFile, why);
     std::error_code ec;
     fs::remove(tmp, ec);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !text)
+    if (status != 0 || !text)
         throw SuiteError(fmt::format("--baseline-binary {}: 'regress --save' did not finish (exit status {}){}",
-                                     o.baseline_binary, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-                                     text ? "" : ": no results"));
+                                     o.baseline_binary, status, text ? "" : ": no results"));
     return results_from_json(*text, o.baseline_binary + " (its results)");
+}
+
+// --exact against another build: the first cell whose reports differ run once more in both
+// binaries with its seed, traced, and the first event where they part (compare --exact).
+void first_differing_event(const RegressOptions& o, const RegressSuite& suite, const std::vector<uint64_t>& seeds,
+                           const RegressVerdict& v) {
+    const auto cell = std::find_if(suite.cells.begin(), suite.cells.end(),
+                                   [&](const RegressCell& c) { return c.name == v.differing_cells.front(); });
+    if (cell == suite.cells.end())
+        return;
+    write_output("-", "", fmt::format("\nthe first event where {} parts (blksim compare --exact):\n", cell->name));
+    const ScenarioSource source{cell->scenario, {}, {}, false};
+    compare_exact({o.baseline_binary, source, cell->sets, {}, "A (baseline)"},
+                  {self_binary(), source, cell->sets, {}, "B (this build)"}, seeds.at(v.first_differing_run.front()));
 }
 
 RegressResults read_baseline(const std::string& path) {
@@ -104,6 +111,8 @@ int cmd_regress(const RegressOptions& o) {
         write_output("-", "", o.output_format == "json" ? format_regress_json(v, o.exact, name)
                                                        : format_regress_normal(v, o.exact, name));
         const bool failed = o.exact ? !v.differing_cells.empty() : v.regressions > 0;
+        if (o.exact && !o.baseline_binary.empty() && !v.differing_cells.empty() && o.output_format != "json")
+            first_differing_event(o, suite, build.seeds, v);
         return failed ? EXIT_REGRESSION : 0;
     } catch (const SuiteError& e) {
         fmt::print(stderr, "blksim: regress: {}\n", e.what());

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 using Obj = JsonObj<SuiteError>;
 
-constexpr uint32_t kSuiteVersionMax = 2;  // the suite format this build reads
+constexpr uint32_t kSuiteVersionMax = 3;  // the suite format this build reads
 
 ojson parse_file(const std::string& path, const char* what) {
     std::string why;
@@ -127,7 +127,7 @@ void add_case_cells(const Obj& c, const fs::path& dir, const Variants& variants,
             std::vector<std::string> all = sets;
             add_per_queue({"queues.Q.scheduler=" + sched}, nr_queues, all);
             add_per_queue(v.sets, nr_queues, all);
-            RegressCell cell{fmt::format("{}/{}/{}", name, sched, v.name), sched, {}};
+            RegressCell cell{fmt::format("{}/{}/{}", name, sched, v.name), sched, {}, file, all};
             try {
                 cell.machine = scenario::load_scenario(file, all).machine;
             } catch (const scenario::ScenarioError& e) {
@@ -204,12 +204,21 @@ std::vector<Metric> regress_metrics(const result::RunResult& r) {
         out.push_back({names[g] + "/cpu.sys_ns", static_cast<double>(groups[g].cpu_sys.count())});
         out.push_back({names[g] + "/cpu.busy_ns", static_cast<double>(groups[g].cpu_busy.count())});
     }
+    for (const result::QueueReport& q : r.queues)
+        for (const auto& [name, value] : q.sched_figures)
+            out.push_back({q.name + "/" + name, value});
     return out;
 }
 
 uint64_t report_digest(const result::RunResult& r) {
     uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bits
-    for (const std::string& part : {report::format_json(r, false, true), report::format_blksim_extras(r)})
+    // The schedulers' own figures too, which the report does not print: a change in them is
+    // a change of behaviour.
+    std::string figures;
+    for (const result::QueueReport& q : r.queues)
+        for (const auto& [name, value] : q.sched_figures)
+            figures += fmt::format("{}/{}={}\n", q.name, name, value);
+    for (const std::string& part : {report::format_json(r, false, true), report::format_blksim_extras(r), figures})
         for (const char c : part) {
             h ^= static_cast<unsigned char>(c);
             h *= 1099511628211ull;
@@ -346,6 +355,15 @@ double gate_of(const RegressSuite& s, const std::string& key) {
     return it != s.gates_pct.end() ? it->second : s.default_gate_pct;
 }
 
+// A figure of the policy's own state ("nullb0/kyber_write.depth_min"), not of a job group's
+// direction or CPU time: it has no better direction, so a change beyond the gate either way
+// is a regression.
+bool is_policy_state(const std::string& key) {
+    const std::size_t slash = key.rfind('/');
+    const std::string section = key.substr(slash + 1, key.find('.', slash + 1) - slash - 1);
+    return section != "read" && section != "write" && section != "cpu";
+}
+
 // Why two runs' reports differ: the first figure that does, or that only the text does.
 std::string first_difference(const CellResult& a, const CellResult& b) {
     for (std::size_t i = 0; i < a.digests.size(); ++i) {
@@ -381,12 +399,17 @@ RegressVerdict judge_regress(const RegressSuite& s, const RegressResults& base, 
         if (a->digests != b.digests) {
             v.differing_cells.push_back(b.cell);
             v.first_difference.push_back(first_difference(*a, b));
+            std::size_t i = 0;
+            while (i + 1 < b.digests.size() && a->digests[i] == b.digests[i])
+                ++i;
+            v.first_differing_run.push_back(i);
         }
         for (const CompareRow& row : compare_runs(a->metrics, b.metrics, confidence)) {
             if (!row.ci.significant())
                 continue;
             RegressChange ch{b.cell, row, gate_of(s, row.key), false};
-            ch.regression = row.verdict == Verdict::WORSE && std::abs(row.ci.rel_change_pct()) > ch.gate_pct;
+            ch.regression = (row.verdict == Verdict::WORSE || is_policy_state(row.key)) &&
+                            std::abs(row.ci.rel_change_pct()) > ch.gate_pct;
             v.regressions += ch.regression ? 1 : 0;
             v.changes.push_back(std::move(ch));
         }

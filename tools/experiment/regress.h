@@ -29,6 +29,8 @@ struct RegressCell {
     std::string name;                   // "<case>/<scheduler>/<variant>"
     std::string scheduler;
     topology::MachineConfig machine;    // the seed is set per run
+    std::string scenario;               // the case's file and every override of the cell, so
+    std::vector<std::string> sets;      // that `blksim run` can run it alone
 };
 
 struct RegressSuite {
@@ -64,7 +66,8 @@ struct RegressResults {
 // The figures regress compares: compare's per group and direction, the largest clat, slat
 // and per-priority clat (mean, p99), and the groups' CPU time (usr, sys).
 std::vector<Metric> regress_metrics(const result::RunResult& r);
-// FNV-1a of the run's fio JSON+ report and blksim's extras: equal digests, equal outputs.
+// FNV-1a of the run's fio JSON+ report, blksim's extras and the schedulers' own figures
+// (ElevatorFigures): equal digests, equal outputs and scheduler state.
 uint64_t report_digest(const result::RunResult& r);
 
 // Runs every cell over the suite's seeds on `jobs` threads; `progress(done, total)`. A run
@@ -87,6 +90,7 @@ struct RegressVerdict {
     std::size_t cells = 0, runs = 0;
     std::vector<std::string> differing_cells;   // some report differs (exact mode)
     std::vector<std::string> first_difference;  // per differing cell: the first figure, or why
+    std::vector<std::size_t> first_differing_run;  // per differing cell: the seed's index
     std::vector<std::string> missing_cells;     // in this build's suite, not in the baseline
     std::vector<RegressChange> changes;         // significant, in cell and report order
     std::size_t regressions = 0;
