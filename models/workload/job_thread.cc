@@ -84,6 +84,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     }
     next_seq_offset_[0] = next_seq_offset_[1] = region_start_;
     // A time_based job ends by its runtime, which leaves no read-back (fio's terminate).
+    checksum_ = cfg.verify.on;
     record_writes_ = cfg.verify.on && cfg.verify.read_back && !cfg.time_based && !replay_ &&
                      cfg.rw != RwPattern::READ && cfg.rw != RwPattern::RANDREAD;
 
@@ -148,8 +149,6 @@ void JobThread::start(Time t, uint32_t* live) {
 bool JobThread::done_issuing(Time now) const {
     if (now >= end_time_ || aborted_)
         return true;
-    if (verifying_) [[unlikely]]
-        return verify_pos_ >= written_.size();
     if (replay_)
         return replay_pos_ >= replay_->entries.size() ||
                (cfg_.number_ios != 0 && issued_ios_ >= cfg_.number_ios);
@@ -355,7 +354,7 @@ void JobThread::run_step(Time start) {
         s.usr += costs_.io_prep;
         // fio fills a write's buffer and checksums it (populate_verify_io_u()) before it
         // stamps the io_u's start_time.
-        if (cfg_.verify.on && ious_[idx].ddir == 1) [[unlikely]] {
+        if (checksum_ && ious_[idx].ddir == 1) [[unlikely]] {
             const Duration c = checksum_cost(ious_[idx].len);
             s.usr += c;
             ious_[idx].start_time = ious_[idx].start_time + c;
@@ -366,11 +365,13 @@ void JobThread::run_step(Time start) {
 // The next I/O's direction under the rate cap (fio's rate_ddir()), or -1 when the thread
 // is ahead of the schedule: the draw is held, and the thread drains, then sleeps.
 [[gnu::always_inline]] inline int JobThread::rate_ddir(Time t) {
-    if (replay_ || verifying_)
-        return 0;  // do_verify() issues its reads without the rate cap
+    if (replay_)
+        return 0;
     const uint8_t ddir = next_ddir();
     if (!rate_.caps())
         return ddir;
+    if (verifying_)
+        return 0;  // do_verify() issues its reads without the rate cap
     if (!rate_ramped_ && cfg_.ramp_time.count() > 0 && t >= ramp_end_) {
         rate_.reset(ramp_end_);  // fio's reset_io_counters() at the end of ramp_time
         rate_ramped_ = true;
@@ -554,19 +555,19 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
     const uint32_t idx = free_ious_.back();
     free_ious_.pop_back();
     IoU& io = ious_[idx];
-    if (replay_) {
+    if (verifying_) [[unlikely]] {
+        // get_next_verify(): the next write, read back as it was written.
+        const Written& w = written_[verify_pos_++];
+        io.ddir = 0;
+        io.offset = w.offset;
+        io.len = w.len;
+    } else if (replay_) {
         // read_iolog_get(): the next recorded I/O, as it was.
         const ReplayEntry& e = replay_->entries[replay_pos_++];
         io.ddir = e.ddir;
         io.len = e.bytes;
         io.offset = e.offset;
         replay_last_issue_ = t;
-    } else if (verifying_) [[unlikely]] {
-        // get_next_verify(): the next write, read back as it was written.
-        const Written& w = written_[verify_pos_++];
-        io.ddir = 0;
-        io.offset = w.offset;
-        io.len = w.len;
     } else {
         io.ddir = ddir;
         Buflen& buflen = buflen_[ddir];
@@ -770,7 +771,7 @@ Duration JobThread::reap(Time t0, uint32_t max) {
         // The completion cannot be seen before the kernel posted it.
         account_done(io, sim::max(t0 + cost, io.kernel_done));
         // verify_io_u(), the io_u's end_io, runs after its completion was accounted.
-        if (cfg_.verify.on && io.ddir == 0) [[unlikely]]
+        if (checksum_ && io.ddir == 0) [[unlikely]]
             cost += checksum_cost(io.len);
         io.state = IoU::State::FREE;
         free_ious_.push_back(idx);
@@ -856,6 +857,12 @@ bool JobThread::verify_due(Time now) const {
 // td->start reset, so the runtime limit applies to it anew.
 void JobThread::start_verify(Time now) {
     verifying_ = true;
+    // done_issuing() ends the read-back when the bytes written have been read: a job with
+    // verify is not time_based, so its io_limit_ decides.
+    io_limit_ = 0;
+    for (const Written& w : written_)
+        io_limit_ += w.len;
+    issued_bytes_ = issued_ios_ = 0;
     pause_ = Pause::NONE;
     pending_ddir_ = -1;
     verify_start_ = now;

@@ -233,6 +233,7 @@ private:
         uint64_t offset;
         uint32_t len;
     };
+    bool checksum_ = false;                   // cfg.verify.on
     bool record_writes_ = false;
     bool verifying_ = false;
     std::vector<Written> written_;
