@@ -235,7 +235,7 @@ uint64_t runtime_msec(sim::Duration d) {
 }
 
 uint64_t ddir_runtime_msec(const JobResult& j, Ddir d) {
-    return j.dir[d].io_bytes ? runtime_msec(j.runtime) : 0;
+    return j.dir[d].io_bytes ? runtime_msec(j.ddir_runtime(d)) : 0;
 }
 
 CpuUsage cpu_usage(const JobResult& j) {

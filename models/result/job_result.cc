@@ -186,6 +186,9 @@ void JobResult::merge(const JobResult& o) {
     // The merged job keeps the first member's name, groupid, pid and options, as fio's
     // group_reporting block does; its error is the first member error seen.
     summed_runtime = total_run_time() + o.total_run_time();
+    for (unsigned d = 0; d < DDIR_RWDIR_CNT; ++d)
+        if (dir_runtime[d].count() || o.dir_runtime[d].count())
+            dir_runtime[d] = std::max(ddir_runtime(d), o.ddir_runtime(d));
     runtime = std::max(runtime, o.runtime);  // fio: per-direction runtime is the longest one
     nr_jobs += o.nr_jobs;
     if (error == 0) {

@@ -125,6 +125,11 @@ struct JobResult {
     std::array<DirResult, DDIR_RWDIR_CNT> dir;
     SyncResult sync;
     sim::Duration runtime;           // time the job ran (after ramp_time)
+    // fio's runtime[ddir] where it is not the job's: a job that only writes, with verify,
+    // reads during its read-back only, and writes before it (backend.c update_runtime()).
+    // 0: the job's runtime.
+    std::array<sim::Duration, DDIR_RWDIR_CNT> dir_runtime{};
+    sim::Duration ddir_runtime(unsigned d) const { return dir_runtime[d].count() ? dir_runtime[d] : runtime; }
     sim::Duration summed_runtime;    // set by merge() only: sum of the members' runtimes
     sim::Duration cpu_busy;          // CPU time the job's thread used (user + kernel)
     sim::Duration cpu_sys;           // of which kernel time

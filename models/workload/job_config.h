@@ -79,6 +79,13 @@ struct JobConfig {
     uint32_t fdatasync_blocks = 0;
     bool sync_writes = false;
     bool end_fsync = false;
+    // fio verify= (models/workload/verify.h): the checksum's CPU time per byte, and fio's
+    // do_verify: a job that wrote reads it all back once its writes are done.
+    struct Verify {
+        bool on = false;
+        uint64_t ps_per_byte = 0;
+        bool read_back = true;
+    } verify;
     uint32_t groupid = 0;
     bool stonewall = false;               // fio stonewall: start after all earlier jobs have ended
     // fio exitall / exitall_on_error / exit_what (models/workload/exit_all.h): when a job

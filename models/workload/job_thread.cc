@@ -83,6 +83,10 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
         dist_.emplace(cfg.random_dist, (region_len_ + bs - 1) / bs, bs, rng_offsets_);
     }
     next_seq_offset_[0] = next_seq_offset_[1] = region_start_;
+    // A time_based job ends by its runtime, which leaves no read-back (fio's terminate).
+    checksum_ = cfg.verify.on;
+    record_writes_ = cfg.verify.on && cfg.verify.read_back && !cfg.time_based && !replay_ &&
+                     cfg.rw != RwPattern::READ && cfg.rw != RwPattern::RANDREAD;
 
     res_.name = cfg.name;
     res_.groupid = cfg.groupid;
@@ -249,17 +253,21 @@ void JobThread::run_step(Time start) {
 // A new pass of the loop: completions first, then the job's end, a pause, or a new batch
 // (end_fsync's fsync, or io_us). False when the thread sleeps, pauses or exits instead.
 [[gnu::always_inline]] inline bool JobThread::next_batch(Step& s) {
-    const bool finishing = done_issuing(s.start);
+    bool finishing = done_issuing(s.start);
     const bool full = free_ious_.empty();
     // A pause waits for everything in flight first, as the job's end does.
-    const bool draining = finishing || pause_ != Pause::NONE;
+    bool draining = finishing || pause_ != Pause::NONE;
     if (!get_completions(s, full, draining))
         return false;
     const bool drained = in_kernel_ == 0 && nr_done_ == 0;
     if (finishing && drained && !end_fsync_due()) {
-        finish(cpu_.book(s.start, charge(s)));
-        cpu_.release(s.start);
-        return false;
+        if (!verify_due(s.start)) {
+            finish(cpu_.book(s.start, charge(s)));
+            cpu_.release(s.start);
+            return false;
+        }
+        start_verify(s.now());
+        finishing = draining = false;
     }
     if (pause_ != Pause::NONE && !finishing && drained) {
         pause(s);
@@ -326,7 +334,7 @@ void JobThread::run_step(Time start) {
             break;  // the next recorded I/O is not due yet: submit what we have
         // The end of fio's previous loop pass: think now?
         // (fio skips the check until something has completed).
-        if (think_.enabled() && completed_ > 0 && think_.due(t, issued_ios_, completed_)) {
+        if (think_.enabled() && !verifying_ && completed_ > 0 && think_.due(t, issued_ios_, completed_)) {
             pause_ = Pause::THINK;
             break;
         }
@@ -341,8 +349,16 @@ void JobThread::run_step(Time start) {
         const int ddir = rate_ddir(t);
         if (ddir < 0)
             break;
-        batch_.push_back(prep_io_u(t, static_cast<uint8_t>(ddir)));
+        const uint32_t idx = prep_io_u(t, static_cast<uint8_t>(ddir));
+        batch_.push_back(idx);
         s.usr += costs_.io_prep;
+        // fio fills a write's buffer and checksums it (populate_verify_io_u()) before it
+        // stamps the io_u's start_time.
+        if (checksum_ && ious_[idx].ddir == 1) [[unlikely]] {
+            const Duration c = checksum_cost(ious_[idx].len);
+            s.usr += c;
+            ious_[idx].start_time = ious_[idx].start_time + c;
+        }
     }
 }
 
@@ -354,6 +370,8 @@ void JobThread::run_step(Time start) {
     const uint8_t ddir = next_ddir();
     if (!rate_.caps())
         return ddir;
+    if (verifying_)
+        return 0;  // do_verify() issues its reads without the rate cap
     if (!rate_ramped_ && cfg_.ramp_time.count() > 0 && t >= ramp_end_) {
         rate_.reset(ramp_end_);  // fio's reset_io_counters() at the end of ramp_time
         rate_ramped_ = true;
@@ -537,7 +555,13 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
     const uint32_t idx = free_ious_.back();
     free_ious_.pop_back();
     IoU& io = ious_[idx];
-    if (replay_) {
+    if (verifying_) [[unlikely]] {
+        // get_next_verify(): the next write, read back as it was written.
+        const Written& w = written_[verify_pos_++];
+        io.ddir = 0;
+        io.offset = w.offset;
+        io.len = w.len;
+    } else if (replay_) {
         // read_iolog_get(): the next recorded I/O, as it was.
         const ReplayEntry& e = replay_->entries[replay_pos_++];
         io.ddir = e.ddir;
@@ -568,9 +592,11 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
         io.len = static_cast<uint32_t>(buflen.next(region_end - io.offset));
         if (!random)
             next_seq_offset_[io.ddir] += io.len;
+        if (record_writes_ && io.ddir == 1) [[unlikely]]
+            written_.push_back({io.offset, io.len});  // fio's log_io_piece()
     }
     cmdprio_.set_ioprio(io.submit.bio, io.ddir, io.len, rng_prio_);
-    if (rate_.caps() && !replay_)
+    if (rate_.caps() && !replay_ && !verifying_)
         rate_.issued(io.ddir, io.len);  // fio's usec_for_io() after the submit
     last_ddir_ = io.ddir;
     last_was_sync_ = false;
@@ -585,7 +611,7 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
 // should_fsync() && last_ddir_issued == DDIR_WRITE, then fsync_blocks (first) or
 // fdatasync_blocks dividing the writes issued so far.
 bool JobThread::sync_due() const {
-    if (last_was_sync_ || last_ddir_ != 1 || writes_issued_ == 0 || replay_)
+    if (last_was_sync_ || last_ddir_ != 1 || writes_issued_ == 0 || replay_ || verifying_)
         return false;
     return (cfg_.fsync_blocks && writes_issued_ % cfg_.fsync_blocks == 0) ||
            (cfg_.fdatasync_blocks && writes_issued_ % cfg_.fdatasync_blocks == 0);
@@ -744,6 +770,9 @@ Duration JobThread::reap(Time t0, uint32_t max) {
         cost += costs_.io_complete;
         // The completion cannot be seen before the kernel posted it.
         account_done(io, sim::max(t0 + cost, io.kernel_done));
+        // verify_io_u(), the io_u's end_io, runs after its completion was accounted.
+        if (checksum_ && io.ddir == 0) [[unlikely]]
+            cost += checksum_cost(io.len);
         io.state = IoU::State::FREE;
         free_ious_.push_back(idx);
     }
@@ -818,11 +847,46 @@ void JobThread::add_prio_clat(result::DirResult& d, uint8_t cls, uint8_t level, 
     d.prios.back().clat_hist.add(clat);
 }
 
+// thread_main() after do_io(): do_verify() follows when the job wrote and verify is on,
+// unless the job ended by its runtime or an error (td->terminate, td->error).
+bool JobThread::verify_due(Time now) const {
+    return record_writes_ && !verifying_ && !written_.empty() && now < end_time_ && !aborted_ && !terminated_;
+}
+
+// The write phase's runtime ends here (update_runtime(DDIR_WRITE)); do_verify() runs with
+// td->start reset, so the runtime limit applies to it anew.
+void JobThread::start_verify(Time now) {
+    verifying_ = true;
+    // done_issuing() ends the read-back when the bytes written have been read: a job with
+    // verify is not time_based, so its io_limit_ decides.
+    io_limit_ = 0;
+    for (const Written& w : written_)
+        io_limit_ += w.len;
+    issued_bytes_ = issued_ios_ = 0;
+    pause_ = Pause::NONE;
+    pending_ddir_ = -1;
+    verify_start_ = now;
+    end_time_ = cfg_.runtime.count() > 0 ? now + cfg_.runtime : Time::never();
+    // A job that only writes reads during the read-back only: its read bandwidth samples
+    // start with it.
+    if (cfg_.rw == RwPattern::WRITE || cfg_.rw == RwPattern::RANDWRITE) {
+        bw_[0] = sim::IntervalSampler(now, bw_avg_time_);
+        iops_[0] = sim::IntervalSampler(now, bw_avg_time_);
+    }
+}
+
 void JobThread::finish(Time now) {
     state_ = State::EXITED;
     if (live_)
         --*live_;
     res_.runtime = now > ramp_end_ ? now - ramp_end_ : Duration();
+    if (verifying_) {
+        // update_runtime(): writes up to the read-back, reads during it (a job that also
+        // reads: all along).
+        res_.dir_runtime[1] = verify_start_ > ramp_end_ ? verify_start_ - ramp_end_ : Duration();
+        if (cfg_.rw == RwPattern::WRITE || cfg_.rw == RwPattern::RANDWRITE)
+            res_.dir_runtime[0] = now - verify_start_;
+    }
     if (log_)
         log_->finish(res_.runtime);
     for (unsigned d = 0; d < 2; ++d) {

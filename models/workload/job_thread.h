@@ -120,6 +120,13 @@ private:
     bool done_issuing(sim::Time now) const;
     // A replaying job's next I/O may not be issued before this instant.
     sim::Time replay_due() const;
+    // verify= (verify.h): the read-back of what the job wrote is due now that its writes are
+    // done; start_verify() begins it.
+    bool verify_due(sim::Time now) const;
+    void start_verify(sim::Time now);
+    sim::Duration checksum_cost(uint32_t len) const {
+        return sim::Duration::ns(static_cast<int64_t>(len * cfg_.verify.ps_per_byte / 1000));
+    }
 
     // fio side
     uint8_t next_ddir();                           // the next I/O's direction (rwmixread)
@@ -218,6 +225,20 @@ private:
     uint32_t* live_ = nullptr;
     sim::IntervalSampler bw_[2], iops_[2];
     std::unique_ptr<IoLog> log_;              // only when the job writes fio logs
+
+    // verify=: the writes issued (offset, length), in issue order, and the next to read back.
+    // fio keeps them in its io_hist list, in issue order when the file has a random map
+    // (fio's default for random I/O) or the I/O is sequential.
+    struct Written {
+        uint64_t offset;
+        uint32_t len;
+    };
+    bool checksum_ = false;                   // cfg.verify.on
+    bool record_writes_ = false;
+    bool verifying_ = false;
+    std::vector<Written> written_;
+    std::size_t verify_pos_ = 0;
+    sim::Time verify_start_;
 
     // read_iolog replay: the log, the next entry, the job's start and the previous issue.
     const ReplayLog* replay_ = nullptr;

@@ -129,15 +129,15 @@ TEST_CASE("blksim fio: fio's --output-format, --output and --parse-only", "[cli]
 }
 
 TEST_CASE("blksim fio: warnings go to stderr; --strict refuses; bad input exits 2 naming file:line", "[cli][fio]") {
-    const std::string job = write_temp("warn.fio", "[global]\nrw=randread\nruntime=5ms\ntime_based\n\n[a]\nverify=md5\n");
+    const std::string job = write_temp("warn.fio", "[global]\nrw=randread\nruntime=5ms\ntime_based\n\n[a]\nfilesize=10m\n");
     const Result w = blksim("fio -q --device nullb -- " + job);
     CHECK(w.status == 0);
     CHECK(has(w.out, "blksim: warning: " + job + ": blksim does not support these fio options and runs without them: "
-                     "verify=md5 at " + job + ":7"));
+                     "filesize=10m at " + job + ":7"));
     CHECK(has(w.out, "a: (groupid=0, jobs=1)"));
     const Result s = blksim("fio -q --strict --device nullb -- " + job);
     CHECK(s.status == 2);
-    CHECK(has(s.out, "blksim: " + job + ": fio options blksim does not support: verify=md5 at " + job + ":7"));
+    CHECK(has(s.out, "blksim: " + job + ": fio options blksim does not support: filesize=10m at " + job + ":7"));
     CHECK_FALSE(has(s.out, "groupid"));
 
     const std::string bad = write_temp("bad.fio", "[a]\nrw=randread\n[b\n");

@@ -508,8 +508,8 @@ TEST_CASE("unknown keys are named, with what is allowed", "[scenario]") {
     CHECK_THAT(error_of(kMinimal, {"jobs.0.iodepht=4"}),
                Catch::StartsWith("test.json: /jobs/0/iodepht: unknown fio option 'iodepht' (did you mean iodepth?; "
                                  "supported: "));
-    CHECK_THAT(error_of(kMinimal, {"global={\"verify\": \"md5\"}"}),
-               Catch::StartsWith("test.json: /global/verify: unknown fio option 'verify'"));
+    CHECK_THAT(error_of(kMinimal, {"global={\"filesize\": \"10m\"}"}),
+               Catch::StartsWith("test.json: /global/filesize: unknown fio option 'filesize'"));
     CHECK_THAT(error_of(kMinimal, {"devices.0.params.queue_mode=2"}),
                Catch::StartsWith("test.json: /devices/0/params/queue_mode: unknown key 'queue_mode' (allowed: blocksize,"));
     CHECK_THAT(error_of(kMinimal, {"host.costs={\"syscal\": 1}"}),

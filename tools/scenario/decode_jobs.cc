@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/workload/engine_kinds.h"
+#include "models/workload/verify.h"
 #include "tools/scenario/decode_job.h"
 #include "tools/scenario/job_options.h"
 
@@ -74,6 +75,12 @@ void decode_io_kind(const JobInput& in, workload::JobConfig& j) {
     for (const char* name : {"end_fsync", "fsync_on_close"})
         if (const Opt* v = in.get(name); v && boolean(*v))
             j.end_fsync = true;
+    if (const Opt* v = in.get("verify")) {
+        const workload::VerifyKind& k = lookup(workload::kVerifyKinds, text(*v));
+        j.verify.on = k.on;
+        j.verify.ps_per_byte = k.ps_per_byte();
+    }
+    if (const Opt* v = in.get("do_verify")) j.verify.read_back = boolean(*v);
 }
 
 void decode_depths(const JobInput& in, workload::JobConfig& j) {

@@ -39,10 +39,10 @@ constexpr std::string_view kIgnoredFioOptions[] = {
     // errors (a simulation has none) and what fio reports anyway
     "continue_on_error", "ignore_error", "error_dump", "disable_lat", "disable_clat", "disable_slat",
     "disable_bw_measurement", "significant_figures", "disk_util",
-    // settings of verify, which is listed itself unless off
-    "do_verify", "verify_interval", "verify_offset", "verify_pattern", "verify_fatal", "verify_dump",
-    "verify_async", "verify_backlog", "verify_backlog_batch", "verify_state_save",
-    "verify_state_load", "experimental_verify",
+    // settings of verify whose cost is the same per byte, or that only matter when data
+    // could be wrong (it is not modelled, so a verify never fails)
+    "verify_interval", "verify_offset", "verify_pattern", "verify_fatal", "verify_dump",
+    "verify_backlog_batch", "verify_state_save", "verify_state_load",
     // options of fio's built-in profiles (act, tiobench), which do nothing without profile=
     "threads", "block", "dir", "numruns", "load", "prep", "device-names", "read-req-num-512-blocks",
     "large-block-op-kbytes", "test-duration", "threads-per-queue",
@@ -56,7 +56,8 @@ struct HarmlessFioValue {
     std::string_view values;  // '|'-separated
 };
 constexpr HarmlessFioValue kHarmlessFioValues[] = {
-    {"verify", "0|null"},          {"loops", "1"},        {"startdelay", "0"},
+    {"verify_backlog", "0"},       {"verify_async", "0"},  {"experimental_verify", "0"},
+    {"loops", "1"},                {"startdelay", "0"},
     {"nrfiles", "1"},              {"zonemode", "none"},      {"unified_rw_reporting", "0|none"},
     {"stats", "1"},
     {"buffered", "0"},             {"io_submit_mode", "inline"}, {"hipri", "0"},     {"sqthread_poll", "0"},
@@ -279,7 +280,7 @@ private:
         if (canon == "buffered" && value != "0")
             return unsupported_.add(o, "buffered I/O: the page cache is not modelled, runs as direct I/O", false);
         if (canon == "zonemode" && value != "none")  // the job needs a kind of device blksim has not
-            return unsupported_.add(o, "zoned block devices are not modelled", true);
+            return unsupported_.add(o, "zoned block devices are not modelled: docs/fio.md, Zoned block devices", true);
         // Polled completion: the job would mean nothing without it. Modelling it needs the
         // NVMe model's poll queues (nvme.poll_queues, HCTX_TYPE_POLL) and an engine that
         // reaps by spinning in blk_poll() instead of sleeping for an interrupt.

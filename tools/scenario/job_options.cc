@@ -53,6 +53,8 @@ constexpr FioOption kFioOptions[] = {
     {"sync", "sync"},
     {"end_fsync", "end_fsync"},
     {"fsync_on_close", "fsync_on_close"},
+    {"verify", "verify"},
+    {"do_verify", "do_verify"},
     {"cpus_allowed", "cpus_allowed"},
     {"cpus_allowed_policy", "cpus_allowed_policy"},
     {"thread", "thread"},
