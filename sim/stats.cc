@@ -26,10 +26,8 @@ void RunningStat::merge(const RunningStat& o) {
 void SumStat::merge(const SumStat& o) {
     if (o.n_ == 0)
         return;
-    if (n_ == 0 || o.min_ < min_)
-        min_ = o.min_;
-    if (n_ == 0 || o.max_ > max_)
-        max_ = o.max_;
+    min_ = std::min(min_, o.min_);
+    max_ = std::max(max_, o.max_);
     n_ += o.n_;
     sum_ += o.sum_;
     sumsq_ += o.sumsq_;

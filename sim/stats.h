@@ -55,10 +55,8 @@ private:
 class SumStat {
 public:
     void add(int64_t v) {
-        if (n_ == 0 || v < min_)
-            min_ = v;
-        if (n_ == 0 || v > max_)
-            max_ = v;
+        min_ = std::min(min_, v);
+        max_ = std::max(max_, v);
         const auto d = static_cast<double>(v);
         sum_ += d;
         sumsq_ += d * d;
@@ -76,7 +74,8 @@ private:
     uint64_t n_ = 0;
     double sum_ = 0.0;  // exact to 2^53 ns (104 days) of summed latency, then rounded
     double sumsq_ = 0.0;
-    int64_t min_ = 0, max_ = 0;
+    // Empty: above and below every sample, so that add() needs no first-sample case.
+    int64_t min_ = INT64_MAX, max_ = INT64_MIN;
 };
 
 // The buckets are kept in groups of 64 (one power-of-two range each), a group allocated
@@ -107,18 +106,17 @@ public:
     LatencyHistogram(LatencyHistogram&&) noexcept = default;
     LatencyHistogram& operator=(LatencyHistogram&&) noexcept = default;
 
-    // val_to_idx() split into the group (idx / 64) and the bucket within it, computed apart.
+    // val_to_idx() split into the group (idx / 64) and the bucket within it, without a
+    // branch but the clamp: with msb the top bit's position, a value below 64 is group 0 at
+    // itself, and above that the group is msb - 5 and the bucket the 6 bits below the top one
+    // (below 128 those are the value's own low bits).
     void add(uint64_t ns) {
-        const unsigned msb = 63u - static_cast<unsigned>(__builtin_clzll(ns | 1));
-        unsigned group = static_cast<unsigned>(ns >> PLAT_BITS), at = static_cast<unsigned>(ns) & (PLAT_VAL - 1);
-        if (msb > PLAT_BITS) {
-            const unsigned error_bits = msb - PLAT_BITS;
-            group = error_bits + 1;
-            at = static_cast<unsigned>(ns >> error_bits) & (PLAT_VAL - 1);
-            if (group >= PLAT_GROUP_NR) [[unlikely]] {
-                group = PLAT_GROUP_NR - 1;
-                at = PLAT_VAL - 1;
-            }
+        const unsigned msb = static_cast<unsigned>(__builtin_clzll(ns | 1)) ^ 63u;
+        unsigned group = std::max(msb, PLAT_BITS - 1) - (PLAT_BITS - 1);
+        unsigned at = static_cast<unsigned>(ns >> (std::max(msb, PLAT_BITS) - PLAT_BITS)) & (PLAT_VAL - 1);
+        if (group >= PLAT_GROUP_NR) [[unlikely]] {
+            group = PLAT_GROUP_NR - 1;
+            at = PLAT_VAL - 1;
         }
         uint64_t* g = groups_[group].get();
         if (g == nullptr) [[unlikely]]

@@ -9,23 +9,6 @@
 
 namespace blksim::result {
 
-void LatDist::add(uint64_t ns, uint64_t count) {
-    static constexpr std::array<uint64_t, 11> labels = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000};
-    // Index of the first label the value is below; past the last label is ">=2000".
-    auto bucket = [](uint64_t v, std::size_t nr_labels) {
-        std::size_t i = 0;
-        while (i < nr_labels && v >= labels[i])
-            ++i;
-        return i;
-    };
-    if (ns < 1000)
-        n[bucket(ns, 10)] += count;
-    else if (ns < 1000000)
-        u[bucket(ns / 1000, 10)] += count;
-    else
-        m[bucket(ns / 1000000, 11)] += count;
-}
-
 uint64_t LatDist::total() const {
     uint64_t t = 0;
     for (uint64_t c : n)

@@ -37,7 +37,23 @@ struct LatDist {
     std::array<uint64_t, 10> n{};
     std::array<uint64_t, 10> u{};
     std::array<uint64_t, 12> m{};
-    void add(uint64_t ns, uint64_t count = 1);
+    // Inline: every completion adds one.
+    void add(uint64_t ns, uint64_t count = 1) {
+        static constexpr std::array<uint64_t, 11> labels = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000};
+        // Index of the first label the value is below; past the last label is ">=2000".
+        auto bucket = [](uint64_t v, std::size_t nr_labels) {
+            std::size_t i = 0;
+            while (i < nr_labels && v >= labels[i])
+                ++i;
+            return i;
+        };
+        if (ns < 1000)
+            n[bucket(ns, 10)] += count;
+        else if (ns < 1000000)
+            u[bucket(ns / 1000, 10)] += count;
+        else
+            m[bucket(ns / 1000000, 11)] += count;
+    }
     uint64_t total() const;
     void merge(const LatDist& o);
 };

@@ -167,8 +167,17 @@ struct BfqQueue {
     uint64_t expirations[BFQQE_NR] = {};
 };
 
+// The kernel's generic __sw_hweight32(): a few inline instructions where std::popcount
+// calls libgcc on the baseline x86-64 the build targets (no POPCNT instruction).
+constexpr unsigned sw_hweight32(uint32_t w) {
+    w -= (w >> 1) & 0x55555555u;
+    w = (w & 0x33333333u) + ((w >> 2) & 0x33333333u);
+    w = (w + (w >> 4)) & 0x0f0f0f0fu;
+    return (w * 0x01010101u) >> 24;
+}
+
 // BFQQ_SEEKY(): more than 19 of the last 32 requests were seeky.
-inline bool bfqq_seeky(const BfqQueue* bfqq) { return std::popcount(bfqq->seek_history) > 19; }
+inline bool bfqq_seeky(const BfqQueue* bfqq) { return sw_hweight32(bfqq->seek_history) > 19; }
 
 // What the scheduler counts as a whole, for tests, the report and the invariant check.
 struct BfqStats {

@@ -119,6 +119,11 @@ uint64_t MqDeadline::queued() const {
 // Each level's lists hold what its counters say, and every request waiting for a batch is
 // in both its FIFO and its sort list.
 std::string MqDeadline::audit() const {
+    uint64_t linked = 0;
+    for (uint32_t p = 0; p < DD_PRIO_COUNT; ++p)
+        linked += nr_waiting(static_cast<DdPrio>(p));
+    if (linked != waiting_)
+        return fmt::format("mq-deadline: {} requests in its lists, has_work counts {}", linked, waiting_);
     for (uint32_t p = 0; p < DD_PRIO_COUNT; ++p) {
         const DdPerPrio& pp = per_prio_[p];
         const uint64_t held = pp.stats.inserted + pp.stats.requeued - pp.stats.dispatched - pp.stats.merged;
@@ -171,8 +176,10 @@ bool MqDeadline::deadline_check_fifo(DdPerPrio& pp, DdDataDir dir, int64_t now_j
 // Take rq off its FIFO, the sector tree and the merge hash.
 void MqDeadline::deadline_remove_request(DdPerPrio& pp, Request* rq) {
     const DdDataDir dir = rq_data_dir(*rq);
-    if (rq->queuelist.is_linked())
+    if (rq->queuelist.is_linked()) {
         pp.fifo_list[dir].erase(pp.fifo_list[dir].iterator_to(*rq));
+        --waiting_;
+    }
     // Not on the tree when this is an insert merge of a request never inserted.
     if (rq->rb_node.is_linked()) {
         if (pp.next_rq[dir] == rq)  // deadline_del_rq_rb(): the pointer moves to the successor
@@ -223,13 +230,7 @@ void MqDeadline::insert_request(Request* rq, bool at_head, sim::Time now) {
         rq->fifo_time = jiffies_to_time(now_j + fifo_expire_j_[dir]);
         pp.fifo_list[dir].push_back(*rq);
     }
-}
-
-bool MqDeadline::has_work() const {
-    for (const DdPerPrio& pp : per_prio_)
-        if (!pp.dispatch.empty() || !pp.fifo_list[DD_READ].empty() || !pp.fifo_list[DD_WRITE].empty())
-            return true;
-    return false;
+    ++waiting_;
 }
 
 // --- dispatch ------------------------------------------------------------------------------
@@ -246,6 +247,7 @@ Request* MqDeadline::dd_dispatch_from_prio(DdPerPrio& pp, int64_t latest_start, 
         if (started_after(*rq, latest_start))
             return nullptr;
         pp.dispatch.pop_front();
+        --waiting_;
         return dd_account_dispatch(pp, rq);
     }
 

@@ -132,7 +132,8 @@ public:
 
     // The queue-wide forms of the ops (mq-deadline has one state for all hctxs).
     blkmq::Request* dispatch_request(sim::Time now);
-    bool has_work() const;
+    // dd_has_work(): a request waits in some level's dispatch list or FIFOs.
+    bool has_work() const { return waiting_ != 0; }
     ElvMerge bio_merge(const blkmq::Bio& bio, uint32_t max_sectors, blkmq::Request** out);
 
     // Runtime sysfs writes (takes effect for later decisions, as in the kernel: deadlines
@@ -221,6 +222,9 @@ private:
     DdPerPrio per_prio_[DD_PRIO_COUNT];
     RqHash hash_;                         // q->elevator->hash
     blkmq::Request* last_merge_ = nullptr;  // q->last_merge: the one-hit merge cache
+    // Requests linked in the levels' dispatch lists and FIFOs, all levels together: the
+    // kernel's has_work looks at every list, called several times per dispatch round.
+    uint64_t waiting_ = 0;
     bool noxmerges_ = false;
     DdDataDir last_dir_ = DD_WRITE;       // direction of the current batch
     uint32_t batching_ = 0;               // requests dispatched in the current batch

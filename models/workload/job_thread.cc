@@ -43,6 +43,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
                      cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
                      result::JobResult& result, Duration bw_avg_time)
     : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(host.costs), res_(result), engine_(make_engine(cfg, host)),
+      slat_(engine_->slat()), prio_clat_(cfg.uses_prio()),
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
       rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
       rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
@@ -795,15 +796,15 @@ void JobThread::account_done(IoU& io, Time done) {
     const auto lat = static_cast<uint64_t>((done - io.start_time).count());
     d.add_clat(clat);
     // fio's clat_prio holds the total latency with lat_percentiles (add_lat_sample()).
-    if (cfg_.uses_prio())
+    if (prio_clat_)
         add_prio_clat(d, io.submit.bio.ioprio_class, io.submit.bio.ioprio_level,
                       cfg_.percentiles.lat ? lat : clat);
     d.lat.add(static_cast<double>(lat));
-    if (engine_->slat())
+    if (slat_)
         d.slat.add(static_cast<double>((io.issue_time - io.start_time).count()));
     if (d.lat_hist) [[unlikely]]
         d.lat_hist->add(lat);
-    if (d.slat_hist && engine_->slat()) [[unlikely]]
+    if (d.slat_hist && slat_) [[unlikely]]
         d.slat_hist->add(static_cast<uint64_t>((io.issue_time - io.start_time).count()));
     bw_[io.ddir].add(done, io.len);
     iops_[io.ddir].add(done, 1);

@@ -160,6 +160,9 @@ private:
     const cpu::CpuCosts& costs_;
     result::JobResult& res_;
     std::unique_ptr<Engine> engine_;
+    // Fixed for the job, read on every completion: the engine keeps slat (Engine::slat()), the
+    // job keeps per-priority clat (JobConfig::uses_prio()).
+    const bool slat_, prio_clat_;
     sim::Rng rng_offsets_, rng_ddir_, rng_prio_;
     // cpu::HostConfig::os_noise: the mean of the delay each submission step loses to work the
     // model does not run (ticks, other tasks), exponentially distributed, from its own stream.

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <vector>
 
@@ -112,6 +113,17 @@ std::map<uint32_t, uint64_t> serve_backlogged(Rig& rig, std::vector<Task> tasks,
 }
 
 }  // namespace
+
+TEST_CASE("bfq: sw_hweight32 counts the bits std::popcount does (BFQQ_SEEKY's threshold)", "[bfq]") {
+    for (uint32_t w : {0u, 1u, 0x80000000u, 0xffffffffu, 0x0007ffffu, 0x000fffffu, 0xfffff000u, 0x55555555u,
+                       0xaaaaaaaau, 0x12345678u, 0xdeadbeefu})
+        CHECK(sched::sw_hweight32(w) == static_cast<unsigned>(std::popcount(w)));
+    sched::BfqQueue q;
+    q.seek_history = 0x0007ffffu;  // 19 seeky requests of the last 32: not seeky
+    CHECK_FALSE(sched::bfqq_seeky(&q));
+    q.seek_history = 0x000fffffu;  // 20
+    CHECK(sched::bfqq_seeky(&q));
+}
 
 TEST_CASE("bfq: tunables with their sysfs names, kernel defaults and units", "[bfq]") {
     const BfqTunables d;

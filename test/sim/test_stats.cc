@@ -157,6 +157,28 @@ TEST_CASE("LatencyHistogram: val_to_idx by hand", "[sim]") {
     CHECK(H::val_to_idx(UINT64_MAX) == 1855);
 }
 
+TEST_CASE("LatencyHistogram: add() counts a value in val_to_idx's bucket", "[sim]") {
+    // add() computes the bucket its own way (no branch below the clamp): every value below
+    // 2^16, then both edges and inner points of every power-of-two range, must land where
+    // val_to_idx says.
+    std::vector<uint64_t> values;
+    for (uint64_t v = 0; v < (uint64_t{1} << 16); ++v)
+        values.push_back(v);
+    for (unsigned b = 16; b < 64; ++b) {
+        const uint64_t lo = uint64_t{1} << b;
+        values.insert(values.end(), {lo, lo + 1, lo + lo / 3, lo + lo / 2 + 7, lo + (lo - 1)});
+    }
+    values.push_back(UINT64_MAX);
+    for (uint64_t v : values) {
+        H h;
+        h.add(v);
+        const unsigned idx = H::val_to_idx(v);
+        INFO("value " << v << " bucket " << idx);
+        REQUIRE(h.bin(idx) == 1);
+        REQUIRE(h.total() == 1);
+    }
+}
+
 TEST_CASE("LatencyHistogram: idx_to_val (bucket midpoints) by hand", "[sim]") {
     // fio: base + (k + 0.5) * 2^error_bits, truncated; below 128 the index itself.
     CHECK(H::idx_to_val(0) == 0);
