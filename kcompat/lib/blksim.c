@@ -451,9 +451,20 @@ static unsigned int limit_depth(struct kcompat_queue *kq, unsigned int hctx, int
 	return usable;
 }
 
+/* sbitmap_queue_min_shallow_depth() is per sbitmap word, as limit_depth's shallow depth:
+ * in tags, min(min_shallow_depth, bits) summed over the words (the depth
+ * sbq_calc_wake_batch() divides into wake batches). */
 static unsigned int min_shallow_depth(struct kcompat_queue *kq, unsigned int hctx)
 {
-	return kq->sched_tags[hctx].bitmap_tags.min_shallow_depth;
+	const struct sbitmap_queue *bt = &kq->sched_tags[hctx].bitmap_tags;
+	unsigned int word = 1U << bt->sb.shift, usable = 0, i;
+
+	for (i = 0; i < bt->sb.map_nr; i++) {
+		unsigned int bits = i + 1 < bt->sb.map_nr ? word : bt->sb.depth - i * word;
+
+		usable += bt->min_shallow_depth < bits ? bt->min_shallow_depth : bits;
+	}
+	return usable;
 }
 
 static unsigned int nr_sched_batch(struct kcompat_queue *kq)
