@@ -220,7 +220,8 @@ void KernelElevator::direct_dispatched(Request* rq, sim::Time now) {
 
 // kyber's locks are per ctx and per hctx (kcq->lock, khd->lock); mq-deadline's is dd->lock.
 LockCost KernelElevator::lock_cost(const cpu::CpuCosts& c) const {
-    return {name_ == "kernel:kyber" ? LockScope::PER_HCTX : LockScope::QUEUE, ElevatorCost::lock_cost(c).hold};
+    return {plugin_->elevator_name() == "kyber" ? LockScope::PER_HCTX : LockScope::QUEUE,
+            ElevatorCost::lock_cost(c).hold};
 }
 
 std::string KernelElevator::show(const char* attr) const {
