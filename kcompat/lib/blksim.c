@@ -138,6 +138,7 @@ static struct kcompat_queue *queue_create(unsigned int nr_hw_queues, unsigned in
 	kq->ctxs = kcalloc(nr_cpus, sizeof(*kq->ctxs), GFP_KERNEL);
 	if (!kq->hctxs || !kq->sched_tags || !kq->hctx_ptrs || !kq->ctxs)
 		goto fail;
+	kq->nr_cpus = nr_cpus;
 	kcompat_nr_cpu_ids = nr_cpus;
 	kq->q.nr_requests = nr_requests;
 	kq->q.nr_sched_batch = nr_requests;
@@ -288,7 +289,9 @@ static void rq_sync(struct kcompat_queue *kq, struct kcompat_rq *r, const struct
 		rq->rq_flags &= ~RQF_FLUSH_SEQ;
 	rq->ioprio = IOPRIO_PRIO_VALUE(s->ioprio_class, s->ioprio_level);
 	rq->mq_hctx = &kq->hctxs[s->hctx < kq->q.nr_hw_queues ? s->hctx : 0];
-	rq->mq_ctx = &kq->ctxs[s->cpu < kcompat_nr_cpu_ids ? s->cpu : 0];
+	/* Several queues (of machines with other CPU counts) may share the thread. */
+	kcompat_nr_cpu_ids = kq->nr_cpus;
+	rq->mq_ctx = &kq->ctxs[s->cpu < kq->nr_cpus ? s->cpu : 0];
 	kcompat_this_cpu = rq->mq_ctx->cpu;
 }
 
@@ -343,7 +346,8 @@ static int bio_merge(struct kcompat_queue *kq, const struct kcompat_bio_state *b
 	kq->merge_type = ELEVATOR_NO_MERGE;
 	kq->merge_rq = NULL;
 	kq->merge_by_elv = false;
-	kcompat_this_cpu = b->cpu < kcompat_nr_cpu_ids ? b->cpu : 0;
+	kcompat_nr_cpu_ids = kq->nr_cpus;
+	kcompat_this_cpu = b->cpu < kq->nr_cpus ? b->cpu : 0;
 	if (!ops()->bio_merge)
 		return KCOMPAT_NO_MERGE;
 	ops()->bio_merge(&kq->q, &bio, (b->nr_sectors + 7) / 8);
@@ -393,7 +397,8 @@ static void completed_request(struct kcompat_queue *kq, struct kcompat_rq *r, ui
 {
 	struct request *rq = krq(r);
 
-	(void)kq;
+	kcompat_nr_cpu_ids = kq->nr_cpus;
+	kcompat_this_cpu = rq->mq_ctx ? rq->mq_ctx->cpu : 0;
 	rq->start_time_ns = start_ns;
 	rq->io_start_time_ns = io_start_ns;
 	if ((rq->rq_flags & RQF_ELV) && ops()->completed_request)
@@ -402,7 +407,7 @@ static void completed_request(struct kcompat_queue *kq, struct kcompat_rq *r, ui
 
 static void timer_fire(struct kcompat_queue *kq, struct timer_list *t)
 {
-	(void)kq;
+	kcompat_nr_cpu_ids = kq->nr_cpus;
 	kcompat_timer_fire(t);
 }
 

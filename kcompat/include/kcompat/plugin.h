@@ -15,6 +15,7 @@ struct kcompat_queue {
 	struct blk_mq_tags *sched_tags;
 	struct blk_mq_hw_ctx **hctx_ptrs;
 	struct blk_mq_ctx *ctxs; /* one per CPU */
+	unsigned int nr_cpus;
 	struct kcompat_host host;
 	enum elv_merge merge_type;
 	struct request *merge_rq;
