@@ -3,13 +3,18 @@
  * struct requests beside blksim's, and each entry point as blk-mq calls the elevator's op. */
 #include <string.h>
 #include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/percpu.h>
 #include "elevator.h"
+#include "blk-mq.h"
 #include "kcompat/api.h"
 #include "kcompat/plugin.h"
 
 void kcompat_set_bug_handler(kcompat_bug_fn fn);
 void kcompat_set_warn_handler(kcompat_warn_fn fn);
 const char *kcompat_first_warning(void);
+
+__thread struct kcompat_queue *kcompat_current_queue;
 
 static struct elevator_mq_ops *ops(void)
 {
@@ -81,8 +86,14 @@ static void set_clock(uint64_t now_ns, unsigned long j)
 
 static void queue_destroy(struct kcompat_queue *kq)
 {
+	unsigned int i;
+
 	if (!kq)
 		return;
+	/* blk_mq_exit_sched(): the hctxs init_hctx set up, then the elevator. */
+	for (i = 0; kq->q.elevator && ops()->exit_hctx && i < kq->q.nr_hw_queues; i++)
+		if (kq->hctxs[i].sched_data)
+			ops()->exit_hctx(&kq->hctxs[i], i);
 	if (kq->q.elevator && ops()->exit_sched)
 		ops()->exit_sched(kq->q.elevator);
 	if (kq->q.elevator)
@@ -90,23 +101,45 @@ static void queue_destroy(struct kcompat_queue *kq)
 	kfree(kq->hctx_ptrs);
 	kfree(kq->sched_tags);
 	kfree(kq->hctxs);
+	kfree(kq->ctxs);
 	kfree(kq);
+}
+
+/* blk_mq_map_swqueue(): each CPU's ctx goes to its hctx, numbered in CPU order there. */
+static void map_ctxs(struct kcompat_queue *kq, unsigned int nr_cpus, const uint32_t *cpu_to_hctx)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		struct blk_mq_ctx *ctx = &kq->ctxs[cpu];
+		struct blk_mq_hw_ctx *hctx = &kq->hctxs[cpu_to_hctx[cpu] < kq->q.nr_hw_queues ? cpu_to_hctx[cpu] : 0];
+
+		ctx->cpu = cpu;
+		ctx->queue = &kq->q;
+		ctx->hctxs[HCTX_TYPE_DEFAULT] = hctx;
+		ctx->index_hw[HCTX_TYPE_DEFAULT] = hctx->nr_ctx++;
+	}
 }
 
 /* blk_mq_init_sched(): the elevator's init_sched, then init_hctx for each hctx. */
 static struct kcompat_queue *queue_create(unsigned int nr_hw_queues, unsigned int nr_requests, int rotational,
-					  int nomerges)
+					  int nomerges, unsigned int nr_cpus, const uint32_t *cpu_to_hctx,
+					  const struct kcompat_host *host)
 {
 	struct kcompat_queue *kq = kzalloc(sizeof(*kq), GFP_KERNEL);
 	unsigned int i;
 
-	if (!kq || !kcompat_registered_type)
+	if (!kq || !kcompat_registered_type || nr_cpus == 0)
 		goto fail;
+	kq->host = *host;
 	kq->hctxs = kcalloc(nr_hw_queues, sizeof(*kq->hctxs), GFP_KERNEL);
 	kq->sched_tags = kcalloc(nr_hw_queues, sizeof(*kq->sched_tags), GFP_KERNEL);
 	kq->hctx_ptrs = kcalloc(nr_hw_queues, sizeof(*kq->hctx_ptrs), GFP_KERNEL);
-	if (!kq->hctxs || !kq->sched_tags || !kq->hctx_ptrs)
+	kq->ctxs = kcalloc(nr_cpus, sizeof(*kq->ctxs), GFP_KERNEL);
+	if (!kq->hctxs || !kq->sched_tags || !kq->hctx_ptrs || !kq->ctxs)
 		goto fail;
+	kq->nr_cpus = nr_cpus;
+	kcompat_nr_cpu_ids = nr_cpus;
 	kq->q.nr_requests = nr_requests;
 	kq->q.nr_sched_batch = nr_requests;
 	kq->q.nr_hw_queues = nr_hw_queues;
@@ -129,17 +162,35 @@ static struct kcompat_queue *queue_create(unsigned int nr_hw_queues, unsigned in
 		kq->hctxs[i].queue = &kq->q;
 		kq->hctxs[i].sched_tags = t;
 		kq->hctxs[i].queue_num = i;
+		kq->hctxs[i].numa_node = NUMA_NO_NODE;
 		kq->hctx_ptrs[i] = &kq->hctxs[i];
 	}
+	map_ctxs(kq, nr_cpus, cpu_to_hctx);
+	kcompat_current_queue = kq;
 	if (ops()->init_sched(&kq->q, kcompat_registered_type))
 		goto fail;
 	for (i = 0; i < nr_hw_queues; i++)
 		if (ops()->init_hctx && ops()->init_hctx(&kq->hctxs[i], i))
 			goto fail;
+	kcompat_current_queue = NULL;
 	return kq;
 fail:
+	kcompat_current_queue = NULL;
 	queue_destroy(kq);
 	return NULL;
+}
+
+struct blk_mq_ctx *blk_mq_get_ctx(struct request_queue *q)
+{
+	return &kcompat_queue_of(q)->ctxs[kcompat_this_cpu];
+}
+
+void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx, bool async)
+{
+	const struct kcompat_host *host = &kcompat_queue_of(hctx->queue)->host;
+
+	(void)async;
+	host->run_hw_queue(host->ctx, hctx->queue_num);
 }
 
 static struct elv_fs_entry *find_attr(const char *name)
@@ -238,6 +289,10 @@ static void rq_sync(struct kcompat_queue *kq, struct kcompat_rq *r, const struct
 		rq->rq_flags &= ~RQF_FLUSH_SEQ;
 	rq->ioprio = IOPRIO_PRIO_VALUE(s->ioprio_class, s->ioprio_level);
 	rq->mq_hctx = &kq->hctxs[s->hctx < kq->q.nr_hw_queues ? s->hctx : 0];
+	/* Several queues (of machines with other CPU counts) may share the thread. */
+	kcompat_nr_cpu_ids = kq->nr_cpus;
+	rq->mq_ctx = &kq->ctxs[s->cpu < kq->nr_cpus ? s->cpu : 0];
+	kcompat_this_cpu = rq->mq_ctx->cpu;
 }
 
 /* blk_mq_rq_ctx_init() for a request from the scheduler tags. */
@@ -290,6 +345,9 @@ static int bio_merge(struct kcompat_queue *kq, const struct kcompat_bio_state *b
 
 	kq->merge_type = ELEVATOR_NO_MERGE;
 	kq->merge_rq = NULL;
+	kq->merge_by_elv = false;
+	kcompat_nr_cpu_ids = kq->nr_cpus;
+	kcompat_this_cpu = b->cpu < kq->nr_cpus ? b->cpu : 0;
 	if (!ops()->bio_merge)
 		return KCOMPAT_NO_MERGE;
 	ops()->bio_merge(&kq->q, &bio, (b->nr_sectors + 7) / 8);
@@ -297,9 +355,12 @@ static int bio_merge(struct kcompat_queue *kq, const struct kcompat_bio_state *b
 	return kq->merge_type;
 }
 
+/* bio_attempt_*_merge() done: the kernel calls elv_merged_request() only after a merge that
+ * blk_mq_sched_try_merge() found; blk_bio_list_merge()'s caller (kyber) is not told. */
 static void request_merged(struct kcompat_queue *kq, struct kcompat_rq *rq, int type)
 {
-	elv_merged_request(&kq->q, krq(rq), (enum elv_merge)type);
+	if (kq->merge_by_elv)
+		elv_merged_request(&kq->q, krq(rq), (enum elv_merge)type);
 }
 
 static void requests_merged(struct kcompat_queue *kq, struct kcompat_rq *rq, struct kcompat_rq *next)
@@ -327,6 +388,27 @@ static void *last_merge(struct kcompat_queue *kq)
 static void *rqhash_find(struct kcompat_queue *kq, uint64_t sector)
 {
 	return owner(elv_rqhash_find(&kq->q, sector));
+}
+
+/* __blk_mq_end_request() → blk_mq_sched_completed_request(): for a request of the
+ * elevator that went to the device. */
+static void completed_request(struct kcompat_queue *kq, struct kcompat_rq *r, uint64_t now_ns, uint64_t start_ns,
+			      uint64_t io_start_ns)
+{
+	struct request *rq = krq(r);
+
+	kcompat_nr_cpu_ids = kq->nr_cpus;
+	kcompat_this_cpu = rq->mq_ctx ? rq->mq_ctx->cpu : 0;
+	rq->start_time_ns = start_ns;
+	rq->io_start_time_ns = io_start_ns;
+	if ((rq->rq_flags & RQF_ELV) && ops()->completed_request)
+		ops()->completed_request(rq, now_ns);
+}
+
+static void timer_fire(struct kcompat_queue *kq, struct timer_list *t)
+{
+	kcompat_nr_cpu_ids = kq->nr_cpus;
+	kcompat_timer_fire(t);
 }
 
 /* blk_mq_free_request(): the elevator's finish hook for a request it prepared. */
@@ -374,9 +456,20 @@ static unsigned int limit_depth(struct kcompat_queue *kq, unsigned int hctx, int
 	return usable;
 }
 
+/* sbitmap_queue_min_shallow_depth() is per sbitmap word, as limit_depth's shallow depth:
+ * in tags, min(min_shallow_depth, bits) summed over the words (the depth
+ * sbq_calc_wake_batch() divides into wake batches). */
 static unsigned int min_shallow_depth(struct kcompat_queue *kq, unsigned int hctx)
 {
-	return kq->sched_tags[hctx].bitmap_tags.min_shallow_depth;
+	const struct sbitmap_queue *bt = &kq->sched_tags[hctx].bitmap_tags;
+	unsigned int word = 1U << bt->sb.shift, usable = 0, i;
+
+	for (i = 0; i < bt->sb.map_nr; i++) {
+		unsigned int bits = i + 1 < bt->sb.map_nr ? word : bt->sb.depth - i * word;
+
+		usable += bt->min_shallow_depth < bits ? bt->min_shallow_depth : bits;
+	}
+	return usable;
 }
 
 static unsigned int nr_sched_batch(struct kcompat_queue *kq)
@@ -428,7 +521,9 @@ static const struct kcompat_api api = {
 	.next_request = next_request,
 	.last_merge = last_merge,
 	.rqhash_find = rqhash_find,
+	.completed_request = completed_request,
 	.finish_request = finish_request,
+	.timer_fire = timer_fire,
 	.requeue_request = requeue_request,
 	.limit_depth = limit_depth,
 	.min_shallow_depth = min_shallow_depth,

@@ -282,6 +282,38 @@ bool blk_mq_sched_try_merge(struct request_queue *q, struct bio *bio, unsigned i
 	if ((type == ELEVATOR_BACK_MERGE || type == ELEVATOR_FRONT_MERGE) && blk_mq_sched_allow_merge(q, rq, bio)) {
 		kq->merge_type = type;
 		kq->merge_rq = rq;
+		kq->merge_by_elv = true;
+	}
+	return false;
+}
+
+/* blk_bio_list_merge() with blk_attempt_bio_merge(): a request the bio may not merge with
+ * is passed over; the first it may merge with ends the search, merged or not (the size
+ * check, bio_attempt_*_merge(), is the core's: BIO_MERGE_FAILED when it fails). */
+bool blk_bio_list_merge(struct request_queue *q, struct list_head *list, struct bio *bio, unsigned int nr_segs)
+{
+	struct kcompat_queue *kq = kcompat_queue_of(q);
+	struct request *rq;
+	int checked = 8;
+
+	(void)nr_segs;
+	for (rq = list_last_entry(list, struct request, queuelist); !list_entry_is_head(rq, list, queuelist);
+	     rq = list_entry(rq->queuelist.prev, struct request, queuelist)) {
+		enum elv_merge type;
+
+		if (!checked--)
+			break;
+		if (!blk_rq_merge_ok(rq, bio))
+			continue;
+		type = blk_try_merge(rq, bio);
+		if (type != ELEVATOR_BACK_MERGE && type != ELEVATOR_FRONT_MERGE)
+			continue;
+		if (blk_mq_sched_allow_merge(q, rq, bio)) {
+			kq->merge_type = type;
+			kq->merge_rq = rq;
+			kq->merge_by_elv = false;
+		}
+		return false;
 	}
 	return false;
 }

@@ -1,6 +1,7 @@
 // kernel:<name>: see kernel_elevator.h.
 #include "models/sched/kernel_elevator.h"
 
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 
@@ -44,11 +45,41 @@ void KernelElevator::set_clock(sim::Time now) const {
 
 void KernelElevator::set_clock() const { set_clock(eq_.now()); }
 
+// mod_timer(): the event at the instant jiffy `expires` begins, replacing an earlier one.
+void KernelElevator::timer_arm(void* self, timer_list* t, unsigned long expires) {
+    auto* e = static_cast<KernelElevator*>(self);
+    auto& ev = e->timers_[t];
+    if (!ev)
+        ev = std::make_unique<TimerEvent>(e, t);
+    ev->event.arm(std::max(e->jif_.to_time(static_cast<int64_t>(expires)), e->eq_.now()));
+}
+
+void KernelElevator::timer_cancel(void* self, timer_list* t) {
+    auto* e = static_cast<KernelElevator*>(self);
+    if (const auto it = e->timers_.find(t); it != e->timers_.end())
+        it->second->event.cancel();
+}
+
+void KernelElevator::timer_fired(void* ev, uint64_t) {
+    auto* te = static_cast<TimerEvent*>(ev);
+    te->self->set_clock();
+    te->self->api_.timer_fire(te->self->q_, te->timer);
+}
+
+// blk_mq_run_hw_queue(hctx, async) from the plugin: the core runs it from kblockd now.
+void KernelElevator::host_run_hw_queue(void* self, unsigned int hctx) {
+    auto* e = static_cast<KernelElevator*>(self);
+    e->run_hw_queue(hctx, e->eq_.now());
+}
+
 // blk_mq_init_sched(): init_sched and init_hctx on a queue with nr_requests scheduler tags
 // per hctx, then the scenario's sysfs writes; then what the core reads of the queue.
 void KernelElevator::init_sched(ElevatorQueueAttrs& q) {
     set_clock();
-    q_ = api_.queue_create(nr_hw_queues_, q.nr_requests, rotational_ ? 1 : 0, static_cast<int>(nomerges_));
+    const kcompat_host host{this, &KernelElevator::timer_arm, &KernelElevator::timer_cancel,
+                            &KernelElevator::host_run_hw_queue};
+    q_ = api_.queue_create(nr_hw_queues_, q.nr_requests, rotational_ ? 1 : 0, static_cast<int>(nomerges_),
+                           static_cast<unsigned>(cpu_to_hctx_.size()), cpu_to_hctx_.data(), &host);
     if (q_ == nullptr)
         throw std::invalid_argument(fmt::format("{}: the elevator's init_sched failed", name_));
     for (const auto& [attr, value] : tunables_.values) {
@@ -84,6 +115,7 @@ kcompat_rq* KernelElevator::sync(Request* rq) const {
         .ioprio_class = rq->ioprio_class,
         .ioprio_level = rq->ioprio_level,
         .hctx = rq->mq_ctx_cpu < cpu_to_hctx_.size() ? cpu_to_hctx_[rq->mq_ctx_cpu] : 0,
+        .cpu = rq->mq_ctx_cpu,
     };
     api_.rq_sync(q_, krq, &s);
     return krq;
@@ -116,7 +148,7 @@ bool KernelElevator::has_work(uint32_t hctx_idx) const { return api_.has_work(q_
 
 // ops.bio_merge's lookup; the merge must also keep the request within max_sectors
 // (ll_back_merge_fn / ll_front_merge_fn), else the kernel gives up on this bio.
-ElvMerge KernelElevator::bio_merge(uint32_t /*cpu*/, const blkmq::Bio& bio, uint32_t max_sectors, Request** out) {
+ElvMerge KernelElevator::bio_merge(uint32_t cpu, const blkmq::Bio& bio, uint32_t max_sectors, Request** out) {
     set_clock();
     const kcompat_bio_state b{
         .sector = bio.sector,
@@ -126,6 +158,7 @@ ElvMerge KernelElevator::bio_merge(uint32_t /*cpu*/, const blkmq::Bio& bio, uint
         .preflush = static_cast<uint8_t>((bio.cmd_flags & blkmq::REQ_PREFLUSH) != 0),
         .ioprio_class = bio.ioprio_class,
         .ioprio_level = bio.ioprio_level,
+        .cpu = cpu,
     };
     void* owner = nullptr;
     const int type = api_.bio_merge(q_, &b, &owner);
@@ -156,9 +189,15 @@ Request* KernelElevator::insert_merge_last() const { return static_cast<Request*
 
 Request* KernelElevator::insert_merge_find(uint64_t sector) { return static_cast<Request*>(api_.rqhash_find(q_, sector)); }
 
+// blk_mq_end_request() of a request that went to the device runs ops.completed_request
+// with its allocation and issue times; every request freed runs ops.finish_request.
 void KernelElevator::finish_request(Request* rq, sim::Time now) {
     set_clock(now);
-    api_.finish_request(q_, static_cast<kcompat_rq*>(rq->elv_priv));
+    auto* krq = static_cast<kcompat_rq*>(rq->elv_priv);
+    if (rq->state == blkmq::RqState::COMPLETE)
+        api_.completed_request(q_, krq, static_cast<uint64_t>(now.ns()), static_cast<uint64_t>(rq->t_get.ns()),
+                               static_cast<uint64_t>(rq->t_issue.ns()));
+    api_.finish_request(q_, krq);
 }
 
 void KernelElevator::requeue_request(Request* rq) {
@@ -177,6 +216,12 @@ bool KernelElevator::may_direct_dispatch(const Request& rq, bool hctx_idle) cons
 void KernelElevator::direct_dispatched(Request* rq, sim::Time now) {
     set_clock(now);
     api_.dispatched_directly(q_, sync(rq));
+}
+
+// kyber's locks are per ctx and per hctx (kcq->lock, khd->lock); mq-deadline's is dd->lock.
+LockCost KernelElevator::lock_cost(const cpu::CpuCosts& c) const {
+    return {plugin_->elevator_name() == "kyber" ? LockScope::PER_HCTX : LockScope::QUEUE,
+            ElevatorCost::lock_cost(c).hold};
 }
 
 std::string KernelElevator::show(const char* attr) const {
@@ -239,9 +284,23 @@ constinit const KernelSchedulerKind kKernelMqDeadline{
     "the kernel's own block/mq-deadline.c, unmodified, built from scenario kernel.tree (docs/kernel-schedulers.md)",
     kDeadlineAttrs, kDeadlineDefaults};
 
+// kyber_sched_attrs[]: kstrtoull, any u64 (a JSON scenario holds up to INT64_MAX).
+constexpr TunableInfo kKyberAttrs[] = {
+    {"read_lat_nsec", 0, INT64_MAX, TunableUnit::NSEC,
+     "read latency target: histogram buckets are 1/4 of it; p90 I/O latency above it is congestion"},
+    {"write_lat_nsec", 0, INT64_MAX, TunableUnit::NSEC, "same for writes"},
+};
+constexpr int64_t kKyberDefaults[] = {2'000'000, 10'000'000};
+
+constinit const KernelSchedulerKind kKernelKyber{
+    "kernel:kyber", "kyber",
+    "the kernel's own block/kyber-iosched.c, unmodified, built from scenario kernel.tree (docs/kernel-schedulers.md)",
+    kKyberAttrs, kKyberDefaults};
+
 }  // namespace
 
 const SchedulerKind& kernel_mq_deadline_kind() { return kKernelMqDeadline; }
+const SchedulerKind& kernel_kyber_kind() { return kKernelKyber; }
 
 std::string_view kernel_elevator_of(const SchedulerKind& k) {
     const auto* kk = dynamic_cast<const KernelSchedulerKind*>(&k);

@@ -10,9 +10,13 @@
 // elv_merge_requests() in the plugin. The insert merge is tried by the core with the
 // plugin's q->last_merge and back-merge hash before ops.insert_requests.
 //
-// Locking: the core charges the elevator lock as for blksim's own mq-deadline (one
-// queue-wide lock around insert, bio merge and dispatch; ElevatorCost's default); the
-// plugin's spin_lock() costs nothing more.
+// Locking: the core charges the elevator lock as for blksim's own model of the same
+// elevator (mq-deadline: one queue-wide lock around insert, bio merge and dispatch; kyber:
+// the ctx's kcq->lock and the hctx's khd->lock), with ElevatorCost's default hold times;
+// the plugin's spin_lock() costs nothing more.
+//
+// What the plugin asks of blksim (kcompat_host): its timers become events on the
+// simulation's queue, and a wake-up (kyber_domain_wake) runs the hctx through the core.
 //
 // The seed patches' parts outside the elevator's file (kernel-patches/): E1's queue attribute
 // nr_sched_batch is kcompat's q->nr_sched_batch, handed to the core's dispatch round; a file
@@ -21,6 +25,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -28,6 +33,7 @@
 #include "models/sched/jiffies.h"
 #include "models/sched/kernel_plugin.h"
 #include "models/sched/scheduler_kind.h"
+#include "sim/timer.h"
 
 namespace blksim::sched {
 
@@ -37,7 +43,7 @@ struct KernelTunables {
     std::vector<std::pair<std::string, int64_t>> values;
 };
 
-class KernelElevator final : public Elevator, public ElevatorBypass {
+class KernelElevator final : public Elevator, public ElevatorBypass, public ElevatorCost {
 public:
     KernelElevator(std::string name, std::shared_ptr<const KernelPlugin> plugin, const ElevatorContext& ctx,
                    KernelTunables tunables);
@@ -64,6 +70,8 @@ public:
     void finish_request(blkmq::Request* rq, sim::Time now) override;
     void requeue_request(blkmq::Request* rq) override;
 
+    LockCost lock_cost(const cpu::CpuCosts& c) const override;
+
     bool may_direct_dispatch(const blkmq::Request& rq, bool hctx_idle) const override;
     void direct_dispatched(blkmq::Request* rq, sim::Time now) override;
 
@@ -75,6 +83,18 @@ private:
     kcompat_rq* sync(blkmq::Request* rq) const;
     void set_clock(sim::Time now) const;
     void set_clock() const;
+
+    // A plugin timer's event (struct timer_list, opaque here).
+    struct TimerEvent {
+        TimerEvent(KernelElevator* s, timer_list* t) : self(s), timer(t), event(s->eq_, &KernelElevator::timer_fired, this) {}
+        KernelElevator* self;
+        timer_list* timer;
+        sim::Timer event;
+    };
+    static void timer_arm(void* self, timer_list* t, unsigned long expires);
+    static void timer_cancel(void* self, timer_list* t);
+    static void timer_fired(void* ev, uint64_t);
+    static void host_run_hw_queue(void* self, unsigned int hctx);
 
     std::string name_;
     std::shared_ptr<const KernelPlugin> plugin_;
@@ -88,9 +108,11 @@ private:
     Jiffies jif_;
     kcompat_queue* q_ = nullptr;
     std::vector<kcompat_rq*> rqs_;  // every kernel request made, freed with the elevator
+    std::unordered_map<timer_list*, std::unique_ptr<TimerEvent>> timers_;
 };
 
-// The kernel elevator a kernel:<name> kind runs ("mq-deadline"), or "" for blksim's own.
+// The kernel elevator a kernel:<name> kind runs ("mq-deadline", "kyber"), or "" for
+// blksim's own.
 std::string_view kernel_elevator_of(const SchedulerKind& k);
 
 }  // namespace blksim::sched

@@ -145,7 +145,7 @@ fs::path kernel_scheduler_source(const fs::path& tree, std::string_view name) {
         throw KernelPluginError(fmt::format("kernel tree '{}' does not exist", tree.string()));
     const std::string_view file = source_file_of(name);
     if (file.empty())
-        throw KernelPluginError(fmt::format("no kernel scheduler called '{}' (kcompat runs: mq-deadline)", name));
+        throw KernelPluginError(fmt::format("no kernel scheduler called '{}' (kcompat runs: mq-deadline, kyber)", name));
     for (const fs::path& p : {tree / "block" / file, tree / file})
         if (fs::is_regular_file(p))
             return p;

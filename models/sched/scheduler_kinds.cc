@@ -21,6 +21,7 @@ const SchedulerKind& kyber_kind();
 const SchedulerKind& bfq_kind();
 const SchedulerKind& noop_kind();
 const SchedulerKind& kernel_mq_deadline_kind();
+const SchedulerKind& kernel_kyber_kind();
 
 std::span<const SchedulerKind* const> scheduler_kinds() {
     static const SchedulerKind* const kinds[] = {
@@ -30,6 +31,7 @@ std::span<const SchedulerKind* const> scheduler_kinds() {
         &bfq_kind(),
         &noop_kind(),
         &kernel_mq_deadline_kind(),
+        &kernel_kyber_kind(),
     };
     return kinds;
 }

@@ -8,48 +8,18 @@
 #include <cstdlib>
 #include <fstream>
 #include <filesystem>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "test/cli/cli_fixture.h"
+#include "test/sched/kernel_sched_fixture.h"
 
 using namespace clitest;
+using namespace kernelsched;
 
 namespace {
-
-// The reference tree, or "" (tests are skipped, saying so) when linux-source-6.1 was not
-// installed when blksim was configured.
-std::string kernel_tree() {
-    const std::string t = BLKSIM_KERNEL_61_TREE;
-    if (t.empty() || !std::filesystem::exists(t + "/block/mq-deadline.c")) {
-        WARN("linux-source-6.1 is not installed (/usr/src/linux-source-6.1.tar.xz): kernel:mq-deadline not tested");
-        return {};
-    }
-    return t;
-}
-
-// The lines of a blkparse-style trace with one action (D: dispatch, I: insert).
-std::vector<std::string> actions(const std::string& trace, const std::string& which) {
-    std::vector<std::string> d;
-    std::istringstream in(trace);
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream f(line);
-        std::string dev, cpu, seq, time, pid, action;
-        if (f >> dev >> cpu >> seq >> time >> pid >> action && action == which)
-            d.push_back(line);
-    }
-    return d;
-}
-
-std::vector<std::string> dispatches(const std::string& trace) { return actions(trace, "D"); }
-
-struct Traces {
-    std::vector<std::string> blksim, kernel;
-};
 
 // The scenario with blksim's mq-deadline (6.1 behaviour) and with the kernel's, each with
 // `iosched` tunables (a JSON object body) and `extra` options given to both; `own_iosched`
@@ -69,17 +39,6 @@ Traces run_both(const std::string& scenario, const std::string& tree, const std:
     INFO(b.out);
     REQUIRE(b.status == 0);
     return {dispatches(slurp(tmp / "a.trace")), dispatches(slurp(tmp / "b.trace"))};
-}
-
-// Same dispatch order, or the first difference named.
-void require_same(const Traces& t) {
-    REQUIRE(t.blksim.size() > 100);  // the scenario dispatched enough to tell orders apart
-    const size_t n = std::min(t.blksim.size(), t.kernel.size());
-    for (size_t i = 0; i < n; ++i) {
-        INFO("dispatch #" << i + 1 << "\n  blksim: " << t.blksim[i] << "\n  kernel: " << t.kernel[i]);
-        REQUIRE(t.blksim[i] == t.kernel[i]);
-    }
-    REQUIRE(t.blksim.size() == t.kernel.size());
 }
 
 }  // namespace

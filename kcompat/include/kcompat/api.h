@@ -16,10 +16,21 @@
 extern "C" {
 #endif
 
-#define KCOMPAT_API_VERSION 2
+#define KCOMPAT_API_VERSION 3
 
 struct kcompat_queue;
 struct kcompat_rq;
+struct timer_list;
+
+/* What the plugin asks of blksim for one queue: events on simulated time for its timers
+ * (timer_arm replaces an earlier arming of the same timer; at the instant jiffy `expires`
+ * begins blksim calls timer_fire), and blk_mq_run_hw_queue(hctx, async) for a wake-up. */
+struct kcompat_host {
+	void *ctx;
+	void (*timer_arm)(void *ctx, struct timer_list *t, unsigned long expires);
+	void (*timer_cancel)(void *ctx, struct timer_list *t);
+	void (*run_hw_queue)(void *ctx, unsigned int hctx);
+};
 
 /* What blksim's request says, copied into the kernel's request before each call. */
 struct kcompat_rq_state {
@@ -32,6 +43,7 @@ struct kcompat_rq_state {
 	uint8_t ioprio_class;
 	uint8_t ioprio_level;
 	uint32_t hctx;
+	uint32_t cpu;        /* the submitting CPU: rq->mq_ctx */
 };
 
 struct kcompat_bio_state {
@@ -41,6 +53,7 @@ struct kcompat_bio_state {
 	uint8_t fua, preflush;
 	uint8_t ioprio_class;
 	uint8_t ioprio_level;
+	uint32_t cpu;        /* the submitting CPU (blk_mq_get_ctx) */
 };
 
 /* enum elv_merge */
@@ -66,9 +79,11 @@ struct kcompat_api {
 	const char *(*first_warning)(void);
 
 	/* ops.init_sched and ops.init_hctx on a queue of nr_hw_queues hctxs whose scheduler
-	 * tags hold nr_requests; NULL when init_sched fails. */
+	 * tags hold nr_requests, with one ctx per CPU (cpu_to_hctx[nr_cpus], the queue map);
+	 * NULL when init_sched fails. The host is copied. */
 	struct kcompat_queue *(*queue_create)(unsigned int nr_hw_queues, unsigned int nr_requests,
-					      int rotational, int nomerges);
+					      int rotational, int nomerges, unsigned int nr_cpus,
+					      const uint32_t *cpu_to_hctx, const struct kcompat_host *host);
 	void (*queue_destroy)(struct kcompat_queue *q);
 	/* The attribute's store function with `value` as sysfs would pass it: the return
 	 * value (count, or a negative errno), or -2 (ENOENT) if there is no such attribute.
@@ -92,7 +107,15 @@ struct kcompat_api {
 	void *(*next_request)(struct kcompat_queue *q, struct kcompat_rq *rq);
 	void *(*last_merge)(struct kcompat_queue *q);
 	void *(*rqhash_find)(struct kcompat_queue *q, uint64_t sector);
+	/* ops.completed_request (__blk_mq_end_request) for a request that went to the device,
+	 * with the times blk-mq keeps in it: allocation (start_time_ns) and issue
+	 * (io_start_time_ns). */
+	void (*completed_request)(struct kcompat_queue *q, struct kcompat_rq *rq, uint64_t now_ns,
+				  uint64_t start_ns, uint64_t io_start_ns);
 	void (*finish_request)(struct kcompat_queue *q, struct kcompat_rq *rq);
+	/* A timer's event (struct kcompat_host): runs its function unless it was deleted. */
+	void (*timer_fire)(struct kcompat_queue *q, struct timer_list *t);
+
 	void (*requeue_request)(struct kcompat_queue *q, struct kcompat_rq *rq);
 	/* ops.limit_depth for an allocation on hctx, in scheduler tags (nr_requests = no limit). */
 	unsigned int (*limit_depth)(struct kcompat_queue *q, unsigned int hctx, int is_sync_read);

@@ -5,15 +5,23 @@
 #define _KCOMPAT_PLUGIN_H
 
 #include <linux/blkdev.h>
+#include <linux/timer.h>
 #include "elevator.h"
+#include "kcompat/api.h"
 
 struct kcompat_queue {
 	struct request_queue q;
 	struct blk_mq_hw_ctx *hctxs;
 	struct blk_mq_tags *sched_tags;
 	struct blk_mq_hw_ctx **hctx_ptrs;
+	struct blk_mq_ctx *ctxs; /* one per CPU */
+	unsigned int nr_cpus;
+	struct kcompat_host host;
 	enum elv_merge merge_type;
 	struct request *merge_rq;
+	/* The lookup that found merge_rq: blk_mq_sched_try_merge() (elv_merge(), after which
+	 * the kernel calls elv_merged_request()) rather than blk_bio_list_merge(). */
+	bool merge_by_elv;
 };
 
 static inline struct kcompat_queue *kcompat_queue_of(struct request_queue *q)
@@ -22,5 +30,8 @@ static inline struct kcompat_queue *kcompat_queue_of(struct request_queue *q)
 }
 
 extern struct elevator_type *kcompat_registered_type;
+/* The queue whose init_sched runs now: the owner of the timers it sets up. */
+extern __thread struct kcompat_queue *kcompat_current_queue;
+void kcompat_timer_fire(struct timer_list *timer);
 
 #endif

@@ -12,6 +12,9 @@
 #include <linux/ioprio.h>
 #include <linux/sbitmap.h>
 #include <linux/slab.h>
+#include <linux/err.h>
+#include <linux/percpu.h>
+#include <linux/timer.h>
 
 #define SECTOR_SHIFT 9
 #define READ 0
@@ -165,8 +168,24 @@ struct blk_mq_tags {
 	struct sbitmap_queue bitmap_tags;
 };
 
+enum hctx_type {
+	HCTX_TYPE_DEFAULT,
+	HCTX_MAX_TYPES = 1,
+};
+
+/* A software queue: one per CPU (block/blk-mq.h's struct blk_mq_ctx, the fields an
+ * elevator reads). index_hw is its place among the ctxs of its hctx. */
+struct blk_mq_ctx {
+	unsigned int cpu;
+	unsigned short index_hw[HCTX_MAX_TYPES];
+	struct blk_mq_hw_ctx *hctxs[HCTX_MAX_TYPES];
+	struct request_queue *queue;
+};
+
 struct blk_mq_hw_ctx {
 	struct request_queue *queue;
+	unsigned short type;
+	int numa_node;
 	struct blk_mq_tags *sched_tags;
 	struct blk_mq_tags *tags;
 	unsigned int queue_num;
@@ -182,8 +201,18 @@ struct blk_mq_hw_ctx {
 #define QUEUE_FLAG_NOXMERGES 9
 #define QUEUE_FLAG_SQ_SCHED 30
 
+struct gendisk {
+	int major, first_minor;
+};
+
+static inline dev_t disk_devt(struct gendisk *disk)
+{
+	return disk ? (dev_t)((disk->major << 20) | disk->first_minor) : 0;
+}
+
 struct request_queue {
 	struct request *last_merge;
+	struct gendisk *disk;
 	struct elevator_queue *elevator;
 	unsigned long queue_flags;
 	unsigned long nr_requests;

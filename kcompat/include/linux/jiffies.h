@@ -25,6 +25,8 @@ extern __thread u64 kcompat_now_ns;
 #define time_before(a, b) time_after(b, a)
 #define time_after_eq(a, b) ((long)((a) - (b)) >= 0)
 #define time_before_eq(a, b) time_after_eq(b, a)
+#define time_is_after_jiffies(a) time_before(jiffies, a)
+#define time_is_before_jiffies(a) time_after(jiffies, a)
 
 /* The kernel's rounding: up for msecs/usecs to jiffies, down for jiffies to msecs. */
 static inline unsigned long msecs_to_jiffies(const unsigned int m)

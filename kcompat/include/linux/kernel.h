@@ -4,6 +4,8 @@
 #define _KCOMPAT_LINUX_KERNEL_H
 
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <linux/types.h>
 #include <linux/compiler.h>
 #include <linux/container_of.h>
@@ -14,6 +16,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/export.h>
+#include <linux/math64.h>
 
 #define U32_MAX ((u32)~0U)
 #define U64_MAX ((u64)~0ULL)
@@ -23,6 +26,7 @@
 #define min_t(type, a, b) min((type)(a), (type)(b))
 #define max_t(type, a, b) max((type)(a), (type)(b))
 #define clamp(v, lo, hi) min(max(v, lo), hi)
+#define clamp_t(type, v, lo, hi) min_t(type, max_t(type, v, lo), hi)
 #define clamp_val(v, lo, hi) clamp(v, (__typeof__(v))(lo), (__typeof__(v))(hi))
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 #define BIT(nr) (1UL << (nr))

@@ -11,11 +11,11 @@
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
-typedef uint64_t u64;
+typedef unsigned long long u64; /* as the kernel's int-ll64.h: printed with %llu */
 typedef int8_t s8;
 typedef int16_t s16;
 typedef int32_t s32;
-typedef int64_t s64;
+typedef long long s64;
 typedef u64 sector_t;
 typedef u32 blk_opf_t;
 typedef u16 blk_status_t;
