@@ -399,13 +399,13 @@ void JobThread::run_step(Time start) {
     step_first_ = batch_pos_;
     if (batch_pos_ >= batch_.size())
         return;
-    if (engine_->diskless()) [[unlikely]] {
+    const Duration spin_before = cpu_.charged_spin();  // a plug flushed mid-batch
+    if (engine_->plugs()) {
+        plug_.start();
+    } else if (engine_->diskless()) [[unlikely]] {
         queue_null(s);
         return;
     }
-    const Duration spin_before = cpu_.charged_spin();  // a plug flushed mid-batch
-    if (engine_->plugs())
-        plug_.start();
     if (!batch_syscall_charged_) {
         s.sys += costs_.syscall;
         batch_syscall_charged_ = true;
@@ -690,11 +690,12 @@ void JobThread::prep_bio(IoU& io, uint32_t idx) {
     bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
     // blkdev_fsync() → blkdev_issue_flush(): an empty REQ_PREFLUSH write; an O_SYNC or
     // O_DSYNC direct write is REQ_FUA (block/fops.c dio_bio_write_op()).
-    bio.cmd_flags = io.ddir == DDIR_SYNC ? blkmq::REQ_PREFLUSH
-                    : (io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0;
-    // __blkdev_direct_IO_async() with IOCB_HIPRI; fsync's flush is waited for, not polled.
-    if (engine_->polls() && io.ddir != DDIR_SYNC) [[unlikely]]
-        bio.cmd_flags |= blkmq::REQ_POLLED;
+    // A polling engine's bios are REQ_POLLED (__blkdev_direct_IO_async() with IOCB_HIPRI);
+    // fsync's flush is waited for, not polled.
+    bio.cmd_flags = io.ddir == DDIR_SYNC
+                        ? blkmq::REQ_PREFLUSH
+                        : static_cast<uint8_t>(((io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0) |
+                                               (engine_->polls() ? blkmq::REQ_POLLED : 0));
     bio.end_io = this;
     bio.cookie = idx;
     bio.pid = res_.pid;
