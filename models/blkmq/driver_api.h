@@ -27,6 +27,7 @@ public:
         SOFTIRQ,     // blk_mq_complete_request() from process context (null_blk irqmode=1)
         TIMER_IRQ,   // ended straight from an hrtimer interrupt (null_blk irqmode=2)
         DEVICE_IRQ,  // a device interrupt → blk_mq_complete_request(): IPI/softirq rules
+        POLLED,      // found by the submitter polling the queue (blk_mq_poll): on its CPU, no interrupt
     };
 
     // Drivers call this from ->queue_rq once they accept a request (blk_mq_start_request):

@@ -22,6 +22,10 @@ enum class ReqOp : uint8_t { READ = 0, WRITE = 1, FLUSH = 2 };
 inline constexpr uint8_t REQ_PREFLUSH = 1u << 0;
 inline constexpr uint8_t REQ_FUA = 1u << 1;
 inline constexpr uint8_t REQ_NOMERGE_FLAGS = REQ_PREFLUSH | REQ_FUA;
+// REQ_POLLED: the submitter reaps the completion by polling (io_uring's IOPOLL); a driver
+// with poll queues completes it without an interrupt, any other as usual (the kernel clears
+// the flag on a queue that cannot poll).
+inline constexpr uint8_t REQ_POLLED = 1u << 2;
 
 // rq->rq_flags: RQF_FLUSH_SEQ, the request is inside the flush state machine (blk-flush.c):
 // its completion goes to the machine instead of ending it.

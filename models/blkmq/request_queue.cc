@@ -1014,8 +1014,14 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
         if (ccpu != irq_cpu || hctxs_.size() == 1)
             cost += costs_.softirq;
         break;
+    case CompletionPath::POLLED:
+        // The submitting task, spinning in the poll loop on its own CPU, ends the request:
+        // its own (system) time, not an interrupt's.
+        ccpu = rq->mq_ctx_cpu;
+        break;
     }
-    const Time tc = cpus_[ccpu]->irq(now, cost, cpu::Work::COMPLETION);
+    const Time tc = path == CompletionPath::POLLED ? cpus_[ccpu]->charge(now, cost, cpu::Work::COMPLETION)
+                                                   : cpus_[ccpu]->irq(now, cost, cpu::Work::COMPLETION);
     trace(TraceAction::COMPLETE, *rq, tc, ccpu);
 
     HwQueue& h = *rq->mq_hctx;

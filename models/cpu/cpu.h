@@ -129,6 +129,16 @@ public:
         busy_ += cost;
         return free_at_;
     }
+    // The running task kept the core from `from` to `to` after its booked step, spinning in a
+    // poll loop (it neither released the core nor ended the step: tasks woken meanwhile wait,
+    // interrupts and charged work still run); `spin` of that time was its own. Counts it
+    // busy; the core is the task's again from `to` (end the step with step_end()).
+    void held(sim::Time from, sim::Time to, sim::Duration spin) {
+        busy_ += spin;
+        if (work_trace_) [[unlikely]]
+            work_trace_->work(id_, Work::STEP, from, to - from, spin, {});
+        free_at_ = sim::max(free_at_, to);
+    }
     // Kernel work done after a step on behalf of the task that ran it (the plug flush's
     // ->queue_rq, elevator lock sections): like interrupt work it is charged from `now`,
     // but it is not counted as interrupt time. Returns its end. `w` and `spin` (the part

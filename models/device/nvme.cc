@@ -51,9 +51,14 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
 
 // The queue pair's MSI-X vector is affine to the CPUs mapped to it: the interrupt arrives on
 // the submitting CPU's queue CPU (with one queue per CPU, the submitter itself).
+// A polled request sits on a poll queue, which has no vector: the submitter, spinning in
+// blk_mq_poll() on its CPU, finds the completion entry.
 void Nvme::complete(uint64_t rq_addr) {
     auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
-    q_->complete_request(rq, eq_.now(), rq->mq_ctx_cpu, blkmq::DriverQueue::CompletionPath::DEVICE_IRQ);
+    const bool polled = (rq->cmd_flags & blkmq::REQ_POLLED) && cfg_.poll_queues > 0;
+    q_->complete_request(rq, eq_.now(), rq->mq_ctx_cpu,
+                         polled ? blkmq::DriverQueue::CompletionPath::POLLED
+                                : blkmq::DriverQueue::CompletionPath::DEVICE_IRQ);
 }
 
 }  // namespace blksim::dev
@@ -69,6 +74,9 @@ constexpr kind::Param<C> kParams[] = {
     kind::integer("nr_io_queues", &C::nr_io_queues, 0, 1024,
                   "I/O queue pairs (hardware queues); 0 = one per CPU. Default {default}."),
     kind::integer("queue_depth", &C::queue_depth, 1, 10240, "Tags per queue, 1..10240. Default {default}."),
+    kind::integer("poll_queues", &C::poll_queues, 0, 1024,
+                  "The driver's poll_queues: queues without interrupts whose completions the submitter polls "
+                  "for (io_uring with hipri); 0 = none, polled I/O completes by interrupt. Default {default}."),
     kind::time("cmd_overhead", &C::cmd_overhead,
                "Controller time per command (the IOPS ceiling). Default {default}. A time: integer nanoseconds or a "
                "string such as \"80us\".", 0),

@@ -1,5 +1,8 @@
 // An NVMe SSD (first model): one submission/completion queue pair per CPU by default, deep
-// queues, no budget, interrupts on the queue's CPU, coalescing off. Service of a command:
+// queues, no budget, interrupts on the queue's CPU, coalescing off; with poll_queues, a
+// polled request (REQ_POLLED) completes without an interrupt, found by its submitter. The
+// poll queues share the default queues' hctxs and tags here (the kernel gives them their own
+// hctx map, HCTX_TYPE_POLL): what differs is how a completion reaches the host. Service of a command:
 //   controller  takes commands one at a time: cmd_overhead each (the IOPS ceiling);
 //   flash       the earliest free of parallel_units works read_latency / write_latency plus
 //               per_4k for each further 4 KiB;

@@ -13,6 +13,10 @@ namespace blksim::dev {
 struct NvmeConfig {
     uint32_t nr_io_queues = 0;         // submission/completion queue pairs; 0 = one per CPU
     uint32_t queue_depth = 1023;       // per queue (MQES + 1 as Linux uses it)
+    // The driver's poll_queues parameter: queue pairs without an interrupt (HCTX_TYPE_POLL),
+    // whose completions the submitter finds by polling. 0 (the kernel's default): none, and
+    // a polled bio completes by interrupt.
+    uint32_t poll_queues = 0;
     sim::Duration cmd_overhead = sim::Duration::ns(1000);     // controller time per command
     sim::Duration read_latency = sim::Duration::ns(80000);    // media time of a read (up to 4 KiB)
     sim::Duration write_latency = sim::Duration::ns(20000);   // write into the controller's buffer

@@ -8,7 +8,10 @@
 //   io_uring  when the queue is full, wait for iodepth_batch_complete_min completions and
 //             reap up to iodepth_batch_complete_max. Completions are read from the shared
 //             ring without a syscall when present (libaio's user_io_getevents, the CQ ring).
-// libaio and io_uring differ only in their cost profile entries (engines/aio.h).
+// libaio and io_uring differ only in their cost profile entries (engines/aio.h), and in
+// io_uring's hipri: it reaps by spinning instead of sleeping (Engine::polls()).
+//   pvsync2   preadv2/pwritev2: psync's path (the kernel polls no synchronous I/O).
+//   null      fio's engines/null.c: each io_u completes in ->queue; no kernel at all.
 //
 // What is fixed for the job's life (its depth, batch size, plug, reap cost, whether slat is
 // kept) is data read without a call; what the loop asks once per step is virtual.
@@ -66,11 +69,23 @@ public:
     bool slat() const { return slat_; }
     // The CPU time of one reap call besides its completions' (cpu::CpuCosts::reap).
     sim::Duration reap_cost() const { return reap_cost_; }
+    // Waiting for completions, the thread spins on its CPU (io_uring_enter(GETEVENTS) on an
+    // IORING_SETUP_IOPOLL ring) instead of sleeping, and its bios ask for polled completion
+    // (REQ_POLLED): a queue that can poll completes them without an interrupt.
+    bool polls() const { return polls_; }
+    // fio's FIO_DISKLESSIO (the null engine): an io_u completes in ->queue, without a syscall,
+    // a bio or a device; only fio's loop runs.
+    bool diskless() const { return diskless_; }
+    // fio counts the engine's submit and reap calls (io_u_mark_submit / _complete).
+    bool marks_calls() const { return marks_calls_; }
 
 protected:
     // `blocks`: the submit syscall returns only once its I/O completed (pread).
     Engine(uint32_t depth, uint32_t batch, bool plugs, bool slat, bool blocks, sim::Duration reap_cost)
         : depth_(depth), batch_(batch), plugs_(plugs), slat_(slat), blocks_(blocks), reap_cost_(reap_cost) {}
+    bool polls_ = false;
+    bool diskless_ = false;
+    bool marks_calls_ = true;
 
 private:
     uint32_t depth_;

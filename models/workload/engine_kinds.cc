@@ -4,6 +4,7 @@
 
 #include "models/workload/engines/io_uring.h"
 #include "models/workload/engines/libaio.h"
+#include "models/workload/engines/null_io.h"
 #include "models/workload/engines/psync.h"
 
 namespace blksim::workload {
@@ -14,6 +15,8 @@ constexpr const EngineKind* kEngines[] = {
     &engines::kPsyncKind,
     &engines::kLibaioKind,
     &engines::kIoUringKind,
+    &engines::kPvsync2Kind,
+    &engines::kNullKind,
 };
 
 }  // namespace

@@ -15,7 +15,7 @@
 
 namespace blksim::workload {
 
-enum class IoEngine : uint8_t { PSYNC, LIBAIO, IO_URING };
+enum class IoEngine : uint8_t { PSYNC, LIBAIO, IO_URING, PVSYNC2, NULL_IO };
 enum class RwPattern : uint8_t { READ, WRITE, RANDREAD, RANDWRITE, RW, RANDRW };
 
 // fio bssplit: one block size and the percentage of a direction's I/Os that get it.
@@ -37,6 +37,10 @@ struct JobConfig {
     std::string name;
     std::string device;                   // the queue (disk) the job targets
     IoEngine ioengine = IoEngine::PSYNC;
+    // fio hipri (io_uring, pvsync2): polled completion. io_uring reaps by spinning
+    // (IORING_SETUP_IOPOLL); the kernel polls no synchronous direct I/O, so pvsync2 sleeps
+    // as psync does (docs/fio.md "Polled completion").
+    bool hipri = false;
     RwPattern rw = RwPattern::READ;
     uint32_t rwmixread = 50;              // percent reads for rw/randrw
     uint64_t bs_read = 4096, bs_write = 4096;  // fio bs=r[,w]; with bsrange/bssplit the smallest size (min_bs)

@@ -240,9 +240,12 @@ void JobThread::run_step(Time start) {
 [[gnu::always_inline]] inline void JobThread::resume(Step& s) {
     if (woken_) {
         woken_ = false;
-        s.sys += costs_.context_switch;
+        if (!polled_) {
+            s.sys += costs_.context_switch;
+            ++res_.ctx;
+        }
+        polled_ = false;
         s.sys += engine_->wake_cost(tag_wait_ || batch_pos_ < batch_.size());
-        ++res_.ctx;
     }
     if (sync_done_ >= 0) {
         IoU& io = ious_[static_cast<uint32_t>(sync_done_)];
@@ -318,7 +321,11 @@ void JobThread::run_step(Time start) {
     if (r.wait == 0 || nr_done_ >= wait_min_)
         return true;
     // io_getevents blocks: the syscall is charged when it returns.
-    cpu_.book(s.start, charge(s));
+    const Time end = cpu_.book(s.start, charge(s));
+    if (engine_->polls()) [[unlikely]] {
+        poll(end);
+        return false;
+    }
     state_ = State::SLEEP_IO;
     cpu_.release(s.start);
     return false;
@@ -412,8 +419,12 @@ void JobThread::run_step(Time start) {
     if (batch_pos_ >= batch_.size())
         return;
     const Duration spin_before = cpu_.charged_spin();  // a plug flushed mid-batch
-    if (engine_->plugs())
+    if (engine_->plugs()) {
         plug_.start();
+    } else if (engine_->diskless()) [[unlikely]] {
+        queue_null(s);
+        return;
+    }
     if (!batch_syscall_charged_) {
         s.sys += costs_.syscall;
         batch_syscall_charged_ = true;
@@ -486,6 +497,32 @@ void JobThread::step_done(uint64_t) {
         cpu_.step_end(this, now, false);
         return;
     }
+    cpu_.step_end(this, now, true);
+}
+
+// io_uring_enter(GETEVENTS) on an IOPOLL ring: io_iopoll_check() spins in the driver's poll
+// until wait_min_ completions are found; the task never sleeps, so no wake-up and no context
+// switch, and its core stays busy (system time) all along. The core is not released: a task
+// woken there waits for the spin to end, as for a step (the kernel's poll loop yields only
+// when need_resched() is set).
+void JobThread::poll(Time from) {
+    state_ = State::POLL;
+    poll_from_ = from;
+    poll_busy_ = cpu_.busy();
+}
+
+// The completions are there: the spin ends now. Interrupt and completion work that ran on
+// the core meanwhile is counted already; the rest of the time was the task's own spin.
+void JobThread::poll_found(uint64_t) {
+    const Time now = eq_.now();
+    const Duration held = now > poll_from_ ? now - poll_from_ : Duration();
+    const Duration others = cpu_.busy() - poll_busy_;
+    const Duration spin = held > others ? held - others : Duration();
+    cpu_.held(poll_from_, now, spin);
+    res_.cpu_busy += spin;
+    res_.cpu_sys += spin;
+    woken_ = polled_ = true;  // the reap syscall returns; no context switch
+    state_ = State::RUNNING;
     cpu_.step_end(this, now, true);
 }
 
@@ -680,8 +717,12 @@ void JobThread::prep_bio(IoU& io, uint32_t idx) {
     bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
     // blkdev_fsync() → blkdev_issue_flush(): an empty REQ_PREFLUSH write; an O_SYNC or
     // O_DSYNC direct write is REQ_FUA (block/fops.c dio_bio_write_op()).
-    bio.cmd_flags = io.ddir == DDIR_SYNC ? blkmq::REQ_PREFLUSH
-                    : (io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0;
+    // A polling engine's bios are REQ_POLLED (__blkdev_direct_IO_async() with IOCB_HIPRI);
+    // fsync's flush is waited for, not polled.
+    bio.cmd_flags = io.ddir == DDIR_SYNC
+                        ? blkmq::REQ_PREFLUSH
+                        : static_cast<uint8_t>(((io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0) |
+                                               (engine_->polls() ? blkmq::REQ_POLLED : 0));
     bio.end_io = this;
     bio.cookie = idx;
     bio.pid = res_.pid;
@@ -731,6 +772,18 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
             schedule_wakeup(now);
         return;
     }
+    post_done(idx, now);
+    if (state_ == State::SLEEP_IO && nr_done_ >= wait_min_ && !sync_wait_)
+        schedule_wakeup(now);
+    else if (state_ == State::POLL && nr_done_ >= wait_min_) [[unlikely]] {
+        state_ = State::RUNNING;
+        eq_.at<&JobThread::poll_found>(now, this);
+    }
+}
+
+// The io_u's I/O has ended at `now`: on the completion ring, for the next reap.
+[[gnu::always_inline]] inline void JobThread::post_done(uint32_t idx, Time now) {
+    IoU& io = ious_[idx];
     io.state = IoU::State::DONE;
     kernel_bytes_[io.ddir] += io.len;
     io.submit.started = false;
@@ -743,8 +796,34 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     done_tail_ = idx + 1;
     ++nr_done_;
     --in_kernel_;
-    if (state_ == State::SLEEP_IO && nr_done_ >= wait_min_ && !sync_wait_)
-        schedule_wakeup(now);
+}
+
+// fio's null engine: ->queue completes each io_u of the batch at once (an fsync too), and
+// ->commit marks the batch submitted. No syscall, no bio, no CPU time beyond fio's own.
+void JobThread::queue_null(const Step& s) {
+    const Time now = s.now();
+    for (; batch_pos_ < batch_.size(); ++batch_pos_) {
+        const uint32_t idx = batch_[batch_pos_];
+        ++submitted_;
+        ++in_kernel_;
+        if (ious_[idx].ddir == DDIR_SYNC) {
+            ious_[idx].state = IoU::State::DONE;
+            --in_kernel_;
+            sync_done_ = static_cast<int>(idx);
+            continue;
+        }
+        post_done(idx, now);
+    }
+    const uint32_t nr = batch_pos_ - step_first_;
+    if (nr == 0 || s.start < ramp_end_)
+        return;
+    if (engine_->marks_calls()) {
+        mark_submit(nr);
+    } else if (!last_was_sync_) {
+        // td_io_queue()'s io_u_mark_depth(td, 1) for an io_u the engine completed.
+        res_.depth.level[0] += nr;
+        res_.depth.level_samples += nr;
+    }
 }
 
 void JobThread::tag_wakeup(Time now) {
@@ -778,7 +857,7 @@ Duration JobThread::reap(Time t0, uint32_t max) {
         free_ious_.push_back(idx);
     }
     nr_done_ -= n;
-    if (t0 >= ramp_end_)
+    if (t0 >= ramp_end_ && engine_->marks_calls())
         mark_complete(n);
     return cost;
 }

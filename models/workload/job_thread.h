@@ -69,6 +69,8 @@ public:
     uint64_t completed() const { return completed_; }
     uint32_t in_kernel() const { return in_kernel_; }
     blkmq::RequestQueue& queue() const { return q_; }
+    // The job's engine bypasses the kernel (fio's null engine): its queue never sees its I/O.
+    bool diskless() const { return engine_->diskless(); }
     // What the kernel completed for this thread, per direction (ramp_time included), and
     // the part of it fio left out of the report because it ended during ramp_time: the
     // invariant checker balances them against the report and the queue's sectors.
@@ -93,7 +95,9 @@ public:
 private:
     // SLEEP_TIMER: a nanosleep, which completions do not wake: a replaying job waiting for
     // its next I/O's recorded time (fio's iolog_delay()), thinktime, a rate cap.
-    enum class State : uint8_t { NEW, RUNNING, SLEEP_IO, SLEEP_TAG, SLEEP_TIMER, EXITED };
+    // POLL: in io_uring_enter(GETEVENTS) on a polled ring, spinning on the core (kept from
+    // one step to the next) until enough completions are found.
+    enum class State : uint8_t { NEW, RUNNING, SLEEP_IO, SLEEP_TAG, SLEEP_TIMER, POLL, EXITED };
     // A pause that begins once nothing is in flight (fio's io_u_quiesce()).
     enum class Pause : uint8_t { NONE, THINK, RATE };
 
@@ -115,6 +119,10 @@ private:
     sim::Duration charge(const Step& s);
 
     void wakeup_event(uint64_t);
+    // Engine::polls(): spin from the step's end `from` instead of sleeping for completions;
+    // poll_found() ends the spin once end_io() posted enough of them.
+    void poll(sim::Time from);
+    void poll_found(uint64_t);
     void step_done(uint64_t);
     void schedule_wakeup(sim::Time when);
     bool done_issuing(sim::Time now) const;
@@ -151,6 +159,8 @@ private:
     bool queue_io_u(uint32_t idx, sim::Time now, sim::Duration& extra);
     void prep_bio(IoU& io, uint32_t idx);
     void note_submitted(IoU& io);
+    void post_done(uint32_t idx, sim::Time now);
+    void queue_null(const Step& s);
     void finish(sim::Time now);
 
     sim::EventQueue& eq_;
@@ -215,6 +225,9 @@ private:
     blkmq::Plug plug_;
     bool tag_wait_ = false;                   // asleep (or going to sleep) for a tag
     bool woken_ = false;                      // next step pays a context switch
+    bool polled_ = false;                     // ... unless it only stopped spinning (POLL)
+    sim::Time poll_from_;                     // POLL: the spin's start
+    sim::Duration poll_busy_;                 // and the core's busy time then
 
     // Region and progress. io_limit_: the bytes to issue (fio's io_size, else the region).
     uint64_t region_start_ = 0, region_len_ = 0, io_limit_ = 0;

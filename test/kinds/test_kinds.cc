@@ -282,8 +282,9 @@ TEST_CASE("every listed I/O engine is a choice of the scenario, of fio's ioengin
         const workload::JobConfig& job = run.scenario.machine.jobs.at(0);
         CHECK(job.ioengine == n.engine);
         const auto engine = workload::make_engine(job, run.scenario.machine.host);
-        // Only the engines with options keep iodepth io_us; psync keeps one.
-        CHECK(engine->depth() == (workload::engine_kind(n.engine).options.empty() ? 1u : 4u));
+        // The sync engines (psync, pvsync2) keep one io_u; the others iodepth.
+        const bool sync = n.engine == workload::IoEngine::PSYNC || n.engine == workload::IoEngine::PVSYNC2;
+        CHECK(engine->depth() == (sync ? 1u : 4u));
         const experiment::SimOutcome out = experiment::simulate(run.scenario.machine);
         INFO(out.error);
         CHECK(out.status == 0);

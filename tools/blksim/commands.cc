@@ -489,7 +489,8 @@ int cmd_fio(const FioOptions& o) {
         for (const auto& j : run.scenario.machine.jobs)
             threads += j.numjobs;
         fmt::print("fio: ok: {} job(s), {} thread(s) on {} ({} CPU(s), {} device(s))\n", run.scenario.machine.jobs.size(),
-                   threads, o.device, run.scenario.machine.host.nr_cpus, run.scenario.machine.devices.size());
+                   threads, o.device.empty() ? "no device" : o.device, run.scenario.machine.host.nr_cpus,
+                   run.scenario.machine.devices.size());
         return 0;
     }
     if (!run.output_file.empty() && !redirect_stdout(run.output_file, "fio --output=" + run.output_file)) {
@@ -497,7 +498,7 @@ int cmd_fio(const FioOptions& o) {
         return 2;
     }
     RunOptions ro;
-    ro.scenario = o.device;
+    ro.scenario = o.device.empty() ? "blksim fio" : o.device;
     ro.output_format = o.output_format;
     ro.quiet = o.quiet;
     ro.trace_file = o.trace_file;

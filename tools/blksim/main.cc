@@ -107,8 +107,8 @@ static CLI::App* add_fio_command(CLI::App& app, blksim::cli::FioOptions& fio) {
                "blksim fio --device nvme -- --name=r --rw=randread --bs=4k --runtime=1s --time_based");
     fio_cmd->add_option("--device", fio.device,
                         "the machine: a scenario file (its jobs are replaced), a device profile "
-                        "(scenarios/devices/<name>.json) or a built-in machine: nullb, nvme")
-        ->required();
+                        "(scenarios/devices/<name>.json) or a built-in machine: nullb, nvme; not needed when every "
+                        "job uses ioengine=null");
     fio_cmd->add_option("--scheduler", fio.scheduler,
                         "I/O scheduler of every device (overrides the jobs' ioscheduler=)");
     fio_cmd->add_option("--set", fio.sets,

@@ -59,6 +59,13 @@ size_t job_device(const DecodeState& st, const Options& o, const std::string& pt
 // What kind of I/O: ioengine, rw, rwmixread, direct, and the sync options.
 void decode_io_kind(const JobInput& in, workload::JobConfig& j) {
     if (const Opt* v = in.get("ioengine")) j.ioengine = lookup(workload::engine_names(), text(*v)).engine;
+    if (const Opt* v = in.get("hipri"); v && boolean(*v)) {
+        // fio refuses it for another engine ("Bad option").
+        if (j.ioengine != workload::IoEngine::IO_URING && j.ioengine != workload::IoEngine::PVSYNC2)
+            in.rep().fail(v->ptr, "hipri is an option of ioengine io_uring or pvsync2, not of " +
+                                      std::string(workload::engine_kind(j.ioengine).name));
+        j.hipri = true;
+    }
     if (const Opt* v = in.get("rw")) j.rw = lookup(kRwPatterns, text(*v)).rw;
     if (const Opt* v = in.get("rwmixread")) {
         const uint32_t pct = static_cast<uint32_t>(number(*v));

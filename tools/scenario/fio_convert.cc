@@ -60,7 +60,7 @@ constexpr HarmlessFioValue kHarmlessFioValues[] = {
     {"loops", "1"},                {"startdelay", "0"},
     {"nrfiles", "1"},              {"zonemode", "none"},      {"unified_rw_reporting", "0|none"},
     {"stats", "1"},
-    {"buffered", "0"},             {"io_submit_mode", "inline"}, {"hipri", "0"},     {"sqthread_poll", "0"},
+    {"buffered", "0"},             {"io_submit_mode", "inline"}, {"sqthread_poll", "0"},
     {"verify_only", "0"},          {"trim_percentage", "0"},  {"create_only", "0"},  {"pre_read", "0"},
 };
 
@@ -236,12 +236,6 @@ private:
             fail(o, "empty value" + std::string(o.raw.find("${") != std::string::npos
                                                     ? " (an environment variable that is not set gives '', as in fio)"
                                                     : ""));
-        // fio's null engine completes each io_u in ->queue, past any block layer: modelling it
-        // needs an engine path that bypasses the request queue (docs/fio.md).
-        if (canon == "ioengine" && value == "null")
-            return unsupported_.add(o, "fio's null engine, which bypasses the block layer, is not modelled; the "
-                                       "kernel's null_blk is: --device nullb; blksim's engines: " +
-                                           table_names(workload::engine_names()), true);
         if (canon == "ioengine" && !in_table(workload::engine_names(), value))
             return unsupported_.add(o, "blksim's engines: " + table_names(workload::engine_names()), true);
         if (canon == "ioscheduler") return ioscheduler(o, model, value);
@@ -281,11 +275,11 @@ private:
             return unsupported_.add(o, "buffered I/O: the page cache is not modelled, runs as direct I/O", false);
         if (canon == "zonemode" && value != "none")  // the job needs a kind of device blksim has not
             return unsupported_.add(o, "zoned block devices are not modelled: docs/fio.md, Zoned block devices", true);
-        // Polled completion: the job would mean nothing without it. Modelling it needs the
-        // NVMe model's poll queues (nvme.poll_queues, HCTX_TYPE_POLL) and an engine that
-        // reaps by spinning in blk_poll() instead of sleeping for an interrupt.
-        if ((canon == "hipri" || canon == "sqthread_poll") && value != "0")
-            return unsupported_.add(o, "polled I/O (io_poll queues, reaped by spinning) is not modelled", true);
+        // A submission-queue polling thread: the job would mean nothing without it. Modelling it
+        // needs a kernel thread on another CPU spinning on the SQ ring (hipri is modelled).
+        if (canon == "sqthread_poll" && value != "0")
+            return unsupported_.add(o, "io_uring's SQ polling thread (a kernel thread spinning on another CPU) is "
+                                       "not modelled; hipri (polled completion) is", true);
         if (ignored_fio_option(canon, o.value)) return;
         unsupported_.add(o, "", false);
     }

@@ -64,6 +64,13 @@ json fio_machine(const std::string& device, const std::string& base_dir, std::st
                         join(fio_devices(base_dir)));
 }
 
+json diskless_machine(std::string& path) {
+    path = "blksim fio (no --device)";
+    const BuiltinMachine& m = kBuiltinMachines[0];
+    return json{{"host", json{{"cost_profile", kFioHost}}},
+                {"devices", json::array({json{{"name", m.device}, {"model", m.model}}})}};
+}
+
 std::vector<std::string> fio_devices(const std::string& base_dir) {
     std::vector<std::string> names;
     for (const BuiltinMachine& m : kBuiltinMachines) names.emplace_back(m.name);

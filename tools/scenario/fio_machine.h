@@ -12,4 +12,8 @@ namespace blksim::scenario {
 // for messages.
 json fio_machine(const std::string& device, const std::string& base_dir, std::string& path);
 
+// The machine of `blksim fio` without --device, for jobs that need no file (fio's null engine):
+// the desktop-8t host with a null_blk disk their I/O never reaches (nor the report).
+json diskless_machine(std::string& path);
+
 }  // namespace blksim::scenario

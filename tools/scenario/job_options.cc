@@ -16,6 +16,7 @@ constexpr FioOption kFioOptions[] = {
     {"device", "device"},
     {"filename", "filename"},
     {"ioengine", "ioengine"},
+    {"hipri", "hipri"},
     {"rw", "rw"},
     {"readwrite", "rw"},
     {"rwmixread", "rwmixread", true},

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "models/workload/engine_kinds.h"
 #include "tools/scenario/data_dir.h"
 #include "tools/scenario/decode.h"
 #include "tools/scenario/fio_convert.h"
@@ -86,7 +87,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
 FioRun load_fio_command(const FioCommand& cmd, const std::string& base_dir) {
     std::string path;
-    json doc = fio_machine(cmd.device, base_dir, path);
+    json doc = cmd.device.empty() ? diskless_machine(path) : fio_machine(cmd.device, base_dir, path);
     FioInput fio;
     fio.args = &cmd.fio_args;
     fio.scheduler = cmd.scheduler;
@@ -94,6 +95,14 @@ FioRun load_fio_command(const FioCommand& cmd, const std::string& base_dir) {
     Reporter rep(path);
     FioRun run;
     run.scenario = load_doc(std::move(doc), rep, path, cmd.sets, base_dir, &fio);
+    // As fio: only a diskless engine runs without a file (size= bounds its I/O).
+    if (cmd.device.empty())
+        for (const workload::JobConfig& j : run.scenario.machine.jobs)
+            if (j.ioengine != workload::IoEngine::NULL_IO)
+                throw ScenarioError("job " + squote(j.name) + ": ioengine=" +
+                                    std::string(workload::engine_kind(j.ioengine).name) +
+                                    " needs a device: give --device (a device profile, nvme, nullb or a scenario "
+                                    "file); only ioengine=null runs without one");
     run.parse_only = fio.settings.parse_only;
     if (fio.settings.output) run.output_file = fio.settings.output->value.value_or("");
     return run;

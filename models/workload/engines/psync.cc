@@ -32,4 +32,19 @@ const EngineKind kPsyncKind = {
     make_psync,
 };
 
+// fio's pvsync2 (preadv2/pwritev2). hipri sets RWF_HIPRI, but a synchronous direct I/O on a
+// block device ends in submit_bio_wait() (block/fops.c __blkdev_direct_IO_simple): the kernel
+// marks only asynchronous bios REQ_POLLED, so the thread sleeps until the interrupt as psync's.
+namespace {
+constexpr EngineOption kPvsync2Options[] = {
+    {"hipri", "0", "RWF_HIPRI: accepted; the kernel does not poll synchronous I/O, so it runs as without"},
+};
+}  // namespace
+
+const EngineKind kPvsync2Kind = {
+    IoEngine::PVSYNC2, "pvsync2", {},
+    "preadv2/pwritev2: psync's path; hipri is accepted but sleeps for the interrupt as the kernel does",
+    kPvsync2Options, make_psync,
+};
+
 }  // namespace blksim::workload::engines

@@ -1,4 +1,5 @@
-// ioengine=psync (fio's engines/sync.c): pread/pwrite, one I/O per syscall.
+// ioengine=psync and pvsync2 (fio's engines/sync.c): pread/pwrite or preadv2/pwritev2, one I/O
+// per syscall.
 #pragma once
 
 #include "models/workload/engine.h"
@@ -15,5 +16,6 @@ public:
 };
 
 extern const EngineKind kPsyncKind;
+extern const EngineKind kPvsync2Kind;  // preadv2/pwritev2: psync's path
 
 }  // namespace blksim::workload::engines
