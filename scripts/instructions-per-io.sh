@@ -12,13 +12,24 @@
 # With --top N first: then the N functions of most self cost (instructions in the function
 # itself, with what the compiler inlined into it), per I/O, the same marginal count, one per
 # line: "self-instructions-per-I/O function" (docs/performance.md's table of them).
+#
+# With --cache first, cachegrind simulates the caches (the host's L1 and last level) and it
+# prints per I/O: instructions, data references, L1 data misses and last-level data misses.
+# The L1 misses per I/O are the measure of locality: what a run touches per I/O beyond the
+# few dozen KB that stay in L1 (valgrind 3.19 takes the last level from the host's L3, which
+# here is hundreds of MB, so its misses say little).
 set -euo pipefail
-top=0
-if [ "${1:-}" = --top ]; then
-  [[ "${2:-}" =~ ^[0-9]+$ ]] || { echo "$0: --top needs a number of functions" >&2; exit 2; }
-  top=$2; shift 2
-fi
-[ $# -ge 3 ] || { echo "usage: $0 [--top N] SCENARIO RUNTIME1 RUNTIME2 [BLKSIM [RUN-OPTION...]]" >&2; exit 2; }
+top=0 cache=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --top) [[ "${2:-}" =~ ^[0-9]+$ ]] || { echo "$0: --top needs a number of functions" >&2; exit 2; }
+           top=$2; shift 2 ;;
+    --cache) cache=1; shift ;;
+    *) break ;;
+  esac
+done
+[ $cache = 0 ] || [ "$top" = 0 ] || { echo "$0: --top and --cache are two different valgrind tools: give one" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 [--top N | --cache] SCENARIO RUNTIME1 RUNTIME2 [BLKSIM [RUN-OPTION...]]" >&2; exit 2; }
 scenario="$1"; t1="$2"; t2="$3"; blksim="${4:-build/blksim}"
 shift $(($# < 4 ? $# : 4))
 options=("$@")  # more options of `blksim run`
@@ -28,20 +39,35 @@ jobs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["jobs
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# count RUNTIME -> "instructions ios"
+# count RUNTIME -> "instructions ios" (--cache: "instructions data-refs L1-misses LL-misses ios")
 count() {
-  local sets=() i
+  local sets=() i tool=(--tool=callgrind --dump-instr=no --callgrind-out-file="$tmp/cg.$1")
   for ((i = 0; i < jobs; i++)); do sets+=(--set "jobs.$i.runtime=$1"); done
-  valgrind --tool=callgrind --dump-instr=no --callgrind-out-file="$tmp/cg.$1" \
+  [ $cache = 0 ] || tool=(--tool=cachegrind --cache-sim=yes --cachegrind-out-file="$tmp/cg.out")
+  valgrind "${tool[@]}" \
     "$blksim" run "$scenario" -q --output-format json "${options[@]}" "${sets[@]}" > "$tmp/out.json" 2> "$tmp/vg.txt"
   local ir ios
-  ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/vg.txt")
+  if [ $cache = 0 ]; then
+    ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/vg.txt")
+  else
+    ir=$(sed -n 's/.*\(I   refs\|D   refs\|D1  misses\|LLd misses\): *\([0-9,]*\).*/\2/p' "$tmp/vg.txt" | tr -d , | tr '\n' ' ')
+  fi
   ios=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(sum(j[k]["total_ios"] for j in d["jobs"] for k in ("read", "write", "trim")))' "$tmp/out.json")
   echo "$ir $ios"
 }
+if [ $cache = 1 ]; then
+  c1=$(count "$t1"); c2=$(count "$t2")
+  python3 -c '
+import sys
+a, b = [list(map(int, s.split())) for s in sys.argv[1:]]
+ios = b[-1] - a[-1]
+print(ios, "I/Os;", "per I/O:", ", ".join(f"{name} {(y - x) / ios:,.1f}" for name, x, y in
+      zip(("instructions", "data refs", "L1d misses", "LLd misses"), a, b)))' "$c1" "$c2"
+  exit
+fi
 read -r ir1 ios1 < <(count "$t1")
 read -r ir2 ios2 < <(count "$t2")
 python3 -c '

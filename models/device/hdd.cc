@@ -31,7 +31,10 @@ void Hdd::CmdQueue<Cap>::push(const Cmd& c) {
     write[i] = c.write ? 1.0f : 0.0f;
     high[i] = c.high ? 1.0f : 0.0f;
     arrival[i] = c.arrival_ns;
-    cmd[i] = c;
+    if (i < cmd.size())
+        cmd[i] = c;
+    else
+        cmd.push_back(c);
     n_high += c.high;
     if (i == 0 || c.arrival_ns < arrival[oldest])
         oldest = i;

@@ -31,6 +31,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
@@ -115,7 +116,10 @@ private:
         uint32_t oldest = 0;
         alignas(16) std::array<float, Cap> cyl{}, head{}, angle{}, write{}, high{};
         std::array<int64_t, Cap> arrival{};
-        std::array<Cmd, Cap> cmd{};
+        // The commands themselves grow with the most ever queued: most of a drive's 256
+        // dirty-extent slots (and of a SAS queue's 128) are never used, and a machine has
+        // one drive per device.
+        std::vector<Cmd> cmd;
         void push(const Cmd& c);
         void remove(uint32_t i);
     };

@@ -8,19 +8,22 @@ namespace blksim::topology {
 
 namespace {
 
-// Sizes measured with the Release build (maximum RSS of `blksim run` with a 1 ms runtime,
-// differences between runs that vary one count), rounded up:
-//   a request slot (a tag's struct request and its bookkeeping): 229 B (null_blk 64..256
-//     hctx x 1024..8192 tags; NVMe 64..1024 CPUs, one hctx each, 1023 tags);
-//   a device besides its requests: 225..270 KB (200 and 4,000 null_blk, SATA SSD or HDD);
-//   a job thread: 92 KB (its histograms), and 164 B per io_unit (iodepth 4096..65536 x
-//     numjobs 16..64, libaio);
-//   the process with one small device: 8 MB.
-// The estimate of those runs is 1.0-1.3 times their RSS.
-constexpr uint64_t kBase = 8ULL << 20;
+// Sizes measured with the Release build (maximum RSS of `blksim run` of
+// scripts/many-devices.py machines, 1 to 1,024 devices of null_blk, HDD and NVMe, one job
+// at QD32 each, and 1 device with 256 or 1,024 jobs), rounded up:
+//   the process with one small device: 8.1 MB;
+//   a request slot (a tag's struct request and its bookkeeping): 229 B (NVMe, 8 hctx x
+//     1023 tags per device);
+//   a device besides its requests: null_blk 13 KB, HDD 46 KB (its command queue, cache
+//     segments and mechanics);
+//   a job thread: 6.4 KB (its histograms allocate as samples arrive), and 164 B per io_unit.
+// The estimate of those machines is 1.06 (NVMe, where requests dominate) to 1.6 times their
+// RSS; test/cli/test_memory_estimate_cli.cc checks that it stays within 1 to 2 times.
+constexpr uint64_t kBase = 10ULL << 20;
 constexpr uint64_t kPerRequest = 240;
-constexpr uint64_t kPerDevice = 272ULL << 10;
-constexpr uint64_t kPerThread = 96ULL << 10;
+constexpr uint64_t kPerDevice = 32ULL << 10;
+constexpr uint64_t kPerHdd = 64ULL << 10;
+constexpr uint64_t kPerThread = 16ULL << 10;
 constexpr uint64_t kPerIoUnit = 176;
 
 // Hardware queues the device's driver asks for; blk-mq caps them at the CPUs.
@@ -38,8 +41,9 @@ uint64_t estimate_memory_bytes(const MachineConfig& cfg) {
     std::unordered_map<std::string_view, const blkmq::QueueConfig*> queue_of;
     for (const blkmq::QueueConfig& q : cfg.queues)
         queue_of.emplace(q.device, &q);
-    uint64_t requests = 0;
+    uint64_t requests = 0, devices = 0;
     for (const dev::DeviceConfig& d : cfg.devices) {
+        devices += d.kind().name() == "hdd" ? kPerHdd : kPerDevice;
         const uint64_t hctx = hw_queues(d, cpus);
         const uint64_t depth = queue_depth(d);
         requests += hctx * depth;
@@ -56,7 +60,7 @@ uint64_t estimate_memory_bytes(const MachineConfig& cfg) {
         threads += j.numjobs;
         io_units += uint64_t{j.numjobs} * j.iodepth;
     }
-    return kBase + requests * kPerRequest + cfg.devices.size() * kPerDevice + threads * kPerThread +
+    return kBase + requests * kPerRequest + devices + threads * kPerThread +
            io_units * kPerIoUnit;
 }
 
