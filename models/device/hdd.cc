@@ -648,14 +648,16 @@ bool Hdd::needs_rmw(const Cmd& c, Time t) const {
     return (head != 0 && !cached(lo, lo + phys_sectors_)) || (tail != 0 && !cached(hi - phys_sectors_, hi));
 }
 
-// The sectors a read reads on past its own, while other commands wait: a read that
-// continues one of the segments (a stream the drive has seen) gets stream_read_ahead_kb,
-// unless the stream's next read is queued already (then the head reads that next anyway).
+// The sectors a read reads on past its own while the drive has other work (other host
+// commands, whether queued, in service or being answered from the buffer, or dirty data):
+// a read that continues one of the segments (a stream the drive has seen) gets
+// stream_read_ahead_kb, unless the stream's next read is queued already (then the head
+// reads that next anyway). Alone in the drive, the idle-head read-ahead serves the stream.
 // With more interleaved streams than segments, LRU replaces each stream's segment before
 // its reader comes back, nothing continues a segment and every read pays its positioning.
 uint32_t Hdd::stream_ahead(const Cmd& c) const {
     const uint64_t end = c.lba + c.nsect;
-    if (stream_ra_sectors_ == 0 || (host_.n == 0 && dirty_.n == 0) || end >= mech_.capacity_sectors())
+    if (stream_ra_sectors_ == 0 || (in_drive_ < 2 && dirty_.n == 0) || end >= mech_.capacity_sectors())
         return 0;
     bool stream = false;
     for (uint32_t i = 0; i < nr_seg_ && !stream; ++i)

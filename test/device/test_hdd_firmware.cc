@@ -38,28 +38,39 @@ std::unique_ptr<Rig> interleaved_streams(const dev::HddConfig& cfg, uint32_t str
 
 TEST_CASE("HDD: interleaved sequential readers keep streaming up to the segment count, then read at random-access rates",
           "[hdd][device]") {
-    dev::HddConfig c;
-    c.cache_segments = 4;
-    dev::HddConfig no_prefetch = c;
-    no_prefetch.stream_read_ahead_kb = 0;  // prefetch only when the head is idle
-    for (uint32_t n = 2; n <= 6; ++n) {
-        CAPTURE(n);
-        const auto with = interleaved_streams(c, n, 3000);
-        const auto without = interleaved_streams(no_prefetch, n, 3000);
-        const auto& s = with->device.stats();
-        const double hit_ratio = static_cast<double>(s.read_hits) / 3000;
-        // Without prefetch among waiting commands every read pays a seek and a rotation.
-        CHECK(without->device.stats().read_hits < 30);
-        if (n <= c.cache_segments) {
-            // Each stream's segment survives until its reader comes back: 512 KiB read on
-            // per positioning, 8 of every 9 reads are hits.
-            CHECK(hit_ratio > 0.85);
-            CHECK(with->iops() > 4 * without->iops());
-        } else {
-            // One stream more than segments: LRU hands each stream's segment to another
-            // before its reader returns, no read continues a segment.
-            CHECK(hit_ratio < 0.05);
-            CHECK(with->iops() == Approx(without->iops()).epsilon(0.1));
+    // FIFO serves the streams in turn, the cyclic order in which LRU loses every segment once
+    // there is one stream more than segments. RPO serves them in positioning order: up to the
+    // segment count it streams as FIFO does; beyond it, LRU replaces the segment of a stream
+    // that has read all its data and waits for the head, so part of the hits remain.
+    for (const auto sched : {dev::HddConfig::Sched::FIFO, dev::HddConfig::Sched::RPO}) {
+        dev::HddConfig c;
+        c.cache_segments = 4;
+        c.sched = sched;
+        dev::HddConfig no_prefetch = c;
+        no_prefetch.stream_read_ahead_kb = 0;  // prefetch only when the head is idle
+        double ratio_at_segments = 0;
+        for (uint32_t n = 2; n <= 6; ++n) {
+            CAPTURE(sched == dev::HddConfig::Sched::FIFO, n);
+            const auto with = interleaved_streams(c, n, 3000);
+            const auto without = interleaved_streams(no_prefetch, n, 3000);
+            const auto& s = with->device.stats();
+            const double hit_ratio = static_cast<double>(s.read_hits) / 3000;
+            // Without prefetch among other commands every read pays a seek and a rotation.
+            CHECK(without->device.stats().read_hits < 30);
+            if (n <= c.cache_segments) {
+                // Each stream's segment survives until its reader comes back: 512 KiB read
+                // on per positioning, 8 of every 9 reads are hits.
+                CHECK(hit_ratio > 0.85);
+                CHECK(with->iops() > 1.8 * without->iops());
+                ratio_at_segments = hit_ratio;
+            } else if (sched == dev::HddConfig::Sched::FIFO) {
+                // One stream more than segments: LRU hands each stream's segment to another
+                // before its reader returns, no read continues a segment.
+                CHECK(hit_ratio < 0.05);
+                CHECK(with->iops() == Approx(without->iops()).epsilon(0.05));
+            } else {
+                CHECK(hit_ratio < ratio_at_segments - 0.05);
+            }
         }
     }
 }
