@@ -90,9 +90,10 @@ Hdd::Hdd(sim::EventQueue& eq, const HddConfig& cfg, const HddMechanics& mech)
         merge_limit_ = dirty_limit_;
     }
     sector_xfer_ns_ = cfg.sector_xfer.count();
-    if (cfg.physical_block_size < cfg.blocksize || cfg.physical_block_size % 512 != 0)
-        throw std::invalid_argument("hdd: physical_block_size must be a multiple of 512 and at least blocksize");
-    phys_sectors_ = cfg.physical_block_size / 512;
+    if (cfg.physical_block_size % 512 != 0)
+        throw std::invalid_argument("hdd: physical_block_size must be a multiple of 512");
+    // A drive records at least its logical block: blocksize 4096 is a 4Kn drive.
+    phys_sectors_ = std::max(cfg.physical_block_size, cfg.blocksize) / 512;
     ra_sectors_ = std::min<uint64_t>(static_cast<uint64_t>(cfg.read_ahead_kb) * 2, seg_sectors_);
     stream_ra_sectors_ = std::min<uint64_t>(static_cast<uint64_t>(cfg.stream_read_ahead_kb) * 2, seg_sectors_);
 }
@@ -873,7 +874,7 @@ constexpr kind::Param<C> kParams[] = {
     kind::one_of("physical_block_size", &C::physical_block_size, kBlockSizes,
                  "Physical sector size the drive records: 512 (512n) or 4096 (512e with blocksize 512, 4Kn with "
                  "blocksize 4096); on 512e a write not covering whole physical sectors reads them first, a revolution "
-                 "more. At least blocksize. Default {default}."),
+                 "more. Below blocksize it is blocksize (4Kn). Default {default}."),
     kind::integer("rpm", &C::rpm, 3600, 20000, "Spindle speed, revolutions per minute, 3600..20000. Default {default}."),
     kind::integer("heads", &C::heads, 1, 64, "Recording surfaces (tracks per cylinder), 1..64. Default {default}."),
     kind::integer("zones", &C::zones, 1, 1000,
@@ -955,9 +956,6 @@ kind::Problem validate(const C& c, uint32_t nr_cpus) {
                 "ncq_prio_enable=1 on a drive without NCQ priority (ncq_prio_supported=0): the kernel refuses it",
                 "ncq_prio_supported"};
     if (kind::Problem p = kind::check_irq_cpu(c.irq_cpu, nr_cpus)) return p;
-    if (c.physical_block_size < c.blocksize)
-        return {"physical_block_size", "physical_block_size must be at least blocksize (512e: 512/4096, 4Kn: 4096/4096)",
-                "blocksize"};
     if (c.size_bytes < (1ULL << 30)) return {"", "an HDD needs at least 1 GiB (gb or sectors)"};
     try {
         const HddMechanics mech(c);  // the figures must describe a drive
