@@ -93,7 +93,12 @@ Hdd::Hdd(sim::EventQueue& eq, const HddConfig& cfg, const HddMechanics& mech)
         merge_limit_ = dirty_limit_;
     }
     sector_xfer_ns_ = cfg.sector_xfer.count();
+    if (cfg.physical_block_size % 512 != 0)
+        throw std::invalid_argument("hdd: physical_block_size must be a multiple of 512");
+    // A drive records at least its logical block: blocksize 4096 is a 4Kn drive.
+    phys_sectors_ = std::max(cfg.physical_block_size, cfg.blocksize) / 512;
     ra_sectors_ = std::min<uint64_t>(static_cast<uint64_t>(cfg.read_ahead_kb) * 2, seg_sectors_);
+    stream_ra_sectors_ = std::min<uint64_t>(static_cast<uint64_t>(cfg.stream_read_ahead_kb) * 2, seg_sectors_);
 }
 
 // --- commands ------------------------------------------------------------------------------
@@ -150,7 +155,8 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
             serve_hit(rq, s, fw_run(now, overhead_ns(false, true, after_write)));
             return BlkStatus::OK;
         }
-        if (stream_hit(rq, lba, lba + n, now, overhead_ns(false, true, after_write)))
+        if (stream_hit(rq, lba, lba + n, now, overhead_ns(false, true, after_write)) ||
+            ahead_hit(rq, lba, lba + n, now, overhead_ns(false, true, after_write)))
             return BlkStatus::OK;
     } else {
         invalidate(lba, lba + n, now);
@@ -409,11 +415,28 @@ void Hdd::start_op(const Cmd& cmd, Time t_free) {
         const uint64_t passed = static_cast<uint64_t>(w) * spt / static_cast<uint64_t>(mech_.revolution_ns());
         cur_.free_before = static_cast<uint32_t>(std::min<uint64_t>({passed, c.pos.sector, c.lba}));
     }
-    Time done = start + Duration::ns(c.media_ns);
+    // A write covering part of a physical sector (512e) reads that sector as the head
+    // passes and writes the whole of it a revolution later.
+    const int64_t rmw = c.write && needs_rmw(c, start) ? mech_.revolution_ns() : 0;
+    stats_.rmw_writes += rmw > 0;
+    Time done = start + Duration::ns(rmw + c.media_ns);
     if (!c.write)
         done = sim::max(done, start + Duration::ns(xfer_ns(c.nsect) +
                                                  // a slower bus sends each sector once it is read
                                                  (sector_xfer_ns_ > 0 ? c.media_ns / std::max(1u, c.nsect) : 0)));
+    // A stream's read reads on into its segment before the head moves to the waiting
+    // commands; the request itself is answered once its own data has crossed the link.
+    Time op_done = done;
+    cur_.ahead = c.rq && !c.write ? stream_ahead(c) : 0;
+    if (c.ahead > 0) {
+        op_done = sim::max(done, start + Duration::ns(mech_.media_ns(c.lba, c.nsect + c.ahead)));
+        ahead_valid_ = true;
+        ++stats_.stream_aheads;
+        const Time sent = sim::max(done, link_free_ + Duration::ns(xfer_ns(c.nsect)));
+        link_free_ = sent;
+        eq_.at<&Hdd::host_done>(sent, this, reinterpret_cast<uint64_t>(c.rq));
+    }
+    cur_start_ = start;
     const uint64_t sector = c.rq ? c.rq->sector : 0;
     // The phases as the statistics below split them: the wait for a write's data over the
     // host link beyond the seek counts as transfer.
@@ -421,11 +444,15 @@ void Hdd::start_op(const Cmd& cmd, Time t_free) {
     if (before > s)
         trace_phase("data in", t_free + Duration::ns(s), ready, sector);
     trace_phase("rotation", ready, start, sector);
-    trace_phase(!c.rq ? "destage" : c.write ? "write" : "read", start, done, sector);
+    if (rmw > 0)
+        trace_phase("read-modify-write", start, start + Duration::ns(rmw), sector);
+    trace_phase(!c.rq ? "destage" : c.write ? "write" : "read", start + Duration::ns(rmw), done, sector);
+    if (op_done > done)
+        trace_phase("read-ahead", done, op_done, sector);
     ++stats_.media_ops;
     stats_.seek_ns += s;
-    stats_.rotation_ns += w;
-    stats_.transfer_ns += (done - start).count() + (before - s);
+    stats_.rotation_ns += w + rmw;
+    stats_.transfer_ns += (op_done - start).count() + (before - s);
     if (c.rq)
         (c.write ? stats_.write_through : stats_.read_misses) += 1;
     else
@@ -433,10 +460,15 @@ void Hdd::start_op(const Cmd& cmd, Time t_free) {
     busy_ = true;
     head_cyl_ = c.end_cyl;
     head_head_ = c.end_head;
-    eq_.at<&Hdd::op_end>(done, this, 0);
+    if (c.ahead > 0) {
+        const HddPosition e = mech_.locate(c.lba + c.nsect + c.ahead - 1);
+        head_cyl_ = e.cylinder;
+        head_head_ = e.head;
+    }
+    eq_.at<&Hdd::op_end>(op_done, this, 0);
     // Seek-ahead: the next command is chosen now, for when this one ends.
     if (cfg_.sched_lookahead > 0 && !have_next_)
-        have_next_ = choose(done, head_cyl_, head_head_, next_);
+        have_next_ = choose(op_done, head_cyl_, head_head_, next_);
 }
 
 void Hdd::op_end(uint64_t) {
@@ -452,7 +484,8 @@ void Hdd::op_end(uint64_t) {
             eq_.schedule(now, flush_fn_, flush_obj_, flush_arg_);
         }
     } else if (!fin.write) {
-        insert_read(fin.lba, fin.lba + fin.nsect, now, !have_next_ && host_.n == 0 && dirty_.n == 0);
+        insert_read(fin.lba, fin.lba + fin.nsect + (ahead_valid_ ? fin.ahead : 0), now,
+                    !have_next_ && host_.n == 0 && dirty_.n == 0);
         if (fin.free_before > 0) {
             for (uint32_t i = 0; i < nr_seg_; ++i) {
                 Segment& s = seg_[i];
@@ -477,6 +510,8 @@ void Hdd::op_end(uint64_t) {
         complete(fin.rq, now);
         return;
     }
+    if (fin.ahead > 0)
+        return;  // answered when its own data was read (start_op)
     // A read's data leaves over the host link as it is read; the link is shared with
     // cache-hit transfers, so its last bytes go no earlier than the link has room for them.
     const Time sent = sim::max(now, link_free_ + Duration::ns(xfer_ns(fin.nsect)));
@@ -600,6 +635,62 @@ bool Hdd::stream_hit(blkmq::Request* rq, uint64_t lba, uint64_t end, Time now, i
     return true;
 }
 
+// Whether a write leaves part of a physical sector unwritten (only on a 512e drive: the
+// block layer keeps a 4Kn drive's I/O whole) and that sector's other data is not in a read
+// segment: then the drive must read it from the media before it can write.
+bool Hdd::needs_rmw(const Cmd& c, Time t) const {
+    if (phys_sectors_ == 1)
+        return false;
+    const uint64_t end = c.lba + c.nsect;
+    const uint64_t head = c.lba % phys_sectors_, tail = end % phys_sectors_;
+    if (head == 0 && tail == 0)
+        return false;
+    const uint64_t lo = c.lba - head, hi = tail ? end - tail + phys_sectors_ : end;
+    const auto cached = [&](uint64_t a, uint64_t b) { return find_hit(a, std::min(b, mech_.capacity_sectors()), t) >= 0; };
+    if (head != 0 && tail != 0 && hi - lo == phys_sectors_)  // inside one physical sector
+        return !cached(lo, hi);
+    return (head != 0 && !cached(lo, lo + phys_sectors_)) || (tail != 0 && !cached(hi - phys_sectors_, hi));
+}
+
+// The sectors a read reads on past its own while the drive has other work (other host
+// commands, whether queued, in service or being answered from the buffer, or dirty data):
+// a read that continues one of the segments (a stream the drive has seen) gets
+// stream_read_ahead_kb, unless the stream's next read is queued already (then the head
+// reads that next anyway). Alone in the drive, the idle-head read-ahead serves the stream.
+// With more interleaved streams than segments, LRU replaces each stream's segment before
+// its reader comes back, nothing continues a segment and every read pays its positioning.
+uint32_t Hdd::stream_ahead(const Cmd& c) const {
+    const uint64_t end = c.lba + c.nsect;
+    if (stream_ra_sectors_ == 0 || (in_drive_ < 2 && dirty_.n == 0) || end >= mech_.capacity_sectors())
+        return 0;
+    bool stream = false;
+    for (uint32_t i = 0; i < nr_seg_ && !stream; ++i)
+        stream = seg_[i].last_use >= 0 && seg_[i].end == c.lba;
+    if (!stream)
+        return 0;
+    for (uint32_t i = 0; i < host_.n; ++i)
+        if (!host_.cmd[i].write && host_.cmd[i].lba == end)
+            return 0;
+    return static_cast<uint32_t>(std::min(stream_ra_sectors_, mech_.capacity_sectors() - end));
+}
+
+// A read inside what the head is reading for a stream (the request and its read-ahead):
+// answered once its last sector is in the buffer.
+bool Hdd::ahead_hit(blkmq::Request* rq, uint64_t lba, uint64_t end, Time now, int64_t overhead) {
+    if (!busy_ || cur_.ahead == 0 || !ahead_valid_)
+        return false;
+    if (lba < cur_.lba || end > cur_.lba + cur_.nsect + cur_.ahead)
+        return false;
+    const Time ready = cur_start_ + Duration::ns(mech_.media_ns(cur_.lba, end - cur_.lba));
+    ++stats_.read_hits;
+    ++stats_.stream_hits;
+    const Time done = sim::max(sim::max(fw_run(now, overhead), ready), link_free_) +
+                      Duration::ns(xfer_ns(static_cast<uint32_t>(end - lba)));
+    link_free_ = done;
+    eq_.at<&Hdd::host_done>(done, this, reinterpret_cast<uint64_t>(rq));
+    return true;
+}
+
 // A hit in the read-ahead segment slides the read-ahead window on.
 void Hdd::on_hit(int seg, uint64_t end, Time now) {
     seg_[static_cast<uint32_t>(seg)].last_use = now.ns();
@@ -683,6 +774,8 @@ void Hdd::insert_read(uint64_t lba, uint64_t end, Time now, bool head_idle) {
 }
 
 void Hdd::invalidate(uint64_t lba, uint64_t end, Time now) {
+    if (busy_ && cur_.ahead > 0 && lba < cur_.lba + cur_.nsect + cur_.ahead && cur_.lba < end)
+        ahead_valid_ = false;
     for (uint32_t i = 0; i < nr_seg_; ++i) {
         Segment& s = seg_[i];
         if (s.last_use < 0)
@@ -748,6 +841,10 @@ void Hdd::report(result::DeviceReport& r) const {
     r.add("stream_hits", static_cast<double>(s.stream_hits));
     if (s.fua_writes)  // (only when there were some: a run without FUA has no such field)
         r.add("fua_writes", static_cast<double>(s.fua_writes));
+    if (s.rmw_writes)  // (likewise: only 512e drives with partial writes)
+        r.add("rmw_writes", static_cast<double>(s.rmw_writes));
+    if (s.stream_aheads)  // (likewise: only runs with interleaved streams)
+        r.add("stream_read_aheads", static_cast<double>(s.stream_aheads));
 }
 
 std::string Hdd::check_idle() const {
@@ -777,6 +874,10 @@ constexpr kind::Param<C> kParams[] = {
                   "Capacity in 512-byte sectors as the drive reports it (IDENTIFY), overrides gb. Default {default}.", 512),
     kind::one_of("blocksize", &C::blocksize, kBlockSizes,
                  "Logical block size: 512 (512n/512e) or 4096 (4Kn). Default {default}."),
+    kind::one_of("physical_block_size", &C::physical_block_size, kBlockSizes,
+                 "Physical sector size the drive records: 512 (512n) or 4096 (512e with blocksize 512, 4Kn with "
+                 "blocksize 4096); on 512e a write not covering whole physical sectors reads them first, a revolution "
+                 "more. Below blocksize it is blocksize (4Kn). Default {default}."),
     kind::integer("rpm", &C::rpm, 3600, 20000, "Spindle speed, revolutions per minute, 3600..20000. Default {default}."),
     kind::integer("heads", &C::heads, 1, 64, "Recording surfaces (tracks per cylinder), 1..64. Default {default}."),
     kind::integer("zones", &C::zones, 1, 1000,
@@ -799,7 +900,14 @@ constexpr kind::Param<C> kParams[] = {
     kind::time("head_switch", &C::head_switch,
                "Switching to another surface of the same cylinder. Default {default}." BLKSIM_TIME_HELP, 0),
     kind::time("cmd_overhead", &C::cmd_overhead,
-               "Firmware time per command that finds the drive idle, and per cache hit. Default {default}." BLKSIM_TIME_HELP, 0),
+               "Firmware time per media command (a read miss, a write through to the media) that finds the drive "
+               "idle. Default {default}." BLKSIM_TIME_HELP, 0),
+    kind::time("hit_overhead", &C::hit_overhead,
+               "Firmware time per read answered from the buffer (a cache hit), one at a time. Default {default}."
+               BLKSIM_TIME_HELP, 0),
+    kind::time("write_ack_overhead", &C::write_ack_overhead,
+               "Firmware time per write acknowledged into the write cache, one at a time. Default {default}."
+               BLKSIM_TIME_HELP, 0),
     kind::integer("link_mbps", &C::link_bytes_per_s, 1, 100000,
                   "Host interface rate in MB/s: 600 for SATA 6 Gb/s, 300 for 3 Gb/s, 1200 for SAS 12 Gb/s. Default {default}.",
                   kind::kMB),
@@ -826,6 +934,9 @@ constexpr kind::Param<C> kParams[] = {
     kind::integer("cache_segments", &C::cache_segments, 1, 64, "Read cache segments (LRU), 1..64. Default {default}."),
     kind::integer("read_ahead_kb", &C::read_ahead_kb, 0, 1048576,
                   "Prefetch after a sequential read, KiB (capped at one segment); 0 = off. Default {default}."),
+    kind::integer("stream_read_ahead_kb", &C::stream_read_ahead_kb, 0, 1048576,
+                  "Prefetch, KiB, a read continuing a stream gets while other commands wait (one stream per cache "
+                  "segment; capped at one segment); 0 = prefetch only when the head is idle. Default {default}."),
     kind::flag("write_cache", &C::write_cache,
                "Write cache enabled (WCE; sysfs cache_type \"write back\"): writes are acknowledged from the buffer and "
                "destaged later. Default {default}."),

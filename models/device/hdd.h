@@ -79,8 +79,10 @@ public:
         int64_t seek_ns = 0, rotation_ns = 0, transfer_ns = 0;  // summed over media_ops
         uint64_t read_hits = 0, read_misses = 0;
         uint64_t stream_hits = 0;     // of the hits: reads the running read-ahead reached (stream_hit)
+        uint64_t stream_aheads = 0;   // stream reads the head read on past while commands waited
         uint64_t write_back_acks = 0, write_through = 0, destages = 0, flushes = 0;
         uint64_t fua_writes = 0;      // of write_through: the host asked for FUA
+        uint64_t rmw_writes = 0;      // media writes that read partial physical sectors first (512e)
         uint64_t high_prio = 0;       // commands sent with the NCQ PRIO bit
         uint64_t aged = 0;            // choices forced by the aging bound
         double depth_area_ns = 0;     // ∫ commands in the drive dt
@@ -103,6 +105,7 @@ private:
         int64_t media_ns = 0;
         int64_t arrival_ns = 0;
         uint32_t free_before = 0;      // sectors before lba read while waiting (read_free_blocks)
+        uint32_t ahead = 0;            // sectors read on past a stream's read (stream_read_ahead_kb)
     };
     // The candidates of one choice. The RPO scan reads a structure of arrays of floats, four
     // commands per SSE2 step (cylinders < 2^24 and angles < 2^24 ns are exact in a float);
@@ -158,7 +161,10 @@ private:
     void host_done(uint64_t rq_addr);
     BlkStatus queue_flush(blkmq::Request* rq, sim::Time now);
     static void flush_done(void* self, uint64_t rq_addr);
+    bool needs_rmw(const Cmd& c, sim::Time t) const;
     bool stream_hit(blkmq::Request* rq, uint64_t lba, uint64_t end, sim::Time now, int64_t overhead);
+    uint32_t stream_ahead(const Cmd& c) const;
+    bool ahead_hit(blkmq::Request* rq, uint64_t lba, uint64_t end, sim::Time now, int64_t overhead);
     void complete(blkmq::Request* rq, sim::Time now);
     void depth_change(sim::Time now, int delta);
     // Commands the drive answers from its buffer (read hits, write-back acknowledgements)
@@ -173,11 +179,12 @@ private:
             return static_cast<int64_t>(sectors) * sector_xfer_ns_;
         return static_cast<int64_t>(sectors * 512 * 1'000'000'000ULL / cfg_.link_bytes_per_s);
     }
-    // Firmware time before a command's work: cmd_overhead, or with per_op_overheads the
-    // figure for its outcome after a read or a write (a measured drive's).
+    // Firmware time before a command's work: by its outcome, a media command's cmd_overhead,
+    // a read hit's hit_overhead, a write-back acknowledgement's write_ack_overhead; with
+    // per_op_overheads the figure for its outcome after a read or a write (a measured drive's).
     int64_t overhead_ns(bool write, bool hit, bool after_write) const {
         if (!cfg_.per_op_overheads)
-            return overhead_ns_;
+            return !hit ? overhead_ns_ : write ? cfg_.write_ack_overhead.count() : cfg_.hit_overhead.count();
         // A write counts as "after a write" only when it continues the previous write (a
         // write stream); the figures were measured so (docs/disksim.md).
         const int after = (write ? after_write && seq_ : after_write) ? 1 : 0;
@@ -202,6 +209,7 @@ private:
     bool prio_ = false;
     int64_t settle_ns_, overhead_ns_, max_wait_ns_;
     int64_t sector_xfer_ns_ = 0;    // cfg.sector_xfer
+    uint32_t phys_sectors_ = 1;     // 512 B sectors per physical sector
     bool last_write_ = false;       // the previous host command was a write
     bool seq_ = false;              // this command starts where the previous one ended
     uint64_t last_end_ = 0;         // end sector of the previous host command
@@ -222,6 +230,9 @@ private:
     std::array<Segment, kMaxSegments> seg_{};
     uint32_t nr_seg_ = 0;
     uint64_t seg_sectors_ = 0, ra_sectors_ = 0;
+    uint64_t stream_ra_sectors_ = 0;  // cfg.stream_read_ahead_kb, capped at a segment
+    sim::Time cur_start_;           // when cur_'s media transfer began
+    bool ahead_valid_ = false;      // cur_.ahead still holds the media's data (no write overlapped it)
     int ra_seg_ = -1;               // the segment read-ahead streams into; -1: none
     uint64_t ra_lba0_ = 0, ra_limit_ = 0;
     sim::Time ra_t0_;

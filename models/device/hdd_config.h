@@ -17,7 +17,12 @@ struct HddLayoutSpec;  // models/device/hdd_layout.h
 struct HddConfig {
     // --- recording geometry ------------------------------------------------------------
     uint64_t size_bytes = 4'000'787'030'016;  // 4 TB (IDEMA: 7,814,037,168 sectors of 512 B)
-    uint32_t blocksize = 512;                 // logical block size (512e drive)
+    uint32_t blocksize = 512;                 // logical block size
+    // Sector format: the size the drive records (sysfs physical_block_size). 512/512 is a
+    // 512n drive, 512/4096 a 512e drive (the host addresses 512 B sectors; a write that does
+    // not cover whole 4 KiB physical sectors is a read-modify-write on the media), 4096/4096
+    // a 4Kn drive. The datasheet drive is the HC310's 4 TB 512n model (HUS726T4TALA6L4).
+    uint32_t physical_block_size = 512;
     uint32_t rpm = 7200;
     uint32_t heads = 8;                       // recording surfaces (tracks per cylinder)
     // Zoned recording: `zones` bands of equal radial width; the sustained media rate falls
@@ -31,7 +36,13 @@ struct HddConfig {
     sim::Duration seek_full_stroke = sim::Duration::ns(15'000'000);
     sim::Duration write_settle = sim::Duration::ns(90'000);  // extra settle before writing
     sim::Duration head_switch = sim::Duration::ns(230'000);  // switch surface, same cylinder
-    sim::Duration cmd_overhead = sim::Duration::ns(100'000); // firmware time per command
+    sim::Duration cmd_overhead = sim::Duration::ns(100'000); // firmware time per media command
+    // Firmware time of the commands the buffer answers: a read that hits, and a write
+    // acknowledged into the write cache. Each has its own firmware path (DiskSim's six
+    // measured drives put read-hit, write-hit and miss overheads 2-10x apart); the datasheets
+    // give none of them, so the datasheet drive's default is cmd_overhead's figure.
+    sim::Duration hit_overhead = sim::Duration::ns(100'000);
+    sim::Duration write_ack_overhead = sim::Duration::ns(100'000);
     uint64_t link_bytes_per_s = 600'000'000;                 // SATA 6 Gb/s (8b/10b): 600 MB/s
     // --- command queue (NCQ) -----------------------------------------------------------
     uint32_t queue_depth = 32;  // NCQ depth = the tag set's depth (libata: ATA_MAX_QUEUE)
@@ -49,6 +60,13 @@ struct HddConfig {
     uint32_t cache_mb = 256;        // buffer size, MiB
     uint32_t cache_segments = 16;   // read segments (LRU); each holds cache_mb / segments
     uint32_t read_ahead_kb = 512;   // prefetch after a sequential read (0 = off)
+    // Prefetch a read that continues a stream (it starts where one of the segments ends)
+    // gets even while other commands wait: the head reads on this far before it moves to
+    // them, so each of several interleaved streams keeps its segment ahead of its reader
+    // (SBC's caching mode page: MINIMUM PRE-FETCH, read "regardless of the delays it may
+    // cause in processing subsequent commands"). Capped at one segment; 0 = off, the drive
+    // prefetches only when the head has nothing else to do.
+    uint32_t stream_read_ahead_kb = 512;
     bool write_cache = true;        // WCE: "write back" in sysfs cache_type
     // FUA writes (WRITE FPDMA QUEUED with the FUA bit): the drive writes that command through
     // to the media before acknowledging it. libata offers FUA to the block layer when the

@@ -223,6 +223,9 @@ void apply_measured(const json& measured, const std::string& file, const std::st
     c.write_segments = static_cast<uint32_t>(m.uint("write_segments", 1, c.cache_segments));
     const uint64_t ra = m.uint("read_ahead_sectors", 0, c.segment_sectors);
     c.read_ahead_kb = static_cast<uint32_t>((ra + 1) / 2);  // the model counts KiB; capped at the segment
+    // DiskSim's prefetch stops when a request arrives, past its "Minimum read-ahead" (0 in
+    // all six descriptions): no prefetch while other commands wait.
+    c.stream_read_ahead_kb = 0;
     c.read_ahead_any = m.flag("read_ahead_any");
     c.read_ahead_over_request = m.flag("read_ahead_over_request");
     c.read_ahead_track_end = m.flag("read_ahead_track_end");
