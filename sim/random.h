@@ -4,6 +4,7 @@
 // Generator: xoshiro256** (Blackman & Vigna), seeded through splitmix64.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -29,6 +30,8 @@ public:
     double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
     // Uniform integer in [0, n), n > 0, without modulo bias (Lemire's method).
     uint64_t below(uint64_t n);
+    // Exponentially distributed with mean `mean` (inverse transform).
+    double exponential(double mean) { return -mean * std::log1p(-uniform()); }
 
 private:
     static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

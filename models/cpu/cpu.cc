@@ -21,7 +21,10 @@ Task* Cpu::dequeue() {
 
 void Cpu::wake(Task* t, sim::Time now) {
     if (!running_ && rq_head_ == nullptr && (free_at_ <= now || current_ == t)) {
-        grant(t, sim::max(now, free_at_));
+        sim::Time start = sim::max(now, free_at_);
+        if (jitter_) [[unlikely]]
+            start += jitter_->wake_latency();
+        grant(t, start);
         return;
     }
     enqueue(t);
@@ -52,6 +55,23 @@ void Cpu::release(sim::Time now) {
     running_ = false;
     if (rq_head_)
         kick(sim::max(now, free_at_));
+}
+
+// A step booked from `start` to `end`: what OsJitter takes in it goes on the core's time
+// after the step's own work (the tick as interrupt time).
+sim::Time Cpu::take_jitter(sim::Time start, sim::Time end) {
+    sim::Duration tick, other;
+    const sim::Time out = jitter_->take(free_at_, start, end, tick, other);
+    jitter_at_ = jitter_->next();
+    busy_ += tick + other;
+    irq_busy_ += tick;
+    if (work_trace_) [[unlikely]] {
+        if (tick > sim::Duration{})
+            work_trace_->work(id_, Work::TICK, end, tick, tick, {});
+        if (other > sim::Duration{})
+            work_trace_->work(id_, Work::OTHER_TASK, end + tick, other, other, {});
+    }
+    return out;
 }
 
 void Cpu::kick(sim::Time when) {
@@ -90,6 +110,8 @@ const char* work_name(Work w) {
     case Work::FINISH: return "sched_finish";
     case Work::SPIN: return "spin";
     case Work::KERNEL: return "kernel";
+    case Work::TICK: return "tick";
+    case Work::OTHER_TASK: return "other_task";
     }
     return "?";
 }

@@ -12,7 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
+#include "models/cpu/os_jitter.h"
 #include "models/result/cpu_report.h"
 #include "sim/event_queue.h"
 #include "sim/time.h"
@@ -35,8 +37,10 @@ enum class Work : uint8_t {
     FINISH,      // the elevator's finish hook at completion
     SPIN,        // spinning on a lock inside a task's step
     KERNEL,      // any other charged work
+    TICK,        // the scheduler tick, inside a task's step (OsJitter)
+    OTHER_TASK,  // another task or a kworker preempting a task's step (OsJitter)
 };
-inline constexpr uint32_t NR_WORK_KINDS = 10;
+inline constexpr uint32_t NR_WORK_KINDS = 12;
 const char* work_name(Work w);
 
 // Receives each piece of work as the core places it: on the core from `start` for `len`
@@ -73,6 +77,11 @@ public:
     Cpu& operator=(const Cpu&) = delete;
 
     uint32_t id() const { return id_; }
+    // The tick, other tasks and wake-up latency (OsJitter) on this core, from the run's seed.
+    void enable_jitter(uint64_t seed) {
+        jitter_ = std::make_unique<OsJitter>(seed, id_);
+        jitter_at_ = jitter_->next();
+    }
     // Nothing runs or waits here at `now`: where the scheduler's wake-up and idle balancing
     // would place a task (select_idle_sibling, newidle pull).
     bool idle(sim::Time now) const { return !running_ && !in_step_ && rq_head_ == nullptr && free_at_ <= now; }
@@ -120,10 +129,15 @@ public:
     // Work charged on this core while the step was being played out (a plug flushed in the
     // middle of a batch, its ->queue_rq and an inline completion) ran inside the step: the
     // step ends that much later, so the core is never booked twice for the same instant.
+    // The tick and other tasks that fell on the step (OsJitter) make it end later still.
     sim::Time book(sim::Time now, sim::Duration cost) {
-        free_at_ = now + cost + step_inline_;
+        const sim::Time end = now + cost + step_inline_;
         if (work_trace_) [[unlikely]]
-            work_trace_->work(id_, Work::STEP, now, free_at_ - now, cost, {});
+            work_trace_->work(id_, Work::STEP, now, end - now, cost, {});
+        if (end > jitter_at_) [[unlikely]]
+            free_at_ = take_jitter(now, end);
+        else
+            free_at_ = end;
         step_inline_ = {};
         in_step_ = false;
         busy_ += cost;
@@ -193,6 +207,7 @@ private:
     }
     void enqueue(Task* t);
     Task* dequeue();
+    sim::Time take_jitter(sim::Time start, sim::Time end);
 
     sim::EventQueue& q_;
     uint32_t id_;
@@ -210,6 +225,8 @@ private:
     Task* rq_tail_ = nullptr;
     bool dispatch_pending_ = false;
     WorkTrace* work_trace_ = nullptr;
+    std::unique_ptr<OsJitter> jitter_;             // nullptr: off
+    sim::Time jitter_at_ = sim::Time::never();  // jitter_->next(), or never when off
 };
 
 }  // namespace blksim::cpu

@@ -60,6 +60,10 @@ struct HostConfig {
     // real machine does. Drawn from each job's own random stream: deterministic per seed.
     // 0 (the default) = none.
     sim::Duration os_noise;
+    // The scheduler tick, other tasks preempting the cores and the scheduler's wake-up
+    // latency (cpu::OsJitter): what makes identical jobs drift apart. false: none, and
+    // identical jobs run in exact lockstep.
+    bool os_jitter = true;
 };
 
 }  // namespace blksim::cpu

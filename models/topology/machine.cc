@@ -20,8 +20,11 @@ static constexpr sim::Duration kProgressWindow = sim::Duration::ns(120'000'000'0
 Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
     // Links are checked before anything is built (Topology::Error is an invalid_argument).
     const Topology topo(cfg);
-    for (uint32_t c = 0; c < cfg.host.nr_cpus; ++c)
+    for (uint32_t c = 0; c < cfg.host.nr_cpus; ++c) {
         cpus_.push_back(std::make_unique<cpu::Cpu>(eq_, c));
+        if (cfg.host.os_jitter)
+            cpus_.back()->enable_jitter(cfg.seed);
+    }
     dev::BuildCache built;
     for (const auto& d : cfg.devices) {
         devices_.push_back(d.kind().make(d.model, eq_, cfg.host.nr_cpus, built));

@@ -373,6 +373,7 @@ TEST_CASE("os_noise: breaks the lockstep of identical jobs, same seed same resul
     const auto run = [](sim::Duration noise, uint64_t seed) {
         auto m = testing::timer_nullb(4, 10_us, "none", seed);
         m.host.os_noise = noise;
+        m.host.os_jitter = false;  // the noise alone
         auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::READ);
         j.numjobs = 4;
         j.runtime = 2_ms;

@@ -151,7 +151,8 @@ TEST_CASE("defaults: kernel and fio defaults fill what a scenario leaves out", "
     CHECK(m.seed == 0);
     CHECK(m.host.nr_cpus == 8);  // the profile's
     CHECK(m.host.submit_bio_plug);           // a 6.11+ kernel
-    CHECK(m.host.os_noise == sim::Duration{});  // no noise: exactly deterministic timing
+    CHECK(m.host.os_noise == sim::Duration{});  // no extra noise
+    CHECK(m.host.os_jitter);                    // ticks, other tasks, wake-up latency
     CHECK(s.output.formats == "normal");
     CHECK_FALSE(s.output.group_reporting);
 
@@ -191,9 +192,13 @@ TEST_CASE("defaults: kernel and fio defaults fill what a scenario leaves out", "
     CHECK(j.cpus_allowed.empty());
 }
 
-TEST_CASE("host: submit_bio_plug and os_noise are read, and refused when wrong", "[scenario]") {
-    const Scenario s = load(kMinimal, {"host.submit_bio_plug=false", "host.os_noise=\"2500ns\""});
+TEST_CASE("host: submit_bio_plug, os_jitter and os_noise are read, and refused when wrong", "[scenario]") {
+    const Scenario s =
+        load(kMinimal, {"host.submit_bio_plug=false", "host.os_noise=\"2500ns\"", "host.os_jitter=false"});
     CHECK_FALSE(s.machine.host.submit_bio_plug);
+    CHECK_FALSE(s.machine.host.os_jitter);
+    CHECK_THAT(error_of(kMinimal, {"host.os_jitter=\"off\""}),
+               Catch::Contains("/host/os_jitter") && Catch::Contains("expected true or false"));
     CHECK(s.machine.host.os_noise == 2500_ns);
     CHECK(load(kMinimal, {"host.os_noise=800"}).machine.host.os_noise == 800_ns);  // bare: ns
     CHECK_THAT(error_of(kMinimal, {"host.submit_bio_plug=1"}),

@@ -88,6 +88,7 @@ cpu::HostConfig decode_host(const DecodeState& st, const json& host, const std::
     if (host.contains("costs")) read_costs(host["costs"], child(ptr, "costs"), st.rep, costs);
 
     if (host.contains("submit_bio_plug")) h.submit_bio_plug = host["submit_bio_plug"].get<bool>();
+    if (host.contains("os_jitter")) h.os_jitter = host["os_jitter"].get<bool>();
     if (host.contains("os_noise"))
         h.os_noise = read_cost(host["os_noise"], child(ptr, "os_noise"), st.rep, "an OS noise mean");
     if (host.contains("cpus")) h.nr_cpus = host["cpus"].get<uint32_t>();
