@@ -61,7 +61,7 @@ void Cpu::release(sim::Time now) {
 // after the step's own work (the tick as interrupt time).
 sim::Time Cpu::take_jitter(sim::Time start, sim::Time end) {
     sim::Duration tick, other;
-    const sim::Time out = jitter_->take(free_at_, start, end, tick, other);
+    const sim::Time out = jitter_->take(start, end, tick, other);
     jitter_at_ = jitter_->next();
     busy_ += tick + other;
     irq_busy_ += tick;

@@ -17,10 +17,12 @@ OsJitter::OsJitter(uint64_t seed, uint32_t cpu, const OsJitterParams& p)
     next_preempt_ = sim::Time::zero() + draw(rng_, preempt_gap_ns_);
 }
 
-sim::Time OsJitter::take(sim::Time busy_until, sim::Time start, sim::Time end, sim::Duration& tick,
-                         sim::Duration& other) {
+sim::Time OsJitter::take(sim::Time start, sim::Time end, sim::Duration& tick, sim::Duration& other) {
     for (sim::Time t = next(); t < end; t = next()) {
-        const bool idle = t >= busy_until && t < start;
+        // Before the step: the core was idle, or busy with interrupt work charged on it
+        // (which ran with interrupts off, or which the jitter does not stretch). Every
+        // instant before the previous step's end was taken when that step was booked.
+        const bool idle = t < start;
         if (next_tick_ <= next_preempt_) {
             if (idle) {
                 // NO_HZ_IDLE: the next tick is the first jiffy boundary at or after `start`.

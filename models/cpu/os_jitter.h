@@ -53,11 +53,10 @@ public:
     // The next instant at which something is due on this core.
     sim::Time next() const { return sim::min(next_tick_, next_preempt_); }
 
-    // What fell on a step booked from `start` to `end` on a core that was busy until
-    // `busy_until` (<= start) and idle from then to `start`: instants while idle are skipped,
-    // the others are taken. Returns the step's new end; `tick` and `other` get the time taken
-    // by each kind.
-    sim::Time take(sim::Time busy_until, sim::Time start, sim::Time end, sim::Duration& tick, sim::Duration& other);
+    // What fell on a step booked from `start` to `end`: instants before `start` (the core
+    // idle, or in interrupt work since the last step) are skipped, the others are taken.
+    // Returns the step's new end; `tick` and `other` get the time taken by each kind.
+    sim::Time take(sim::Time start, sim::Time end, sim::Duration& tick, sim::Duration& other);
 
     // The scheduler's latency for a task woken onto this core.
     sim::Duration wake_latency() { return draw(rng_wake_, wake_mean_ns_); }
