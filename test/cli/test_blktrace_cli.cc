@@ -240,7 +240,7 @@ TEST_CASE("the real 6.18 capture replays through blksim: its Q events, in order"
     // The captured loop device: 1 GiB, mq-deadline; fio ran 2 jobs x QD128 libaio.
     const std::string scen = write(dir + "/replay.json", R"({
       "seed": 1,
-      "host": { "cpus": 2, "cost_profile": "desktop-8t" },
+      "host": { "cpus": 2, "cost_profile": "desktop-8t", "os_jitter": false },
       "devices": [ { "name": "loop0", "model": "null_blk",
                      "params": { "irqmode": 2, "completion_nsec": "20us", "gb": 2 } } ],
       "queues": [ { "device": "loop0", "scheduler": "mq-deadline" } ],

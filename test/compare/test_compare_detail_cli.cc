@@ -141,10 +141,12 @@ TEST_CASE("compare: --fail-on takes a metric of each family, and trips on a lock
 }
 
 TEST_CASE("compare: a zero-width interval is flagged and warned about once", "[compare][cli]") {
-    // One job at QD1 on null_blk, whose completion time is fixed: B's 10 us more moves every
-    // run's mean completion latency by exactly 10 us, whatever the seed.
+    // One job at QD1 on null_blk, whose completion time is fixed, on a quiet machine (no OS
+    // jitter): B's 10 us more moves every run's mean completion latency by exactly 10 us,
+    // whatever the seed.
     const std::string base = "compare " + NULLB10 +
                              " --set jobs.0.runtime=5ms --set jobs.0.numjobs=1 --set queues.0.scheduler=none"
+                             " --set host.os_jitter=false"
                              " --set devices.0.params.irqmode=2 --set devices.0.params.completion_nsec=10000 --runs 3";
     const auto warned = stderr_of(base + " --b devices.0.params.completion_nsec=20000 --output-format json");
     INFO(warned.out);

@@ -14,7 +14,7 @@ namespace {
 // One job on a loop device of a host with `cpus` CPUs, the device's params as given.
 result::RunResult run_loop(int cpus, const std::string& params, const std::string& job) {
     const std::string text = R"({
-  "host": { "cpus": )" + std::to_string(cpus) + R"(, "cost_profile": "loop-vm-2cpu" },
+  "host": { "cpus": )" + std::to_string(cpus) + R"(, "cost_profile": "loop-vm-2cpu", "os_jitter": false },
   "devices": [ { "name": "loop0", "model": "loop", "params": )" + params + R"( } ],
   "jobs": [ { "name": "j", "device": "loop0", "direct": 1, "runtime": "100ms", "time_based": 1,
               "group_reporting": 1, )" + job + R"( } ]

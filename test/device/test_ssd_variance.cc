@@ -132,7 +132,7 @@ struct Run {
 Run run_scenario(const std::string& device, const std::string& costs, const std::string& rw, uint32_t seed = 1) {
     const std::string text = R"({
   "seed": )" + std::to_string(seed) + R"(,
-  "host": { "cpus": 2, "cost_profile": "desktop-8t", "costs": {)" + costs + R"(} },
+  "host": { "cpus": 2, "cost_profile": "desktop-8t", "os_jitter": false, "costs": {)" + costs + R"(} },
   "devices": [ )" + device + R"( ],
   "jobs": [ { "name": "r", "ioengine": "libaio", "direct": 1, "rw": ")" + rw + R"(", "bs": "4k",
               "iodepth": 1, "runtime": "100ms", "time_based": 1 } ]

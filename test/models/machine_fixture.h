@@ -36,6 +36,9 @@ inline topology::MachineConfig nullb_machine(uint32_t cpus, const dev::NullBlkCo
     m.seed = seed;
     m.host.nr_cpus = cpus;
     m.host.costs = unit_costs();
+    // Figures worked out by hand need a quiet machine: no ticks, other tasks or wake-up
+    // latency (test_os_jitter.cc tests those on their own).
+    m.host.os_jitter = false;
     dev::DeviceConfig d;
     d.name = "nullb0";
     d.as<dev::NullBlkConfig>() = nb;

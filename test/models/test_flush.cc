@@ -23,7 +23,7 @@ namespace {
 std::string flush_scenario(const std::string& model, const std::string& params, const std::string& job,
                      const std::string& scheduler = "none") {
     return R"({
-  "host": { "cpus": 2, "cost_profile": "desktop-8t" },
+  "host": { "cpus": 2, "cost_profile": "desktop-8t", "os_jitter": false },
   "devices": [ { "name": "sda", "model": ")" + model + R"(", )" +
            (model == "hdd" ? R"("profile": "hdd-7200-sata", )" : "") + R"("params": { )" + params + R"( } } ],
   "queues": [ { "device": "sda", "scheduler": ")" + scheduler + R"(" } ],

@@ -17,7 +17,7 @@ namespace {
 // QD1 4 KiB random reads for 20 ms on one NVMe drive; the job on CPU 1 of a 2-CPU host.
 std::string polled_scenario(const std::string& engine, bool hipri, uint32_t poll_queues) {
     return R"({
-  "host": { "cpus": 2, "cost_profile": "desktop-8t" },
+  "host": { "cpus": 2, "cost_profile": "desktop-8t", "os_jitter": false },
   "devices": [ { "name": "nvme0n1", "model": "nvme", "params": { "poll_queues": )" +
            std::to_string(poll_queues) + R"( } } ],
   "jobs": [ { "name": "r", "ioengine": ")" + engine + R"(", "hipri": )" + (hipri ? "1" : "0") +

@@ -22,6 +22,7 @@ topology::MachineConfig raid_machine(uint32_t nr_hw_queues, uint32_t depth = 256
     m.seed = 1;
     m.host.nr_cpus = 4;
     m.host.costs = testing::unit_costs();
+    m.host.os_jitter = false;  // interrupt work only where the replies are
     dev::DeviceConfig d;
     d.name = "sda";
     d.as<dev::RaidConfig>().nr_hw_queues = nr_hw_queues;

@@ -17,12 +17,16 @@ using namespace blksim;
 namespace {
 
 // One SATA HDD (hdd-7200-sata) on 2 CPUs, psync 4 KiB jobs; `jobs` are the job objects.
+// The drive reads ahead only while idle (stream_read_ahead_kb 0: no cache segment kept
+// streaming per reader), the drive bfq's idling is for: with a segment per stream, two
+// interleaved sequential readers stream from the drive's cache under any scheduler, and
+// mq-deadline moves as many bytes as bfq (191 against 198 MB in the first case below).
 std::string hdd_scenario(const std::string& sched, const std::string& iosched, const std::string& jobs,
                          const std::string& runtime = "3s") {
     return R"({
   "seed": 7,
   "host": { "cpus": 2, "cost_profile": "desktop-8t" },
-  "devices": [ { "name": "sda", "model": "hdd", "profile": "hdd-7200-sata" } ],
+  "devices": [ { "name": "sda", "model": "hdd", "profile": "hdd-7200-sata", "params": { "stream_read_ahead_kb": 0 } } ],
   "queues": [ { "device": "sda", "scheduler": ")" + sched + "\"" +
            (iosched.empty() ? "" : ", \"iosched\": " + iosched) + R"( } ],
   "global": { "ioengine": "psync", "direct": 1, "bs": "4k", "size": "100g", "runtime": ")" +
@@ -46,12 +50,21 @@ uint64_t bytes_of(const result::RunResult& r, size_t job) { return r.jobs.at(job
 
 TEST_CASE("bfq on an HDD: two equal-weight sequential readers get equal service, and keep streaming",
           "[bfq][machine]") {
-    // 6 s: service alternates in budget-sized turns, so a window holds a whole number of
-    // turns only approximately; a longer one makes the last turn's share smaller.
-    const auto bfq = run(hdd_scenario("bfq", R"({"low_latency": 0})", kTwoSeqReaders, "6s"));
-    const double a = static_cast<double>(bytes_of(bfq, 0)), b = static_cast<double>(bytes_of(bfq, 1));
-    INFO("bfq: " << a << " and " << b << " bytes");
+    // Service alternates in budget-sized turns, so a window holds a whole number of turns
+    // only approximately, and where the last turn falls moves with the OS jitter's draws
+    // (6 s windows: 1.00 to 1.16 by seed; 30 s: 1.01 to 1.03). Three seeds of 30 s.
+    double a = 0, b = 0;
+    for (const int seed : {7, 8, 9}) {
+        std::string text = hdd_scenario("bfq", R"({"low_latency": 0})", kTwoSeqReaders, "30s");
+        text.replace(text.find("\"seed\": 7"), 9, "\"seed\": " + std::to_string(seed));
+        const auto bfq = run(text);
+        a += static_cast<double>(bytes_of(bfq, 0));
+        b += static_cast<double>(bytes_of(bfq, 1));
+    }
+    INFO("bfq: " << a << " and " << b << " bytes over three seeds");
     CHECK(a / b == Approx(1.0).epsilon(0.03));
+    a /= 3;
+    b /= 3;
     // Without idling every request of one stream is followed by one of the other: a seek
     // each. bfq serves one stream for a whole budget, from the drive's read-ahead.
     const auto dl = run(hdd_scenario("mq-deadline", "", kTwoSeqReaders, "6s"));
