@@ -84,7 +84,16 @@ TEST_CASE("fio exitall: a job's exit stops its group, exit_what=stonewall the ru
         CHECK(reads.at("other") == 4);
         CHECK(reads.at("later") == 16);
         if (have_fio()) {
-            const auto real = reads_by_job(real_fio_json(args));
+            // Real fio's own timing can break on a loaded machine (once, in a full ctest run
+            // beside a sanitizer build: "other" and "later" read nothing): up to three runs,
+            // the counts compared from the last. A blksim that counts wrong fails all three.
+            std::map<std::string, uint64_t> real;
+            auto same = [&] {
+                return real.at("short") == reads.at("short") && real.at("other") == reads.at("other") &&
+                       real.at("later") == reads.at("later");
+            };
+            for (int attempt = 0; attempt < 3 && (real.empty() || !same()); ++attempt)
+                real = reads_by_job(real_fio_json(args));
             for (const char* job : {"short", "other", "later"})
                 CHECK(real.at(job) == reads.at(job));
         }

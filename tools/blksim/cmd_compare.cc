@@ -226,6 +226,28 @@ int cmd_compare_exact(const CompareOptions& o, const ScenarioSource& b, const Co
     return compare_exact(a, vb, o.seed.value_or(sa.machine.seed));
 }
 
+// The seeds of each replication (paired unless --no-crn), and --mem-limit against the two
+// simulations per replication, `jobs` at a time. false: refused, the message printed.
+bool plan_replications(const CompareOptions& o, const scenario::Scenario& sa, const scenario::Scenario& sb,
+                       unsigned jobs, CompareInfo& info) {
+    const uint64_t base = o.seed.value_or(sa.machine.seed);
+    for (unsigned i = 0; i < o.runs; ++i) {
+        info.seeds_a.push_back(base + i);
+        info.seeds_b.push_back(info.crn ? base + i : base + o.runs + i);
+    }
+    const std::size_t n = 2 * std::size_t{o.runs};
+    const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
+    if (!mem_limit)
+        return false;
+    for (const scenario::Scenario* s : {&sa, &sb})
+        if (const std::string why = over_mem_limit(s->machine, std::min<std::size_t>(jobs, n), *mem_limit);
+            !why.empty()) {
+            fmt::print(stderr, "blksim: compare: variant {}: {}\n", s == &sa ? "A" : "B", why);
+            return false;
+        }
+    return true;
+}
+
 }  // namespace
 
 int cmd_compare(const CompareOptions& o) {
@@ -261,24 +283,10 @@ int cmd_compare(const CompareOptions& o) {
     if (!load_variants(o, b, info, sa, sb))
         return 2;
 
-    const uint64_t base = o.seed.value_or(sa.machine.seed);
-    for (unsigned i = 0; i < o.runs; ++i) {
-        info.seeds_a.push_back(base + i);
-        info.seeds_b.push_back(info.crn ? base + i : base + o.runs + i);
-    }
-
-    // Two simulations per replication, `jobs` at a time.
     const std::size_t n = 2 * std::size_t{o.runs};
     const unsigned jobs = o.jobs ? o.jobs : default_jobs();
-    const std::optional<uint64_t> mem_limit = mem_limit_bytes(o.mem_limit);
-    if (!mem_limit)
+    if (!plan_replications(o, sa, sb, jobs, info))
         return 2;
-    for (const scenario::Scenario* s : {&sa, &sb})
-        if (const std::string why = over_mem_limit(s->machine, std::min<std::size_t>(jobs, n), *mem_limit);
-            !why.empty()) {
-            fmt::print(stderr, "blksim: compare: variant {}: {}\n", s == &sa ? "A" : "B", why);
-            return 2;
-        }
     // The page's file is opened (and a bad path refused) before anything runs.
     OutputFile html;
     if (!o.html.empty())
