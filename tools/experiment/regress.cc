@@ -127,13 +127,14 @@ void add_case_cells(const Obj& c, const fs::path& dir, const Variants& variants,
             std::vector<std::string> all = sets;
             add_per_queue({"queues.Q.scheduler=" + sched}, nr_queues, all);
             add_per_queue(v.sets, nr_queues, all);
-            RegressCell cell{fmt::format("{}/{}/{}", name, sched, v.name), sched, {}, file, all};
+            topology::MachineConfig machine;
             try {
-                cell.machine = scenario::load_scenario(file, all).machine;
+                machine = scenario::load_scenario(file, all).machine;
             } catch (const scenario::ScenarioError& e) {
                 throw c.error("", fmt::format("with {} variant '{}': {}", sched, v.name, e.what()));
             }
-            s.cells.push_back(std::move(cell));
+            s.cells.push_back(RegressCell{fmt::format("{}/{}/{}", name, sched, v.name), sched, std::move(machine),
+                                          file, std::move(all)});
         }
     }
 }
