@@ -42,6 +42,9 @@ struct JobConfig {
     // as psync does (docs/fio.md "Polled completion").
     bool hipri = false;
     RwPattern rw = RwPattern::READ;
+    // fio's td_read() / td_write(): whether the pattern has reads, writes.
+    bool reads() const { return rw != RwPattern::WRITE && rw != RwPattern::RANDWRITE; }
+    bool writes() const { return rw != RwPattern::READ && rw != RwPattern::RANDREAD; }
     uint32_t rwmixread = 50;              // percent reads for rw/randrw
     uint64_t bs_read = 4096, bs_write = 4096;  // fio bs=r[,w]; with bsrange/bssplit the smallest size (min_bs)
     // fio bsrange / bssplit per direction (0 read, 1 write), drawn as fio's get_next_buflen()

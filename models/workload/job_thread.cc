@@ -86,8 +86,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     next_seq_offset_[0] = next_seq_offset_[1] = region_start_;
     // A time_based job ends by its runtime, which leaves no read-back (fio's terminate).
     checksum_ = cfg.verify.on;
-    record_writes_ = cfg.verify.on && cfg.verify.read_back && !cfg.time_based && !replay_ &&
-                     cfg.rw != RwPattern::READ && cfg.rw != RwPattern::RANDREAD;
+    record_writes_ = cfg.verify.on && cfg.verify.read_back && !cfg.time_based && !replay_ && cfg.writes();
 
     res_.name = cfg.name;
     res_.groupid = cfg.groupid;
@@ -101,11 +100,9 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     }
     // fio's clat_prio order: the job's priority first, then the cmdprio ones.
     if (cfg.uses_prio()) {
-        const bool reads = cfg.rw != RwPattern::WRITE && cfg.rw != RwPattern::RANDWRITE;
-        const bool writes = cfg.rw != RwPattern::READ && cfg.rw != RwPattern::RANDREAD;
-        if (reads)
+        if (cfg.reads())
             cmdprio_.seed(res_.dir[0], 0);
-        if (writes)
+        if (cfg.writes())
             cmdprio_.seed(res_.dir[1], 1);
     }
 }
@@ -658,8 +655,7 @@ bool JobThread::sync_due() const {
 // do_io()'s end: should_fsync(td) (a job that writes, its last I/O not already a sync) and
 // end_fsync or fsync_on_close; not after an error.
 bool JobThread::end_fsync_due() const {
-    const bool writes = cfg_.rw != RwPattern::READ && cfg_.rw != RwPattern::RANDREAD;
-    return cfg_.end_fsync && !end_fsync_done_ && writes && !last_was_sync_ && !aborted_ && writes_issued_ > 0;
+    return cfg_.end_fsync && !end_fsync_done_ && cfg_.writes() && !last_was_sync_ && !aborted_ && writes_issued_ > 0;
 }
 
 // An fsync io_u: no data; the syscall starts now (fio stamps issue_time in td_io_queue).
@@ -949,7 +945,7 @@ void JobThread::start_verify(Time now) {
     end_time_ = cfg_.runtime.count() > 0 ? now + cfg_.runtime : Time::never();
     // A job that only writes reads during the read-back only: its read bandwidth samples
     // start with it.
-    if (cfg_.rw == RwPattern::WRITE || cfg_.rw == RwPattern::RANDWRITE) {
+    if (!cfg_.reads()) {
         bw_[0] = sim::IntervalSampler(now, bw_avg_time_);
         iops_[0] = sim::IntervalSampler(now, bw_avg_time_);
     }
@@ -964,7 +960,7 @@ void JobThread::finish(Time now) {
         // update_runtime(): writes up to the read-back, reads during it (a job that also
         // reads: all along).
         res_.dir_runtime[1] = verify_start_ > ramp_end_ ? verify_start_ - ramp_end_ : Duration();
-        if (cfg_.rw == RwPattern::WRITE || cfg_.rw == RwPattern::RANDWRITE)
+        if (!cfg_.reads())
             res_.dir_runtime[0] = now - verify_start_;
     }
     if (log_)
