@@ -145,6 +145,19 @@ std::string tolerance_text(const Tolerance& t) {
     return "direction";
 }
 
+// How many rows have each status.
+struct StatusCounts {
+    std::size_t n[static_cast<int>(RowStatus::PREDICTED) + 1] = {};
+    std::size_t operator[](RowStatus s) const { return n[static_cast<int>(s)]; }
+};
+
+StatusCounts count_statuses(const std::vector<RowResult>& rows) {
+    StatusCounts c;
+    for (const RowResult& r : rows)
+        ++c.n[static_cast<int>(r.status)];
+    return c;
+}
+
 std::string metric_text(const PublishedRow& r) {
     if (r.ratio_to)
         return r.metric + " ratio";
@@ -425,15 +438,16 @@ std::string format_reproduce_normal(const ReproduceInfo& info, const std::vector
         last = rows[i].row->experiment;
         out += line(table[i]);
     }
-    std::size_t n[7] = {};
-    for (const RowResult& r : rows)
-        ++n[static_cast<int>(r.status)];
+    const StatusCounts n = count_statuses(rows);
     out += fmt::format("\n{} within tolerance, {} outside tolerance that should pass (FAIL), {} known misses{}\n",
-                       n[0], n[1], n[2],
-                       n[3] ? fmt::format(", {} known misses now within tolerance", n[3]) : std::string());
-    if (n[4] + n[5] + n[6])
+                       n[RowStatus::OK], n[RowStatus::FAIL], n[RowStatus::KNOWN_MISS],
+                       n[RowStatus::KNOWN_MISS_NOW_WITHIN]
+                           ? fmt::format(", {} known misses now within tolerance", n[RowStatus::KNOWN_MISS_NOW_WITHIN])
+                           : std::string());
+    if (const std::size_t h = n[RowStatus::HYPOTHESIS_WITHIN] + n[RowStatus::HYPOTHESIS_OUTSIDE] + n[RowStatus::PREDICTED])
         out += fmt::format("hypotheses (never a failure): {} within tolerance, {} outside, {} predictions of "
-                           "held-back figures\n", n[4], n[5], n[6]);
+                           "held-back figures\n", n[RowStatus::HYPOTHESIS_WITHIN], n[RowStatus::HYPOTHESIS_OUTSIDE],
+                           n[RowStatus::PREDICTED]);
     // Why each known miss is one, once per distinct reason.
     std::vector<std::string> whys;
     for (const RowResult& r : rows)
@@ -452,7 +466,6 @@ std::string format_reproduce_json(const ReproduceInfo& info, const std::vector<R
     j["seeds"] = info.seeds;
     j["reduced"] = info.reduced;
     j["rows"] = ojson::array();
-    std::size_t counts[7] = {};
     for (const RowResult& r : rows) {
         const PublishedRow& p = *r.row;
         ojson o;
@@ -476,11 +489,16 @@ std::string format_reproduce_json(const ReproduceInfo& info, const std::vector<R
         o["status"] = row_status_name(r.status);
         if (p.known_miss || p.hypothesis)
             o["why"] = p.why;
-        ++counts[static_cast<int>(r.status)];
         j["rows"].push_back(std::move(o));
     }
-    j["summary"] = {{"ok", counts[0]}, {"fail", counts[1]}, {"known_miss", counts[2]}, {"known_miss_now_within", counts[3]},
-                    {"hypothesis_within", counts[4]}, {"hypothesis_outside", counts[5]}, {"predicted", counts[6]}};
+    const StatusCounts n = count_statuses(rows);
+    j["summary"] = {{"ok", n[RowStatus::OK]},
+                    {"fail", n[RowStatus::FAIL]},
+                    {"known_miss", n[RowStatus::KNOWN_MISS]},
+                    {"known_miss_now_within", n[RowStatus::KNOWN_MISS_NOW_WITHIN]},
+                    {"hypothesis_within", n[RowStatus::HYPOTHESIS_WITHIN]},
+                    {"hypothesis_outside", n[RowStatus::HYPOTHESIS_OUTSIDE]},
+                    {"predicted", n[RowStatus::PREDICTED]}};
     return j.dump(2) + "\n";
 }
 
