@@ -62,4 +62,25 @@ struct TempDir {
     std::string operator/(const std::string& f) const { return (dir / f).string(); }
 };
 
+// Whether real fio is installed, for the tests that compare blksim's report with it; when
+// not, the comparison is skipped with a warning.
+inline bool have_fio() {
+    static const bool ok = shell("fio --version 2>/dev/null").out.starts_with("fio-");
+    if (!ok)
+        WARN("fio is not installed: the comparison with real fio 3.33 is skipped");
+    return ok;
+}
+
+// The JSON document in what fio --output-format=json printed on stdout: fio prints notices
+// around it on a loaded machine ("fio: job ... hasn't exited"), so it is the lines from the
+// first "{" to the last "}".
+inline std::string fio_json_text(const std::string& out) {
+    const std::size_t from = out.starts_with("{") ? 0 : out.find("\n{");
+    const std::size_t to = out.rfind("\n}");
+    INFO(out);
+    REQUIRE(from != std::string::npos);
+    REQUIRE(to != std::string::npos);
+    return out.substr(from, to + 2 - from);
+}
+
 }  // namespace clitest

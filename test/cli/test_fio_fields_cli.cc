@@ -24,12 +24,7 @@ using clitest::CliResult;
 
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
-bool have_fio() {
-    static const bool ok = clitest::shell("fio --version 2>/dev/null").out.starts_with("fio-");
-    if (!ok)
-        WARN("fio is not installed: the comparison with real fio 3.33 is skipped");
-    return ok;
-}
+using clitest::have_fio;
 
 // Real fio on a 16 MiB file in a temporary directory.
 struct RealFio {
@@ -42,7 +37,7 @@ struct RealFio {
     json run_json(const std::string& args) const {
         const CliResult r = run("--output-format=json " + args);
         REQUIRE(r.status == 0);
-        return json::parse(r.out);
+        return json::parse(clitest::fio_json_text(r.out));
     }
 };
 

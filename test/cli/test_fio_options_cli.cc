@@ -20,24 +20,12 @@ namespace {
 using nlohmann::json;
 using clitest::CliResult;
 
-bool have_fio() {
-    static const bool ok = clitest::shell("fio --version 2>/dev/null").out.starts_with("fio-");
-    if (!ok)
-        WARN("fio is not installed: the comparison with real fio 3.33 is skipped");
-    return ok;
-}
+using clitest::have_fio;
 
 json real_fio_json(const std::string& args) {
     const CliResult r = clitest::shell("fio --output-format=json --ioengine=null " + args + " 2>/dev/null");
     REQUIRE(r.status == 0);
-    // fio prints some notices on stdout around its JSON ("fio: job ... hasn't exited", on a
-    // loaded machine): the document is the lines from "{" to the last "}".
-    const std::size_t from = r.out.starts_with("{") ? 0 : r.out.find("\n{");
-    const std::size_t to = r.out.rfind("\n}");
-    INFO(r.out);
-    REQUIRE(from != std::string::npos);
-    REQUIRE(to != std::string::npos);
-    return json::parse(r.out.substr(from, to + 2 - from));
+    return json::parse(clitest::fio_json_text(r.out));
 }
 
 json blksim_json(const std::string& args, const std::string& device = "nvme") {

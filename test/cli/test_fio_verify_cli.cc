@@ -41,19 +41,14 @@ TEST_CASE("fio verify: a write job reads back what it wrote, in its read section
     CHECK(v["read"]["runtime"].get<uint64_t>() < v["job_runtime"].get<uint64_t>());
     CHECK(v["write"]["runtime"].get<uint64_t>() < v["job_runtime"].get<uint64_t>());
 
-    const CliResult fio = clitest::shell("fio --version 2>/dev/null");
-    if (!fio.out.starts_with("fio-")) {
-        WARN("fio is not installed: the comparison with real fio 3.33 is skipped");
+    if (!clitest::have_fio())
         return;
-    }
     const clitest::TempDir t("fio-verify");
     // --verify_state_save=0: fio would leave its verify state file in the current directory.
     const CliResult r = clitest::shell("fio --output-format=json --verify_state_save=0 --filename=" +
                                        (t.dir / "f").string() + " " + job + " --verify=crc32c 2>/dev/null");
     REQUIRE(r.status == 0);
-    const std::size_t from = r.out.find('{');
-    REQUIRE(from != std::string::npos);
-    const json real = json::parse(r.out.substr(from))["jobs"][0];
+    const json real = json::parse(clitest::fio_json_text(r.out))["jobs"][0];
     CHECK(real["read"]["io_bytes"] == v["read"]["io_bytes"]);
     CHECK(real["read"]["total_ios"] == v["read"]["total_ios"]);
     CHECK(real["write"]["total_ios"] == v["write"]["total_ios"]);

@@ -16,17 +16,12 @@ namespace {
 using nlohmann::json;
 using clitest::CliResult;
 
-bool have_fio() {
-    static const bool ok = clitest::shell("fio --version 2>/dev/null").out.starts_with("fio-");
-    if (!ok)
-        WARN("fio is not installed: the comparison with real fio 3.33 is skipped");
-    return ok;
-}
+using clitest::have_fio;
 
 json real_fio(const std::string& args) {
     const CliResult r = clitest::shell("cd /tmp && fio --output-format=json --ioengine=null " + args + " 2>/dev/null");
     REQUIRE(r.status == 0);
-    return json::parse(r.out);
+    return json::parse(clitest::fio_json_text(r.out));
 }
 
 json blksim(const std::string& args) {
