@@ -50,6 +50,11 @@ public:
 
     Spinlock(std::string name, sim::Duration handoff) : name_(std::move(name)), handoff_(handoff) {}
 
+    // Every section asked for from now on holds the lock for at least `hold` (the shortest
+    // of its users' holds): a gap that cannot take that and the hand-offs around it is
+    // closed at once, so that the gaps kept, and searched, are the usable ones.
+    void set_min_hold(sim::Duration hold) { min_hold_ = std::max(hold, sim::Duration::ns(1)); }
+
     // A section of `hold` for core `cpu`, which reaches the lock at `t` >= `now`, the
     // simulation clock (never earlier than in a previous call).
     Section acquire(uint32_t cpu, sim::Time t, sim::Duration hold, sim::Time now) {
@@ -63,7 +68,7 @@ public:
         const Section s{start, start + hold, start - t};
         if (k < hi_)
             place(k, s, cpu);
-        else if (k > lo_ && t <= avail) {  // no usable gap after the newest span: join it
+        else if (k > lo_ && t <= avail) {  // no gap after the newest span: join it
             end_[k - 1] = s.end;
             last_[k - 1] = cpu;
         }
@@ -102,8 +107,9 @@ private:
     sim::Duration handoff(uint32_t from, uint32_t to) const {
         return from != to && from != kNoCpu ? handoff_ : sim::Duration();
     }
-    // No section of any core fits in a gap of `g` from a's section to b's.
-    bool closed(uint32_t a, uint32_t b, sim::Duration g) const { return g <= handoff(a, b); }
+    // No section of any core fits in a gap of `g` from a's section to b's: a core other than
+    // a and b would need two hand-offs, a or b one (none if a is b).
+    bool closed(uint32_t a, uint32_t b, sim::Duration g) const { return g < min_hold_ + handoff(a, b); }
 
     // The first span whose gap before it takes the section, or hi_ to go after the newest,
     // for a caller that arrives before the newest span starts.
@@ -185,6 +191,7 @@ private:
 
     std::string name_;
     sim::Duration handoff_;
+    sim::Duration min_hold_ = sim::Duration::ns(1);  // see set_min_hold()
     // The spans kept, oldest first, in [lo_, hi_), and at lo_ - 1 the newest one dropped or
     // forgotten (none held at time zero to begin with). A span is sections back to back
     // with no usable gap between them, from first_'s to last_'s.
