@@ -345,3 +345,20 @@ TEST_CASE("the timeline kept around the clock places every section where the who
         }
     }
 }
+
+TEST_CASE("a gap that holds the shortest section and its hand-off stays open", "[models][spinlock]") {
+    // Told that no section is shorter than 50 ns, the lock closes a gap only if even such a
+    // section with the hand-offs around it cannot fit: one that fits it exactly stays open.
+    cpu::Spinlock l("l", 100_ns);
+    l.set_min_hold(50_ns);
+    const sim::Time zero = sim::Time::zero();
+    CHECK(l.acquire(0, zero, 100_ns, zero).start == zero);                   // [0, 100)
+    CHECK(l.acquire(1, zero + 1000_ns, 100_ns, zero).start == zero + 1000_ns);  // [1000, 1100)
+    // Core 2 in the gap between them, leaving 150 ns after core 0's section: 50 ns and the
+    // hand-off to core 2.
+    CHECK(l.acquire(2, zero + 250_ns, 100_ns, zero).start == zero + 250_ns);
+    // Core 0 back at 100 ns for 50 ns: it fits there, with no spin.
+    const auto s = l.acquire(0, zero + 100_ns, 50_ns, zero);
+    CHECK(s.start == zero + 100_ns);
+    CHECK(s.spin == sim::Duration{});
+}
