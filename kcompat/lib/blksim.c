@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The plugin's side of kcompat/api.h: a request_queue with its hctxs and scheduler tags,
  * struct requests beside blksim's, and each entry point as blk-mq calls the elevator's op. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
@@ -15,6 +17,38 @@ void kcompat_set_warn_handler(kcompat_warn_fn fn);
 const char *kcompat_first_warning(void);
 
 __thread struct kcompat_queue *kcompat_current_queue;
+/* This thread's queues (a simulation creates, runs and destroys its queues on one thread),
+ * for the tracepoints that name their queue by its devt alone. */
+static __thread struct kcompat_queue *kcompat_traced_queues;
+static __thread int kcompat_last_minor;
+
+/* A tracepoint of the queue whose disk is `dev`, as the text of its TP_printk: handed to
+ * blksim (--explain) when it listens, and formatted only then. */
+void kcompat_trace_dev(dev_t dev, const char *fmt, ...)
+{
+	struct kcompat_queue *kq = kcompat_traced_queues;
+	char text[256];
+	va_list ap;
+
+	while (kq && disk_devt(&kq->disk) != dev)
+		kq = kq->next_traced;
+	if (!kq || !kq->host.tracing || !kq->host.tracing(kq->host.ctx))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	kq->host.message(kq->host.ctx, text);
+}
+
+static void untrace_queue(struct kcompat_queue *kq)
+{
+	struct kcompat_queue **p = &kcompat_traced_queues;
+
+	while (*p && *p != kq)
+		p = &(*p)->next_traced;
+	if (*p)
+		*p = kq->next_traced;
+}
 
 static struct elevator_mq_ops *ops(void)
 {
@@ -90,6 +124,7 @@ static void queue_destroy(struct kcompat_queue *kq)
 
 	if (!kq)
 		return;
+	untrace_queue(kq);
 	/* blk_mq_exit_sched(): the hctxs init_hctx set up, then the elevator. */
 	for (i = 0; kq->q.elevator && ops()->exit_hctx && i < kq->q.nr_hw_queues; i++)
 		if (kq->hctxs[i].sched_data)
@@ -132,6 +167,10 @@ static struct kcompat_queue *queue_create(unsigned int nr_hw_queues, unsigned in
 	if (!kq || !kcompat_registered_type || nr_cpus == 0)
 		goto fail;
 	kq->host = *host;
+	kq->disk.first_minor = ++kcompat_last_minor;
+	kq->q.disk = &kq->disk;
+	kq->next_traced = kcompat_traced_queues;
+	kcompat_traced_queues = kq;
 	kq->hctxs = kcalloc(nr_hw_queues, sizeof(*kq->hctxs), GFP_KERNEL);
 	kq->sched_tags = kcalloc(nr_hw_queues, sizeof(*kq->sched_tags), GFP_KERNEL);
 	kq->hctx_ptrs = kcalloc(nr_hw_queues, sizeof(*kq->hctx_ptrs), GFP_KERNEL);

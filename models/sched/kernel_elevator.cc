@@ -72,12 +72,22 @@ void KernelElevator::host_run_hw_queue(void* self, unsigned int hctx) {
     e->run_hw_queue(hctx, e->eq_.now());
 }
 
+// The plugin's tracepoints, as the kernel's trace buffer would show them, become --explain
+// lines; the plugin formats them only while a sink is attached.
+int KernelElevator::host_tracing(void* self) { return static_cast<KernelElevator*>(self)->explain_ ? 1 : 0; }
+
+void KernelElevator::host_message(void* self, const char* text) {
+    auto* e = static_cast<KernelElevator*>(self);
+    e->explain_(e->eq_.now(), "{}: {}", e->name_, text);
+}
+
 // blk_mq_init_sched(): init_sched and init_hctx on a queue with nr_requests scheduler tags
 // per hctx, then the scenario's sysfs writes; then what the core reads of the queue.
 void KernelElevator::init_sched(ElevatorQueueAttrs& q) {
     set_clock();
     const kcompat_host host{this, &KernelElevator::timer_arm, &KernelElevator::timer_cancel,
-                            &KernelElevator::host_run_hw_queue};
+                            &KernelElevator::host_run_hw_queue, &KernelElevator::host_tracing,
+                            &KernelElevator::host_message};
     q_ = api_.queue_create(nr_hw_queues_, q.nr_requests, rotational_ ? 1 : 0, static_cast<int>(nomerges_),
                            static_cast<unsigned>(cpu_to_hctx_.size()), cpu_to_hctx_.data(), &host);
     if (q_ == nullptr)

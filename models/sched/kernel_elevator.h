@@ -16,7 +16,8 @@
 // the plugin's spin_lock() costs nothing more.
 //
 // What the plugin asks of blksim (kcompat_host): its timers become events on the
-// simulation's queue, and a wake-up (kyber_domain_wake) runs the hctx through the core.
+// simulation's queue, a wake-up (kyber_domain_wake) runs the hctx through the core, and its
+// tracepoints (kyber_latency, kyber_adjust, kyber_throttled) are --explain lines.
 //
 // The seed patches' parts outside the elevator's file (kernel-patches/): E1's queue attribute
 // nr_sched_batch is kcompat's q->nr_sched_batch, handed to the core's dispatch round; a file
@@ -95,6 +96,8 @@ private:
     static void timer_cancel(void* self, timer_list* t);
     static void timer_fired(void* ev, uint64_t);
     static void host_run_hw_queue(void* self, unsigned int hctx);
+    static int host_tracing(void* self);
+    static void host_message(void* self, const char* text);
 
     std::string name_;
     std::shared_ptr<const KernelPlugin> plugin_;

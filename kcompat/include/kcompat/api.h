@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KCOMPAT_API_VERSION 3
+#define KCOMPAT_API_VERSION 4
 
 struct kcompat_queue;
 struct kcompat_rq;
@@ -24,12 +24,16 @@ struct timer_list;
 
 /* What the plugin asks of blksim for one queue: events on simulated time for its timers
  * (timer_arm replaces an earlier arming of the same timer; at the instant jiffy `expires`
- * begins blksim calls timer_fire), and blk_mq_run_hw_queue(hctx, async) for a wake-up. */
+ * begins blksim calls timer_fire), blk_mq_run_hw_queue(hctx, async) for a wake-up, and the
+ * scheduler's own tracepoints as text (`message`, for --explain) when `tracing` says that
+ * someone listens: the text is formatted only then. */
 struct kcompat_host {
 	void *ctx;
 	void (*timer_arm)(void *ctx, struct timer_list *t, unsigned long expires);
 	void (*timer_cancel)(void *ctx, struct timer_list *t);
 	void (*run_hw_queue)(void *ctx, unsigned int hctx);
+	int (*tracing)(void *ctx);
+	void (*message)(void *ctx, const char *text);
 };
 
 /* What blksim's request says, copied into the kernel's request before each call. */

@@ -22,6 +22,10 @@ struct kcompat_queue {
 	/* The lookup that found merge_rq: blk_mq_sched_try_merge() (elv_merge(), after which
 	 * the kernel calls elv_merged_request()) rather than blk_bio_list_merge(). */
 	bool merge_by_elv;
+	/* q->disk: its devt names the queue to the tracepoints (kyber keeps only kqd->dev), a
+	 * number unique among this thread's queues; `next_traced` links them. */
+	struct gendisk disk;
+	struct kcompat_queue *next_traced;
 };
 
 static inline struct kcompat_queue *kcompat_queue_of(struct request_queue *q)
