@@ -44,30 +44,33 @@ TEST_CASE("HDD: aged RPO trades throughput for tail latency gradually, from SPTF
     dev::HddConfig fifo;
     fifo.sched = dev::HddConfig::Sched::FIFO;
     const Outcome f = random_reads_qd32(fifo);
-    // Weights a factor of about 3 apart, 0 (pure shortest positioning time first) to one
-    // where a millisecond of waiting outweighs any difference in position (FIFO).
-    const double weights[] = {0, 0.001, 0.003, 0.01, 0.03, 0.1, 1, 1000};
+    // Weights doubling from 0.004 to 0.512, between 0 (pure shortest positioning time first)
+    // and one where a microsecond of waiting outweighs any difference in position (FIFO).
+    const double weights[] = {0, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1000};
     std::vector<Outcome> o;
     for (const double w : weights) {
         dev::HddConfig c;
         c.age_weight = w;
         o.push_back(random_reads_qd32(c));
-        WARN("W " << w << ": " << o.back().iops << " IOPS, p99.9 " << o.back().p999_ms << " ms, max "
+        UNSCOPED_INFO("W " << w << ": " << o.back().iops << " IOPS, p99.9 " << o.back().p999_ms << " ms, max "
                            << o.back().max_ms << " ms, aged " << o.back().aged);
     }
-    WARN("fifo: " << f.iops << " IOPS, p99.9 " << f.p999_ms << " ms, max " << f.max_ms << " ms");
+    UNSCOPED_INFO("fifo: " << f.iops << " IOPS, p99.9 " << f.p999_ms << " ms, max " << f.max_ms << " ms");
     // Without a weight the hard bound is all that holds the tail: commands reach it.
     CHECK(o[0].aged > 0);
     CHECK(o[0].max_ms > 800);
+    const double fall = o.front().iops - o.back().iops;
     for (size_t i = 1; i < o.size(); ++i) {
         CAPTURE(weights[i]);
-        // Throughput falls with the weight, step by step: no cliff.
+        // Throughput falls with the weight, step by step: no step takes much of the whole
+        // fall from SPTF to FIFO (a cliff would be one step taking most of it).
         CHECK(o[i].iops <= o[i - 1].iops * 1.01);
-        CHECK(o[i].iops > o[i - 1].iops * 0.8);
-        // The tail comes in: the maximum and the 99.9th percentile fall.
-        CHECK(o[i].max_ms <= o[i - 1].max_ms * 1.02);
-        CHECK(o[i].p999_ms <= o[i - 1].p999_ms * 1.02);
-        CHECK(o[i].max_ms < o[0].max_ms);
+        CHECK(o[i - 1].iops - o[i].iops < 0.4 * fall);
+        // The tail comes in from the hard bound's: the maximum and the 99.9th percentile are
+        // below SPTF's. (Not monotone all the way: near FIFO every command waits its turn
+        // behind the whole queue, and the slower service lengthens that wait again.)
+        CHECK(o[i].max_ms < o[0].max_ms * 0.9);
+        CHECK(o[i].p999_ms < o[0].p999_ms);
     }
     // Once waiting outweighs position, the credit leaves no command to the bound and the drive
     // serves in arrival order: FIFO's throughput and tail.

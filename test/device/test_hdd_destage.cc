@@ -67,7 +67,7 @@ TEST_CASE("HDD: reads wait for destages only once the dirty data is past its hig
                    << m.destages_over_host << " ahead of a read; read mean " << many.rig->lat_high.mean() / 1e6 << " ms");
     const double op_ms = static_cast<double>(s.seek_ns + s.rotation_ns + s.transfer_ns) / static_cast<double>(s.media_ops) / 1e6;
     INFO("reads alone " << alone.lat.mean() / 1e6 << " ms; a media operation " << op_ms << " ms");
-    CHECK(few.max_dirty <= 64 * 8);
+    CHECK(few.max_dirty <= 65 * 8);  // 64 waiting, and a copy of one being destaged
     // A read that arrives while a destage runs waits for the rest of that one only.
     CHECK(few.rig->lat_high.mean() / 1e6 < alone.lat.mean() / 1e6 + op_ms);
     CHECK(s.destages > 100);             // the head destages between the reads...
