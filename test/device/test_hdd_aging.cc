@@ -69,8 +69,14 @@ TEST_CASE("HDD: aged RPO trades throughput for tail latency gradually, from SPTF
         // The tail comes in from the hard bound's: the maximum and the 99.9th percentile are
         // below SPTF's. (Not monotone all the way: near FIFO every command waits its turn
         // behind the whole queue, and the slower service lengthens that wait again.)
-        CHECK(o[i].max_ms < o[0].max_ms * 0.9);
-        CHECK(o[i].p999_ms < o[0].p999_ms);
+        // A small weight cannot outweigh a bad position before the bound (0.004 × 890 ms is
+        // 3.6 ms of credit, against positioning times up to a full stroke and a revolution):
+        // it only must not make the tail worse. From 0.032 (28 ms at the bound) on it must.
+        CHECK(o[i].max_ms <= o[0].max_ms * 1.02);
+        if (weights[i] >= 0.032) {
+            CHECK(o[i].max_ms < o[0].max_ms * 0.9);
+            CHECK(o[i].p999_ms < o[0].p999_ms);
+        }
     }
     // Once waiting outweighs position, the credit leaves no command to the bound and the drive
     // serves in arrival order: FIFO's throughput and tail.
