@@ -91,9 +91,11 @@ TEST_CASE("HDD: a rewrite of dirty data replaces it in the buffer; it adds no di
         CHECK(s.write_back_acks == 1000);
         CHECK(max_dirty <= 2 * 8);
         // The head writes the block whenever it comes round: the rewrites between two
-        // passes cost nothing on the media.
+        // passes cost nothing on the media. Beyond one per revolution up to the last
+        // acknowledgement: the first (less than a revolution away), the one under way at the
+        // last acknowledgement and the drain after it (measured: 15 over 12.8 revolutions).
         const double revolutions = (r.last_done - sim::Time::zero()).seconds() / 60.0 * 7200;
-        CHECK(static_cast<double>(s.destages) <= revolutions + 2);
+        CHECK(static_cast<double>(s.destages) <= revolutions + 3);
         CHECK(s.destages < 100);
         CHECK(r.device.dirty_sectors() == 0);  // drained once the writes stop
     }
