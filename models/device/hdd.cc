@@ -503,16 +503,7 @@ void Hdd::start_op(const Cmd& cmd, Time t_free) {
     trace_phase(!c.rq ? "destage" : c.write ? "write" : "read", start + Duration::ns(rmw), done, sector);
     if (op_done > done)
         trace_phase("read-ahead", done, op_done, sector);
-    ++stats_.media_ops;
-    stats_.seek_ns += s;
-    stats_.rotation_ns += w + rmw;
-    stats_.transfer_ns += (op_done - start).count() + (before - s);
-    if (c.rq)
-        (c.write ? stats_.write_through : stats_.read_misses) += 1;
-    else {
-        ++stats_.destages;
-        stats_.destages_over_host += host_.n > 0;
-    }
+    count_op(c, s, w + rmw, (op_done - start).count() + (before - s));
     busy_ = true;
     head_cyl_ = c.end_cyl;
     head_head_ = c.end_head;
@@ -526,6 +517,19 @@ void Hdd::start_op(const Cmd& cmd, Time t_free) {
     // Seek-ahead: the next command is chosen now, for when this one ends.
     if (cfg_.sched_lookahead > 0 && !have_next_)
         have_next_ = choose(op_done, head_cyl_, head_head_, next_);
+}
+
+void Hdd::count_op(const Cmd& c, int64_t seek_ns, int64_t rotation_ns, int64_t transfer_ns) {
+    ++stats_.media_ops;
+    stats_.seek_ns += seek_ns;
+    stats_.rotation_ns += rotation_ns;
+    stats_.transfer_ns += transfer_ns;
+    if (c.rq)
+        (c.write ? stats_.write_through : stats_.read_misses) += 1;
+    else {
+        ++stats_.destages;
+        stats_.destages_over_host += host_.n > 0;  // a destage the head took while a host command waited
+    }
 }
 
 void Hdd::op_end(uint64_t) {

@@ -165,6 +165,9 @@ private:
     // No dirty data waiting, being destaged or chosen to be destaged next.
     bool clean() const { return dirty_.n == 0 && !(busy_ && !cur_.rq) && !(have_next_ && !next_.rq); }
     void start_op(const Cmd& c, sim::Time t_free);
+    // The media statistics of one operation start_op() began (rotation includes a 512e
+    // read-modify-write's extra revolution; transfer, a read-ahead and a write's data wait).
+    void count_op(const Cmd& c, int64_t seek_ns, int64_t rotation_ns, int64_t transfer_ns);
     void op_end(uint64_t);
     void host_done(uint64_t rq_addr);
     BlkStatus queue_flush(blkmq::Request* rq, sim::Time now);
