@@ -173,8 +173,8 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
         stats_.fua_writes += rq->fua();
         // A destage chosen ahead of data this write replaces is not started yet: back to the
         // dirty extents, so the write merges with it rather than making a second copy.
-        const bool released = !rq->fua() && have_next_ && !next_.rq && lba < next_.lba + next_.nsect &&
-                              next_.lba < lba + n && release_next_destage();
+        const bool released =
+            release_next_destage(!rq->fua() && lba < next_.lba + next_.nsect && next_.lba < lba + n);
         if (!rq->fua() && add_dirty(lba, n, now)) {
             // Write back: acknowledged once the data is in the buffer.
             ++stats_.write_back_acks;
@@ -193,7 +193,7 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
     }
     // A command for the head takes the place of a destage chosen ahead as idle work (not
     // when destages compete with the host's commands, past the high mark, or a flush waits).
-    const bool released = !flush_pending_ && !dirty_high() && have_next_ && !next_.rq && release_next_destage();
+    const bool released = release_next_destage(!flush_pending_ && !dirty_high());
     host_.push(make_cmd(rq, lba, n, write, high, now));
     if (!busy_)
         dispatch(now + Duration::ns(overhead_ns(write, false, after_write)));
@@ -402,14 +402,18 @@ bool Hdd::choose(Time t_free, uint32_t cyl, uint32_t head, Cmd& out) {
     return take(host_, pick(host_, cyl, head, t_free, nullptr));
 }
 
-// The destage chosen ahead (seek-ahead) goes back to the dirty extents, not started.
-bool Hdd::release_next_destage() {
+// The destage chosen ahead (seek-ahead), if that is what was chosen and `when`, goes back to
+// the dirty extents, not started. Whether it did.
+bool Hdd::release_next_destage(bool when) {
+    if (!when || !have_next_ || next_.rq)
+        return false;
     dirty_.push(next_);
     have_next_ = false;
     return true;
 }
 
-// Seek-ahead again, for when the operation in service ends (a choice ahead was released).
+// Seek-ahead: the command for when the operation in service ends (op_done_), chosen as it
+// starts, and again when the choice was released.
 void Hdd::choose_ahead() {
     if (busy_ && cfg_.sched_lookahead > 0 && !have_next_)
         have_next_ = choose(op_done_, head_cyl_, head_head_, next_);
@@ -514,9 +518,7 @@ void Hdd::start_op(const Cmd& cmd, Time t_free) {
     }
     op_done_ = op_done;
     eq_.at<&Hdd::op_end>(op_done, this, 0);
-    // Seek-ahead: the next command is chosen now, for when this one ends.
-    if (cfg_.sched_lookahead > 0 && !have_next_)
-        have_next_ = choose(op_done, head_cyl_, head_head_, next_);
+    choose_ahead();  // seek-ahead: the next command is chosen now, for when this one ends
 }
 
 void Hdd::count_op(const Cmd& c, int64_t seek_ns, int64_t rotation_ns, int64_t transfer_ns) {

@@ -159,7 +159,7 @@ private:
     bool choose(sim::Time t_free, uint32_t cyl, uint32_t head, Cmd& out);
     // Past 3/4 of the dirty limit, in sectors or extents: destages compete with host commands.
     bool dirty_high() const { return dirty_sectors_ >= dirty_high_ || dirty_.n >= kMaxDirty / 4 * 3; }
-    bool release_next_destage();
+    bool release_next_destage(bool when);
     void choose_ahead();
     void dispatch(sim::Time t_free);
     // No dirty data waiting, being destaged or chosen to be destaged next.
