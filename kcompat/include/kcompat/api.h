@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KCOMPAT_API_VERSION 3
+#define KCOMPAT_API_VERSION 4
 
 struct kcompat_queue;
 struct kcompat_rq;
@@ -30,6 +30,8 @@ struct kcompat_host {
 	void (*timer_arm)(void *ctx, struct timer_list *t, unsigned long expires);
 	void (*timer_cancel)(void *ctx, struct timer_list *t);
 	void (*run_hw_queue)(void *ctx, unsigned int hctx);
+	/* An hrtimer: the event at simulated time `expires_ns` exactly (timer_fire as above). */
+	void (*timer_arm_ns)(void *ctx, struct timer_list *t, uint64_t expires_ns);
 };
 
 /* What blksim's request says, copied into the kernel's request before each call. */
@@ -44,6 +46,11 @@ struct kcompat_rq_state {
 	uint8_t ioprio_level;
 	uint32_t hctx;
 	uint32_t cpu;        /* the submitting CPU: rq->mq_ctx */
+	/* The submitting task (`current` for prepare_request): its pid and io_context
+	 * priority (ioprio_set(); class 0 = none, which follows nice). */
+	uint32_t pid;
+	uint8_t task_ioprio_class;
+	uint8_t task_ioprio_level;
 };
 
 struct kcompat_bio_state {
@@ -54,6 +61,9 @@ struct kcompat_bio_state {
 	uint8_t ioprio_class;
 	uint8_t ioprio_level;
 	uint32_t cpu;        /* the submitting CPU (blk_mq_get_ctx) */
+	uint32_t pid;        /* the submitting task (`current`) */
+	uint8_t task_ioprio_class;
+	uint8_t task_ioprio_level;
 };
 
 /* enum elv_merge */
