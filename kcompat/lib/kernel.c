@@ -58,10 +58,10 @@ void kcompat_warn(const char *file, int line, const char *fmt, ...)
 		warn_handler(first_warning);
 }
 
+/* __GFP_ZERO zeroes, as the kernel's (bfq's root group is kmalloc_node(.., __GFP_ZERO)). */
 void *kmalloc(size_t size, gfp_t flags)
 {
-	(void)flags;
-	return malloc(size ? size : 1);
+	return flags & __GFP_ZERO ? calloc(1, size ? size : 1) : malloc(size ? size : 1);
 }
 
 void *kzalloc(size_t size, gfp_t flags)
