@@ -124,6 +124,9 @@ static void queue_destroy(struct kcompat_queue *kq)
 
 	if (!kq)
 		return;
+	/* elevator_exit(): ioc_clear_queue() (the io_cqs' exit_icq), then blk_mq_exit_sched() */
+	if (kq->tasks.next)
+		kcompat_exit_tasks(kq);
 	untrace_queue(kq);
 	/* blk_mq_exit_sched(): the hctxs init_hctx set up, then the elevator. */
 	for (i = 0; kq->q.elevator && ops()->exit_hctx && i < kq->q.nr_hw_queues; i++)
@@ -171,6 +174,7 @@ static struct kcompat_queue *queue_create(unsigned int nr_hw_queues, unsigned in
 	kq->q.disk = &kq->disk;
 	kq->next_traced = kcompat_traced_queues;
 	kcompat_traced_queues = kq;
+	INIT_LIST_HEAD(&kq->tasks);
 	kq->hctxs = kcalloc(nr_hw_queues, sizeof(*kq->hctxs), GFP_KERNEL);
 	kq->sched_tags = kcalloc(nr_hw_queues, sizeof(*kq->sched_tags), GFP_KERNEL);
 	kq->hctx_ptrs = kcalloc(nr_hw_queues, sizeof(*kq->hctx_ptrs), GFP_KERNEL);
@@ -230,6 +234,14 @@ void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx, bool async)
 
 	(void)async;
 	host->run_hw_queue(host->ctx, hctx->queue_num);
+}
+
+void blk_mq_run_hw_queues(struct request_queue *q, bool async)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->nr_hw_queues; i++)
+		blk_mq_run_hw_queue(q->queue_hw_ctx[i], async);
 }
 
 static struct elv_fs_entry *find_attr(const char *name)
@@ -332,6 +344,7 @@ static void rq_sync(struct kcompat_queue *kq, struct kcompat_rq *r, const struct
 	kcompat_nr_cpu_ids = kq->nr_cpus;
 	rq->mq_ctx = &kq->ctxs[s->cpu < kq->nr_cpus ? s->cpu : 0];
 	kcompat_this_cpu = rq->mq_ctx->cpu;
+	kcompat_set_current(kq, s->pid, s->task_ioprio_class, s->task_ioprio_level);
 }
 
 /* blk_mq_rq_ctx_init() for a request from the scheduler tags. */
@@ -387,6 +400,7 @@ static int bio_merge(struct kcompat_queue *kq, const struct kcompat_bio_state *b
 	kq->merge_by_elv = false;
 	kcompat_nr_cpu_ids = kq->nr_cpus;
 	kcompat_this_cpu = b->cpu < kq->nr_cpus ? b->cpu : 0;
+	kcompat_set_current(kq, b->pid, b->task_ioprio_class, b->task_ioprio_level);
 	if (!ops()->bio_merge)
 		return KCOMPAT_NO_MERGE;
 	ops()->bio_merge(&kq->q, &bio, (b->nr_sectors + 7) / 8);

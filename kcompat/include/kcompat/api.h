@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KCOMPAT_API_VERSION 4
+#define KCOMPAT_API_VERSION 5
 
 struct kcompat_queue;
 struct kcompat_rq;
@@ -34,6 +34,8 @@ struct kcompat_host {
 	void (*run_hw_queue)(void *ctx, unsigned int hctx);
 	int (*tracing)(void *ctx);
 	void (*message)(void *ctx, const char *text);
+	/* An hrtimer: the event at simulated time `expires_ns` exactly (timer_fire as above). */
+	void (*timer_arm_ns)(void *ctx, struct timer_list *t, uint64_t expires_ns);
 };
 
 /* What blksim's request says, copied into the kernel's request before each call. */
@@ -48,6 +50,11 @@ struct kcompat_rq_state {
 	uint8_t ioprio_level;
 	uint32_t hctx;
 	uint32_t cpu;        /* the submitting CPU: rq->mq_ctx */
+	/* The submitting task (`current` for prepare_request): its pid and io_context
+	 * priority (ioprio_set(); class 0 = none, which follows nice). */
+	uint32_t pid;
+	uint8_t task_ioprio_class;
+	uint8_t task_ioprio_level;
 };
 
 struct kcompat_bio_state {
@@ -58,6 +65,9 @@ struct kcompat_bio_state {
 	uint8_t ioprio_class;
 	uint8_t ioprio_level;
 	uint32_t cpu;        /* the submitting CPU (blk_mq_get_ctx) */
+	uint32_t pid;        /* the submitting task (`current`) */
+	uint8_t task_ioprio_class;
+	uint8_t task_ioprio_level;
 };
 
 /* enum elv_merge */
