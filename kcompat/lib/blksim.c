@@ -7,6 +7,7 @@
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
 #include <linux/percpu.h>
+#include <linux/blktrace_api.h>
 #include "elevator.h"
 #include "blk-mq.h"
 #include "kcompat/api.h"
@@ -35,7 +36,31 @@ void kcompat_trace_dev(dev_t dev, const char *fmt, ...)
 	if (!kq || !kq->host.tracing || !kq->host.tracing(kq->host.ctx))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	kcompat_vsnprintf(text, sizeof(text), &kq->ptr_ids, fmt, ap);
+	va_end(ap);
+	kq->host.message(kq->host.ctx, text);
+}
+
+/* blk_trace_note_message_enabled(): whether blksim listens (--explain) on this queue. */
+bool kcompat_trace_enabled(struct request_queue *q)
+{
+	struct kcompat_queue *kq = kcompat_queue_of(q);
+
+	return kq->host.tracing && kq->host.tracing(kq->host.ctx);
+}
+
+/* blk_add_trace_msg(): a message note (bfq_log_bfqq's "bfq<pid><A|S> ..."), formatted only
+ * when someone listens: bfq_log() calls it without asking first. */
+void kcompat_trace_msg(struct request_queue *q, const char *fmt, ...)
+{
+	struct kcompat_queue *kq = kcompat_queue_of(q);
+	char text[256];
+	va_list ap;
+
+	if (!kcompat_trace_enabled(q))
+		return;
+	va_start(ap, fmt);
+	kcompat_vsnprintf(text, sizeof(text), &kq->ptr_ids, fmt, ap);
 	va_end(ap);
 	kq->host.message(kq->host.ctx, text);
 }
@@ -128,6 +153,7 @@ static void queue_destroy(struct kcompat_queue *kq)
 	if (kq->tasks.next)
 		kcompat_exit_tasks(kq);
 	untrace_queue(kq);
+	kcompat_ptr_ids_free(&kq->ptr_ids);
 	/* blk_mq_exit_sched(): the hctxs init_hctx set up, then the elevator. */
 	for (i = 0; kq->q.elevator && ops()->exit_hctx && i < kq->q.nr_hw_queues; i++)
 		if (kq->hctxs[i].sched_data)
