@@ -196,6 +196,9 @@ static struct kcompat_queue *queue_create(unsigned int nr_hw_queues, unsigned in
 	if (!kq || !kcompat_registered_type || nr_cpus == 0)
 		goto fail;
 	kq->host = *host;
+	/* The first queue of this thread: a new simulation, whose clock starts again. */
+	if (!kcompat_traced_queues)
+		kcompat_last_read_ns = 0;
 	kq->disk.first_minor = ++kcompat_last_minor;
 	kq->q.disk = &kq->disk;
 	kq->next_traced = kcompat_traced_queues;
