@@ -82,6 +82,12 @@ SubmitStatus RequestQueue::submit_bio(SplitBio& sb, Plug& plug, uint32_t cpu, Ti
         if (rq == nullptr)
             return SubmitStatus::WAIT_TAG;
         bio_to_request(rq, &bio, bio.pid, sb.queued);
+        // blk_mq_rq_ctx_init()'s ops.prepare_request runs in the submitting task: bfq takes
+        // `current`'s io_cq there (ioc_find_get_icq), so the request must name its task
+        // first; before, a kernel:bfq request was put in the queue of the task that last
+        // held its scheduler tag.
+        if (elevator_)
+            elevator_->prepare_request(rq);
         if (tracing())
             trace_bio(TraceAction::GETRQ, bio, now + cpu_time, cpu, bio.pid);  // blk_add_trace_getrq
         // The piece counts as submitted before blk_insert_flush(), which may end it at once.

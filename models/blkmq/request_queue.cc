@@ -227,9 +227,8 @@ Request* RequestQueue::alloc_request(uint32_t cpu, Time now, bool sync_read) {
                             h.queue_num(), st.in_use(), st.depth(), limit);
             return nullptr;
         }
-        Request* rq = init_request(st.rq(stag), h, BlkMqTags::NO_TAG, cpu, now);
-        elevator_->prepare_request(rq);
-        return rq;
+        // (The elevator's prepare_request comes once the bio is in: prepare_rq().)
+        return init_request(st.rq(stag), h, BlkMqTags::NO_TAG, cpu, now);
     }
     if (tag_set_.shared())
         tag_busy(h);

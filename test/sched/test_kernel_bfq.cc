@@ -82,12 +82,39 @@ TEST_CASE("kernel:bfq: a task's io priority is its queue's weight", "[kernel-sch
     const auto r = run_json(kWeights, "kernel:bfq", tree, "--set global.runtime=4s --set queues.0.iosched.low_latency=0");
     const double be0 = iops(r, "be0"), be4 = iops(r, "be4"), be7 = iops(r, "be7");
     INFO("be0 " << be0 << ", be4 " << be4 << ", be7 " << be7 << " IOPS");
-    // Measured (seed 1, 4 s): be0 56.0, be4 27.6, be7 24.6 IOPS. With the io priority lost
-    // (every task BE 4, equal weights) be0, be4 and be7 would be alike and both checks fail.
-    // be4 against be7 is not checked: the kernel gives them about the same (unlike blksim's
-    // bfq, 47 against 1), the difference docs/kernel-schedulers.md leaves unexplained.
+    // Measured (seed 1, 4 s): be0 61.5, be4 28.7, be7 6.6 IOPS. With the io priority lost
+    // (every task BE 4, equal weights) be0, be4 and be7 would be alike and the checks fail.
+    // (Before kcompat's clock read later at each read, be7 got 24.6, as much as be4: every
+    // queue's first request wrapped bfq_update_io_intensity's idle time, see the docs.)
     CHECK(be0 > 2 * be7);
     CHECK(be0 > 1.5 * be4);
+    CHECK(be4 > 2 * be7);
+}
+
+TEST_CASE("kernel:bfq and blksim's bfq give unequal weights the same shares on a disk", "[kernel-sched][kernel-bfq]") {
+    // Three random readers at BE levels 0, 4, 7 and a sequential one at 4 (hdd-be-weights,
+    // 10 s). Three faults showed here as differences (docs/kernel-schedulers.md): blksim's
+    // bfq_bfqq_charge_time (a slot past the budget timeout charged the sectors served),
+    // kcompat's clock and the place of prepare_request: be7 4.6 / seq4 56.1 IOPS against
+    // the kernel's code's 28.2 / 206.3. Since, the two dispatch alike on this disk.
+    const std::string tree = kernel_tree("bfq-iosched.c");
+    if (tree.empty())
+        return;
+    // Measured (seed 1), both: low_latency 0: 56.0 / 25.9 / 20.1 / 225.2; low_latency 1:
+    // 2.0 / 103.7 / 0.4 / 6.5 (be4, raised, takes the disk).
+    for (const int low_latency : {0, 1}) {
+        const std::string set = "--set queues.0.iosched.low_latency=" + std::to_string(low_latency);
+        const auto ours = run_json(kWeights, "bfq", tree, set);
+        const auto kernel = run_json(kWeights, "kernel:bfq", tree, set);
+        for (const char* job : {"be0", "be4", "be7", "seq4"}) {
+            const double a = iops(ours, job), b = iops(kernel, job);
+            INFO("low_latency " << low_latency << ", " << job << ": bfq " << a << ", kernel:bfq " << b << " IOPS");
+            if (b >= 10)
+                CHECK(a == Approx(b).epsilon(0.15));
+            else
+                CHECK(a < 10);
+        }
+    }
 }
 
 TEST_CASE("kernel:bfq runs a reader beside a writer on a SATA SSD", "[kernel-sched][kernel-bfq]") {
@@ -164,4 +191,45 @@ TEST_CASE("kernel:bfq: --explain shows bfq_log_bfqq's notes, the same text every
     CHECK(in_service >= 2);
     CHECK(idled >= 1);
     CHECK(addresses == 0);
+}
+
+namespace {
+
+// The scenario with blksim's bfq and with the kernel's (both given `extra`): their D events.
+Traces run_both_bfq(const std::string& scenario, const std::string& tree, const std::string& extra = "") {
+    TempDir tmp("kbfq-diff");
+    const std::string sc = source_path(scenario) + " -q " + extra;
+    const CliResult a = run_blksim("run " + sc + " --set queues.0.scheduler=bfq --trace " + tmp / "a.trace");
+    INFO(a.out);
+    REQUIRE(a.status == 0);
+    const CliResult b = run_blksim("run " + sc + " --trace " + tmp / "b.trace" + " --kernel-tree " + tree +
+                                   " --set queues.0.scheduler=kernel:bfq");
+    INFO(b.out);
+    REQUIRE(b.status == 0);
+    return {dispatches(slurp(tmp / "a.trace")), dispatches(slurp(tmp / "b.trace"))};
+}
+
+}  // namespace
+
+TEST_CASE("kernel:bfq dispatches as blksim's bfq on a disk", "[kernel-sched][kernel-bfq][differential]") {
+    // Request by request, on the rotational scenarios, where neither I/O injection nor queue
+    // merging comes into play (docs/kernel-schedulers.md: where the two differ and why).
+    const std::string tree = kernel_tree("bfq-iosched.c");
+    if (tree.empty())
+        return;
+    SECTION("weights 80, 40, 10 and a sequential reader, low_latency off") {
+        require_same(run_both_bfq(kWeights, tree, "--set global.runtime=4s --set queues.0.iosched.low_latency=0"));
+    }
+    SECTION("the same with weight raising") {
+        require_same(run_both_bfq(kWeights, tree, "--set global.runtime=4s"));
+    }
+    SECTION("two sequential readers kept apart by the idle slice; with raising; at prio 0 and 7") {
+        require_same(run_both_bfq(kTwoReaders, tree));
+        require_same(run_both_bfq(kTwoReaders, tree, "--set queues.0.iosched.low_latency=1"));
+        require_same(run_both_bfq(kTwoReaders, tree, "--set global.prioclass=2 --set jobs.0.prio=0 --set jobs.1.prio=7"));
+    }
+    SECTION("random reads and writes; sequential writes that merge") {
+        require_same(run_both_bfq("test/fixtures/kernel-sched/hdd-randrw.json", tree));
+        require_same(run_both_bfq("test/fixtures/kernel-sched/hdd-seq-merge.json", tree));
+    }
 }
