@@ -28,8 +28,6 @@ void Cpu::wake(Task* t, sim::Time now) {
         return;
     }
     enqueue(t);
-    if (spinner_) [[unlikely]]
-        spinner_->contended(now);
     // A running step hands the core on when it ends; otherwise the core is idle or busy
     // with interrupt work only, and an event grants it when that is done.
     if (!running_)

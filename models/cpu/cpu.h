@@ -70,28 +70,6 @@ private:
     Task* rq_next_ = nullptr;
 };
 
-// A task that holds its core spinning without a step booked (io_uring's SQ thread, a job
-// thread reaping an SQPOLL ring's CQ ring in user space): it is told when another task wants
-// the core, and gives it up when the scheduler would preempt it (sched_slice()).
-class Spinner {
-public:
-    virtual void contended(sim::Time now) = 0;
-
-protected:
-    ~Spinner() = default;
-};
-
-// CFS's share of the core for one of two runnable tasks of equal weight (sched_slice() with
-// nr_running 2): sysctl_sched_latency, 6 ms scaled by 1 + ilog2(min(nr_cpus, 8))
-// (SCHED_TUNABLESCALING_LOG), halved. A spinning task runs this long before a task that
-// waits for its core gets it (kernel defaults, not fitted).
-inline sim::Duration sched_slice(uint32_t nr_cpus) {
-    uint32_t factor = 1;
-    for (uint32_t n = nr_cpus < 8 ? nr_cpus : 8; n > 1; n >>= 1)
-        ++factor;
-    return sim::Duration::ns(6'000'000LL * factor / 2);
-}
-
 class Cpu {
 public:
     Cpu(sim::EventQueue& q, uint32_t id) : q_(q), id_(id) {}
@@ -124,9 +102,6 @@ public:
             work_trace_->work(id_, Work::SPIN, from, d, d, d);
     }
     void set_work_trace(WorkTrace* t) { work_trace_ = t; }
-    // The task holding the core spins (Spinner): a task that wakes here tells it. nullptr: none.
-    void set_spinner(Spinner* s) { spinner_ = s; }
-    Spinner* spinner() const { return spinner_; }
     // Part of work charged with charge() was spent spinning on a lock (already in busy()).
     // A task reads charged_spin() around the kernel work its syscall charges this way (a
     // plug flush's elevator sections) to count that spin as its own system time.
@@ -250,7 +225,6 @@ private:
     Task* rq_tail_ = nullptr;
     bool dispatch_pending_ = false;
     WorkTrace* work_trace_ = nullptr;
-    Spinner* spinner_ = nullptr;
     std::unique_ptr<OsJitter> jitter_;             // nullptr: off
     sim::Time jitter_at_ = sim::Time::never();  // jitter_->next(), or never when off
 };

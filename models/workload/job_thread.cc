@@ -55,7 +55,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       cmdprio_(cfg),
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
-      plug_(result.pid), slice_(cpu::sched_slice(host.nr_cpus)), bw_avg_time_(bw_avg_time),
+      plug_(result.pid), slice_(sched_slice(host.nr_cpus)), bw_avg_time_(bw_avg_time),
       replay_(cfg.replay.get()) {
     const uint32_t depth = engine_->depth();
     ious_.resize(depth);
@@ -522,12 +522,10 @@ void JobThread::poll(Time from) {
     state_ = State::POLL;
     poll_from_ = from;
     poll_busy_ = cpu_.busy();
-    ++poll_gen_;
     // A user-space spin on an SQPOLL ring's CQ ring is preempted like any task's.
-    if (sq_) [[unlikely]] {
-        cpu_.set_spinner(this);
-        if (cpu_.has_waiting())
-            contended(from);
+    if (sq_ && !tick_armed_) [[unlikely]] {
+        tick_armed_ = true;
+        eq_.at<&JobThread::poll_tick>(sim::max(from, slice_start_ + slice_), this);
     }
 }
 
@@ -551,28 +549,24 @@ void JobThread::end_poll(Time now) {
     res_.cpu_busy += spin;
     if (!sq_)
         res_.cpu_sys += spin;
-    if (cpu_.spinner() == this)
-        cpu_.set_spinner(nullptr);
-    ++poll_gen_;
 }
 
-// Another task wants the core of a spinning SQPOLL job (its SQ thread, when they share it):
-// the scheduler preempts the spin when the slice is used up.
-void JobThread::contended(Time now) {
-    if (state_ != State::POLL || yield_gen_ == poll_gen_)
-        return;
-    yield_gen_ = poll_gen_;
-    eq_.at<&JobThread::poll_yield>(sim::max(now, slice_start_ + slice_), this, poll_gen_);
-}
-
-void JobThread::poll_yield(uint64_t gen) {
-    if (gen != poll_gen_ || state_ != State::POLL)
-        return;
+// need_resched() set by the tick: a task waits for the core of a spinning SQPOLL job (its SQ
+// thread, when they share it) and the job's slice is used up. Looked at once per slice.
+void JobThread::poll_tick(uint64_t) {
+    tick_armed_ = false;
+    if (state_ != State::POLL)
+        return;  // poll() arms it again
     const Time now = eq_.now();
+    if (!cpu_.has_waiting() || now < slice_start_ + slice_) {
+        tick_armed_ = true;
+        eq_.at<&JobThread::poll_tick>(sim::max(now + slice_, slice_start_ + slice_), this);
+        return;
+    }
     end_poll(now);
     // Switched out (an involuntary context switch, which fio's ctx counts) and back in later.
     woken_ = true;
-    polled_ = !cpu_.has_waiting();
+    polled_ = false;
     state_ = State::RUNNING;
     cpu_.step_end(this, now, true);
 }

@@ -44,8 +44,7 @@
 
 namespace blksim::workload {
 
-class JobThread final : public cpu::Task, public cpu::Spinner, public blkmq::TagWaiter, public blkmq::EndIo,
-                        public SqRing {
+class JobThread final : public cpu::Task, public blkmq::TagWaiter, public blkmq::EndIo, public SqRing {
 public:
     // `sq_cpu`: with sqthread_poll, the core of the ring's SQ thread (Machine places it).
     JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
@@ -94,7 +93,6 @@ public:
     void run_step(sim::Time now) override;            // cpu::Task
     void tag_wakeup(sim::Time now) override;          // blkmq::TagWaiter
     void end_io(blkmq::Bio* bio, sim::Time now) override;  // blkmq::EndIo
-    void contended(sim::Time now) override;           // cpu::Spinner (an SQPOLL ring's CQ spin)
     // SqRing: the SQ thread's view of the ring (sqthread_poll).
     Submitted submit_sqes(blkmq::Plug& plug, uint32_t cpu, sim::Time now, blkmq::TagWaiter* waiter) override;
     uint32_t sq_entries() const override { return sq_queued_; }
@@ -133,9 +131,10 @@ private:
     // poll_found() ends the spin once end_io() posted enough of them.
     void poll(sim::Time from);
     void poll_found(uint64_t);
-    // The spin ends at `now` (found, or preempted: poll_yield()); its time is the job's.
+    // The spin ends at `now` (found, or preempted: poll_tick()); its time is the job's.
     void end_poll(sim::Time now);
-    void poll_yield(uint64_t gen);
+    // sqthread_poll: the scheduler tick's look at the CQ spin (SqThread::tick_event()).
+    void poll_tick(uint64_t);
     // sqthread_poll: store the batch's SQEs in the ring (no syscall) instead of submitting.
     void sq_commit(Step& s);
     // io_us the job has handed over and not reaped: the kernel's, and those still in the SQ ring.
@@ -245,10 +244,9 @@ private:
     bool polled_ = false;                     // ... unless it only stopped spinning (POLL)
     sim::Time poll_from_;                     // POLL: the spin's start
     sim::Duration poll_busy_;                 // and the core's busy time then
-    uint64_t poll_gen_ = 1;                   // the current spin, for its yield event
-    uint64_t yield_gen_ = 0;                  // the spin a yield event is pending for
+    bool tick_armed_ = false;                 // a poll_tick is pending
     sim::Time slice_start_;                   // when it last got the core from another task
-    const sim::Duration slice_;               // cpu::sched_slice() of the host
+    const sim::Duration slice_;               // sched_slice() of the host
 
     // sqthread_poll: the ring's SQ thread, and the SQEs stored and not consumed (io_u indexes).
     std::unique_ptr<SqThread> sq_;

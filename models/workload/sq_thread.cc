@@ -7,7 +7,7 @@ using sim::Time;
 
 SqThread::SqThread(sim::EventQueue& eq, cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
                    SqRing& ring, uint32_t pid)
-    : eq_(eq), cpu_(cpu), q_(q), costs_(host.costs), ring_(ring), plug_(pid), slice_(cpu::sched_slice(host.nr_cpus)) {}
+    : eq_(eq), cpu_(cpu), q_(q), costs_(host.costs), ring_(ring), plug_(pid), slice_(sched_slice(host.nr_cpus)) {}
 
 // The thread becomes runnable after the job thread that created it (an event at the same
 // instant comes after the job's own wake-up).
@@ -75,7 +75,7 @@ void SqThread::step_done(uint64_t) {
         return;
     }
     // The loop goes on spinning on the core it holds: the core passes to a task waiting
-    // for it only when the slice is used up (contended()).
+    // for it only when the slice is used up (tick_event()).
     begin_spin(now);
 }
 
@@ -83,14 +83,14 @@ void SqThread::begin_spin(Time from) {
     state_ = State::SPIN;
     spin_from_ = from;
     spin_busy_ = cpu_.busy();
-    ++gen_;
-    cpu_.set_spinner(this);
     if (!idle_armed_) {
         idle_armed_ = true;
         eq_.at<&SqThread::idle_event>(sim::max(from, last_work_ + kSqThreadIdle), this);
     }
-    if (cpu_.has_waiting())
-        contended(from);
+    if (!tick_armed_) {
+        tick_armed_ = true;
+        eq_.at<&SqThread::tick_event>(sim::max(from, slice_start_ + slice_), this);
+    }
 }
 
 // The spin ends at `now`: what interrupts and charged work took of the core meanwhile is
@@ -100,9 +100,6 @@ void SqThread::end_spin(Time now) {
     const Duration held = to - spin_from_;
     const Duration others = cpu_.busy() - spin_busy_;
     cpu_.held(spin_from_, to, held > others ? held - others : Duration());
-    if (cpu_.spinner() == this)
-        cpu_.set_spinner(nullptr);
-    ++gen_;
 }
 
 void SqThread::posted(Time now) {
@@ -124,23 +121,20 @@ void SqThread::posted(Time now) {
     }
 }
 
-// A task wants the core: the scheduler preempts the spin when its slice is used up
-// (cond_resched() in the loop, need_resched() set by the tick).
-void SqThread::contended(Time now) {
-    if (state_ != State::SPIN || yield_gen_ == gen_)
-        return;
-    yield_gen_ = gen_;
-    eq_.at<&SqThread::yield_event>(sim::max(now, slice_start_ + slice_), this, gen_);
-}
-
-void SqThread::yield_event(uint64_t gen) {
-    if (gen != gen_ || state_ != State::SPIN)
-        return;
+// need_resched() set by the tick once the slice is used up and a task waits: the loop's
+// cond_resched() switches to it. Looked at once per slice while the thread spins.
+void SqThread::tick_event(uint64_t) {
+    tick_armed_ = false;
+    if (state_ != State::SPIN)
+        return;  // begin_spin() arms it again
     const Time now = eq_.now();
+    if (!cpu_.has_waiting() || now < slice_start_ + slice_) {
+        tick_armed_ = true;
+        eq_.at<&SqThread::tick_event>(sim::max(now + slice_, slice_start_ + slice_), this);
+        return;
+    }
     end_spin(now);
-    woken_ = cpu_.has_waiting();  // switched out, and back in later
-    if (!woken_)
-        slice_start_ = now;
+    woken_ = true;  // switched out, and back in later
     state_ = State::RUNNABLE;
     cpu_.step_end(this, now, true);
 }

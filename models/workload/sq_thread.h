@@ -7,7 +7,7 @@
 //
 // The core is the thread's all along: its spin is busy time there (not the job's usr/sys:
 // fio reads the job thread's own rusage). Another task that wants the core gets it when the
-// scheduler would preempt the spin (cpu::sched_slice()); the thread then waits its turn.
+// scheduler would preempt the spin (sched_slice()); the thread then waits its turn.
 //
 // Simplified (docs/fio.md "sqthread_poll"): a bio that finds no tag makes the thread sleep
 // for one (the kernel's REQ_NOWAIT bio fails with -EAGAIN and io_uring re-issues it from an
@@ -26,6 +26,18 @@
 #include "sim/time.h"
 
 namespace blksim::workload {
+
+// CFS's share of the core for one of two runnable tasks of equal weight (sched_slice() with
+// nr_running 2): sysctl_sched_latency, 6 ms scaled by 1 + ilog2(min(nr_cpus, 8))
+// (SCHED_TUNABLESCALING_LOG), halved: 6 ms on 2 CPUs (kernel defaults, not fitted). A spinning
+// task (the SQ thread, a job reaping an SQPOLL ring) runs this long after it got the core
+// before a task waiting for it gets it; the model looks once per slice (the tick's check).
+inline sim::Duration sched_slice(uint32_t nr_cpus) {
+    int64_t factor = 1;
+    for (uint32_t n = nr_cpus < 8 ? nr_cpus : 8; n > 1; n >>= 1)
+        ++factor;
+    return sim::Duration::ns(6'000'000 * factor / 2);
+}
 
 // The ring's application side, as the SQ thread sees it (JobThread).
 class SqRing {
@@ -48,7 +60,7 @@ protected:
     ~SqRing() = default;
 };
 
-class SqThread final : public cpu::Task, public cpu::Spinner, public blkmq::TagWaiter {
+class SqThread final : public cpu::Task, public blkmq::TagWaiter {
 public:
     // The kernel's default sq_thread_idle (fio sets none): HZ jiffies, one second.
     static constexpr sim::Duration kSqThreadIdle = sim::Duration::ns(1'000'000'000);
@@ -69,7 +81,6 @@ public:
     uint32_t cpu() const { return cpu_.id(); }
 
     void run_step(sim::Time now) override;        // cpu::Task
-    void contended(sim::Time now) override;       // cpu::Spinner
     void tag_wakeup(sim::Time now) override;      // blkmq::TagWaiter
 
 private:
@@ -81,7 +92,9 @@ private:
     void step_done(uint64_t);
     void begin_spin(sim::Time from);
     void end_spin(sim::Time now);
-    void yield_event(uint64_t gen);
+    // The scheduler tick's look at a spinning thread: preempted once its slice is used up
+    // and a task waits for the core.
+    void tick_event(uint64_t);
     void idle_event(uint64_t);
 
     sim::EventQueue& eq_;
@@ -90,7 +103,7 @@ private:
     const cpu::CpuCosts& costs_;
     SqRing& ring_;
     blkmq::Plug plug_;
-    const sim::Duration slice_;    // cpu::sched_slice() of the host
+    const sim::Duration slice_;    // sched_slice() of the host
     State state_ = State::NEW;
     bool stopped_ = false;
     bool woken_ = false;           // the next step pays a context switch
@@ -100,8 +113,7 @@ private:
     sim::Duration spin_busy_;
     sim::Time slice_start_;        // when it last got the core from another task
     sim::Time last_work_;          // the end of the last round that found work
-    uint64_t gen_ = 1;             // the current spin, for its yield event
-    uint64_t yield_gen_ = 0;       // the spin a yield event is pending for
+    bool tick_armed_ = false;      // a tick_event is pending
 };
 
 }  // namespace blksim::workload
