@@ -79,9 +79,13 @@ void SqThread::step_done(uint64_t) {
     begin_spin(now);
 }
 
+// The spin holds the core from `from`, or from the end of the work already queued on it: the
+// round's plug flush (its ->queue_rq, charged after the step) and interrupts that came during
+// the step run first and are counted in busy() already, so the spin must not book that time
+// again (end_spin() counts only the core's time after spin_from_ that nothing else took).
 void SqThread::begin_spin(Time from) {
     state_ = State::SPIN;
-    spin_from_ = from;
+    spin_from_ = sim::max(from, cpu_.free_at());
     spin_busy_ = cpu_.busy();
     if (!idle_armed_) {
         idle_armed_ = true;
