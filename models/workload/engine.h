@@ -9,7 +9,8 @@
 //             reap up to iodepth_batch_complete_max. Completions are read from the shared
 //             ring without a syscall when present (libaio's user_io_getevents, the CQ ring).
 // libaio and io_uring differ only in their cost profile entries (engines/aio.h), and in
-// io_uring's hipri: it reaps by spinning instead of sleeping (Engine::polls()).
+// io_uring's hipri: it reaps by spinning instead of sleeping (Engine::polls()); and in
+// io_uring's sqthread_poll, where a kernel SQ thread submits (JobThread with its SqThread).
 //   pvsync2   preadv2/pwritev2: psync's path (the kernel polls no synchronous I/O).
 //   null      fio's engines/null.c: each io_u completes in ->queue; no kernel at all.
 //

@@ -41,6 +41,11 @@ struct JobConfig {
     // (IORING_SETUP_IOPOLL); the kernel polls no synchronous direct I/O, so pvsync2 sleeps
     // as psync does (docs/fio.md "Polled completion").
     bool hipri = false;
+    // fio sqthread_poll (io_uring): IORING_SETUP_SQPOLL, a kernel SQ thread submits the job's
+    // I/O from the ring (models/workload/sq_thread.h); sqthread_poll_cpu binds it
+    // (IORING_SETUP_SQ_AFF), else the machine places it (docs/fio.md "sqthread_poll").
+    bool sqthread_poll = false;
+    std::optional<uint32_t> sqthread_poll_cpu;
     RwPattern rw = RwPattern::READ;
     // fio's td_read() / td_write(): whether the pattern has reads, writes.
     bool reads() const { return rw != RwPattern::WRITE && rw != RwPattern::RANDWRITE; }

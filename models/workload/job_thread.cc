@@ -41,7 +41,7 @@ static sim::Rng job_stream(const JobConfig& cfg, uint32_t clone, uint64_t seed, 
 
 JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
                      cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
-                     result::JobResult& result, Duration bw_avg_time)
+                     result::JobResult& result, Duration bw_avg_time, cpu::Cpu* sq_cpu)
     : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(host.costs), res_(result), engine_(make_engine(cfg, host)),
       slat_(engine_->slat()), prio_clat_(cfg.uses_prio()),
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
@@ -55,9 +55,14 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       cmdprio_(cfg),
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
-      plug_(result.pid), bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
+      plug_(result.pid), slice_(sched_slice(host.nr_cpus)), bw_avg_time_(bw_avg_time),
+      replay_(cfg.replay.get()) {
     const uint32_t depth = engine_->depth();
     ious_.resize(depth);
+    if (cfg.sqthread_poll && sq_cpu) {
+        sq_ = std::make_unique<SqThread>(eq, *sq_cpu, q, host, *this, result.pid);
+        sq_ring_.resize(depth);
+    }
     free_ious_.reserve(depth);
     for (uint32_t i = depth; i-- > 0;)
         free_ious_.push_back(i);
@@ -142,6 +147,8 @@ void JobThread::start(Time t, uint32_t* live) {
     }
     state_ = State::RUNNING;
     eq_.at<&JobThread::wakeup_event>(t, this);
+    if (sq_)
+        sq_->start(t);
 }
 
 bool JobThread::done_issuing(Time now) const {
@@ -240,6 +247,7 @@ void JobThread::run_step(Time start) {
         if (!polled_) {
             s.sys += costs_.context_switch;
             ++res_.ctx;
+            slice_start_ = s.start;
         }
         polled_ = false;
         s.sys += engine_->wake_cost(tag_wait_ || batch_pos_ < batch_.size());
@@ -260,7 +268,7 @@ void JobThread::run_step(Time start) {
     bool draining = finishing || pause_ != Pause::NONE;
     if (!get_completions(s, full, draining))
         return false;
-    const bool drained = in_kernel_ == 0 && nr_done_ == 0;
+    const bool drained = in_flight() == 0 && nr_done_ == 0;
     if (finishing && drained && !end_fsync_due()) {
         if (!verify_due(s.start)) {
             finish(cpu_.book(s.start, charge(s)));
@@ -291,7 +299,7 @@ void JobThread::run_step(Time start) {
         engine_->queued(ious_[batch_[0]], s.now());
         return true;
     }
-    if (pause_ != Pause::NONE && in_kernel_ == 0 && nr_done_ == 0) {
+    if (pause_ != Pause::NONE && in_flight() == 0 && nr_done_ == 0) {
         pause(s);
         return false;
     }
@@ -307,7 +315,7 @@ void JobThread::run_step(Time start) {
 // Reap what the engine says to (fio's wait_for_completions()), or sleep in io_getevents
 // until enough have completed. False when the thread sleeps.
 [[gnu::always_inline]] inline bool JobThread::get_completions(Step& s, bool full, bool draining) {
-    const Engine::Reap r = engine_->getevents(nr_done_, in_kernel_, full, draining);
+    const Engine::Reap r = engine_->getevents(nr_done_, in_flight(), full, draining);
     if (r.max > 0) {
         s.usr += reap(s.start + s.sys, r.max);
         if (min_rate_.active())
@@ -319,7 +327,9 @@ void JobThread::run_step(Time start) {
         return true;
     // io_getevents blocks: the syscall is charged when it returns.
     const Time end = cpu_.book(s.start, charge(s));
-    if (engine_->polls()) [[unlikely]] {
+    // An SQPOLL ring is reaped by spinning on its CQ ring in user space (fio makes no
+    // io_uring_enter(GETEVENTS) then), an IOPOLL ring by spinning in the kernel.
+    if (engine_->polls() || sq_) [[unlikely]] {
         poll(end);
         return false;
     }
@@ -422,6 +432,10 @@ void JobThread::run_step(Time start) {
         queue_null(s);
         return;
     }
+    if (sq_) [[unlikely]] {
+        sq_commit(s);
+        return;
+    }
     if (!batch_syscall_charged_) {
         s.sys += costs_.syscall;
         batch_syscall_charged_ = true;
@@ -471,6 +485,8 @@ void JobThread::step_done(uint64_t) {
         plug_.finish(q_, now, cpu_.id());
     if (cpu_.charged_spin() != spin_before) [[unlikely]]
         add_kernel_spin(cpu_.charged_spin() - spin_before);
+    if (sq_ && sq_queued_ > 0) [[unlikely]]
+        sq_->posted(now);  // the SQ ring's new tail
     const bool in_syscall =
         engine_->committed(std::span<const uint32_t>(batch_).subspan(step_first_, batch_pos_ - step_first_), ious_,
                            sim::max(now, cpu_.free_at()), in_kernel_ > 0 && nr_done_ == 0);
@@ -506,21 +522,98 @@ void JobThread::poll(Time from) {
     state_ = State::POLL;
     poll_from_ = from;
     poll_busy_ = cpu_.busy();
+    // A user-space spin on an SQPOLL ring's CQ ring is preempted like any task's.
+    if (sq_ && !tick_armed_) [[unlikely]] {
+        tick_armed_ = true;
+        eq_.at<&JobThread::poll_tick>(sim::max(from, slice_start_ + slice_), this);
+    }
 }
 
-// The completions are there: the spin ends now. Interrupt and completion work that ran on
-// the core meanwhile is counted already; the rest of the time was the task's own spin.
+// The completions are there: the spin ends now; the reap syscall returns (no context switch).
 void JobThread::poll_found(uint64_t) {
     const Time now = eq_.now();
+    end_poll(now);
+    woken_ = polled_ = true;
+    state_ = State::RUNNING;
+    cpu_.step_end(this, now, true);
+}
+
+// Interrupt and completion work that ran on the core meanwhile is counted already; the rest
+// of the time was the task's own spin: system time in the kernel's poll loop, user time in
+// fio's reap loop on an SQPOLL ring's CQ ring.
+void JobThread::end_poll(Time now) {
     const Duration held = now > poll_from_ ? now - poll_from_ : Duration();
     const Duration others = cpu_.busy() - poll_busy_;
     const Duration spin = held > others ? held - others : Duration();
     cpu_.held(poll_from_, now, spin);
     res_.cpu_busy += spin;
-    res_.cpu_sys += spin;
-    woken_ = polled_ = true;  // the reap syscall returns; no context switch
+    if (!sq_)
+        res_.cpu_sys += spin;
+}
+
+// need_resched() set by the tick: a task waits for the core of a spinning SQPOLL job (its SQ
+// thread, when they share it) and the job's slice is used up. Looked at once per slice.
+void JobThread::poll_tick(uint64_t) {
+    tick_armed_ = false;
+    if (state_ != State::POLL)
+        return;  // poll() arms it again
+    const Time now = eq_.now();
+    if (!cpu_.has_waiting() || now < slice_start_ + slice_) {
+        tick_armed_ = true;
+        eq_.at<&JobThread::poll_tick>(sim::max(now + slice_, slice_start_ + slice_), this);
+        return;
+    }
+    end_poll(now);
+    // Switched out (an involuntary context switch, which fio's ctx counts) and back in later.
+    woken_ = true;
+    polled_ = false;
     state_ = State::RUNNING;
     cpu_.step_end(this, now, true);
+}
+
+// fio_ioring_commit() on an SQPOLL ring (fio 3.34 on): the SQEs are in the ring already (fio's
+// ->queue wrote them); a sleeping SQ thread is woken by io_uring_enter(IORING_ENTER_SQ_WAKEUP),
+// the only syscall. issue_time is stamped here (fio_ioring_queued()), and fio keeps no slat.
+void JobThread::sq_commit(Step& s) {
+    if (sq_->needs_wakeup())
+        s.sys += costs_.syscall;
+    const Time t = s.now();
+    const auto depth = static_cast<uint32_t>(sq_ring_.size());
+    for (; batch_pos_ < batch_.size(); ++batch_pos_) {
+        const uint32_t idx = batch_[batch_pos_];
+        ious_[idx].issue_time = t;
+        sq_ring_[(sq_head_ + sq_queued_) % depth] = idx;
+        ++sq_queued_;
+    }
+    const uint32_t nr = batch_pos_ - step_first_;
+    if (nr > 0 && s.start >= ramp_end_)
+        mark_submit(nr);
+}
+
+// io_submit_sqes() in the SQ thread: each SQE's bio to submit_bio() from its CPU, in ring order.
+SqRing::Submitted JobThread::submit_sqes(blkmq::Plug& plug, uint32_t cpu, Time now, blkmq::TagWaiter* waiter) {
+    Submitted r;
+    const auto depth = static_cast<uint32_t>(sq_ring_.size());
+    while (sq_queued_ > 0) {
+        const uint32_t idx = sq_ring_[sq_head_];
+        IoU& io = ious_[idx];
+        if (!io.submit.started)
+            prep_bio(io, idx);
+        Duration extra;
+        const blkmq::SubmitStatus st = q_.submit_bio(io.submit, plug, cpu, now + r.cost, extra);
+        r.cost += extra;
+        if (st == blkmq::SubmitStatus::WAIT_TAG) {
+            q_.wait_for_tag(cpu, waiter);
+            r.wait_tag = true;
+            break;
+        }
+        r.cost += costs_.bio_submit + costs_.rq_alloc + costs_.plug;
+        sq_head_ = (sq_head_ + 1) % depth;
+        --sq_queued_;
+        note_submitted(io);
+        ++r.nr;
+    }
+    return r;
 }
 
 void JobThread::sleep_until(const Step& s, Time when) {
@@ -766,6 +859,11 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
         sync_done_ = static_cast<int>(idx);
         if (state_ == State::SLEEP_IO)
             schedule_wakeup(now);
+        else if (state_ == State::POLL) [[unlikely]] {
+            // An SQPOLL ring's IORING_OP_FSYNC: the job spins for its CQE.
+            state_ = State::RUNNING;
+            eq_.at<&JobThread::poll_found>(now, this);
+        }
         return;
     }
     post_done(idx, now);
@@ -953,6 +1051,8 @@ void JobThread::start_verify(Time now) {
 
 void JobThread::finish(Time now) {
     state_ = State::EXITED;
+    if (sq_)
+        sq_->stop(now);  // the ring is closed: its SQ thread ends
     if (live_)
         --*live_;
     res_.runtime = now > ramp_end_ ? now - ramp_end_ : Duration();

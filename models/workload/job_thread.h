@@ -36,6 +36,7 @@
 #include "models/workload/job_config.h"
 #include "models/workload/random_dist.h"
 #include "models/workload/rate.h"
+#include "models/workload/sq_thread.h"
 #include "models/workload/think_time.h"
 #include "sim/event_queue.h"
 #include "sim/random.h"
@@ -43,11 +44,12 @@
 
 namespace blksim::workload {
 
-class JobThread final : public cpu::Task, public blkmq::TagWaiter, public blkmq::EndIo {
+class JobThread final : public cpu::Task, public blkmq::TagWaiter, public blkmq::EndIo, public SqRing {
 public:
+    // `sq_cpu`: with sqthread_poll, the core of the ring's SQ thread (Machine places it).
     JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
               cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
-              result::JobResult& result, sim::Duration bw_avg_time);
+              result::JobResult& result, sim::Duration bw_avg_time, cpu::Cpu* sq_cpu = nullptr);
     JobThread(const JobThread&) = delete;
     JobThread& operator=(const JobThread&) = delete;
 
@@ -91,6 +93,12 @@ public:
     void run_step(sim::Time now) override;            // cpu::Task
     void tag_wakeup(sim::Time now) override;          // blkmq::TagWaiter
     void end_io(blkmq::Bio* bio, sim::Time now) override;  // blkmq::EndIo
+    // SqRing: the SQ thread's view of the ring (sqthread_poll).
+    Submitted submit_sqes(blkmq::Plug& plug, uint32_t cpu, sim::Time now, blkmq::TagWaiter* waiter) override;
+    uint32_t sq_entries() const override { return sq_queued_; }
+    bool iopoll_pending() const override { return engine_->polls() && in_kernel_ > 0; }
+    // The SQ thread of an sqthread_poll job; nullptr otherwise.
+    const SqThread* sq_thread() const { return sq_.get(); }
 
 private:
     // SLEEP_TIMER: a nanosleep, which completions do not wake: a replaying job waiting for
@@ -123,6 +131,14 @@ private:
     // poll_found() ends the spin once end_io() posted enough of them.
     void poll(sim::Time from);
     void poll_found(uint64_t);
+    // The spin ends at `now` (found, or preempted: poll_tick()); its time is the job's.
+    void end_poll(sim::Time now);
+    // sqthread_poll: the scheduler tick's look at the CQ spin (SqThread::tick_event()).
+    void poll_tick(uint64_t);
+    // sqthread_poll: store the batch's SQEs in the ring (no syscall) instead of submitting.
+    void sq_commit(Step& s);
+    // io_us the job has handed over and not reaped: the kernel's, and those still in the SQ ring.
+    uint32_t in_flight() const { return in_kernel_ + sq_queued_; }
     void step_done(uint64_t);
     void schedule_wakeup(sim::Time when);
     bool done_issuing(sim::Time now) const;
@@ -228,6 +244,14 @@ private:
     bool polled_ = false;                     // ... unless it only stopped spinning (POLL)
     sim::Time poll_from_;                     // POLL: the spin's start
     sim::Duration poll_busy_;                 // and the core's busy time then
+    bool tick_armed_ = false;                 // a poll_tick is pending
+    sim::Time slice_start_;                   // when it last got the core from another task
+    const sim::Duration slice_;               // sched_slice() of the host
+
+    // sqthread_poll: the ring's SQ thread, and the SQEs stored and not consumed (io_u indexes).
+    std::unique_ptr<SqThread> sq_;
+    std::vector<uint32_t> sq_ring_;
+    uint32_t sq_head_ = 0, sq_queued_ = 0;
 
     // Region and progress. io_limit_: the bytes to issue (fio's io_size, else the region).
     uint64_t region_start_ = 0, region_len_ = 0, io_limit_ = 0;
