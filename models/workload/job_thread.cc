@@ -49,9 +49,11 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
       os_noise_(host.os_noise), rng_noise_(seed, stream_name(cfg, clone, "os_noise")),
       buflen_{Buflen(cfg, 0, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.read")),
-              Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write"))},
+              Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write")),
+              Buflen(cfg, 2, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.trim"))},
       align_{cfg.blockalign[0] ? cfg.blockalign[0] : cfg.min_bs(0),
-             cfg.blockalign[1] ? cfg.blockalign[1] : cfg.min_bs(1)},
+             cfg.blockalign[1] ? cfg.blockalign[1] : cfg.min_bs(1),
+             cfg.blockalign[2] ? cfg.blockalign[2] : cfg.min_bs(2)},
       cmdprio_(cfg),
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
@@ -64,7 +66,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     batch_.reserve(depth);
     // fio sizes its io_u buffers for the largest block; here that is the split pieces of the
     // largest bio, made once so that no I/O allocates.
-    const uint64_t max_sectors = std::max(cfg.max_bs(0), cfg.max_bs(1)) >> 9;
+    const uint64_t max_sectors = std::max({cfg.max_bs(0), cfg.max_bs(1), cfg.trims() ? cfg.max_bs(2) : 0}) >> 9;
     for (IoU& io : ious_)
         io.submit.reserve(max_sectors, q.split_sectors());
 
@@ -78,12 +80,15 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     }
     region_len_ = cfg.size ? cfg.size : capacity - std::min(capacity, region_start_);
     io_limit_ = cfg.io_size ? cfg.io_size : region_len_;
+    // do_io(): "in trimwrite mode, each byte is trimmed and then written", twice the bytes.
+    if (cfg.rw == RwPattern::TRIMWRITE || cfg.rw == RwPattern::RANDTRIMWRITE)
+        io_limit_ *= 2;
     if (cfg.random_dist.kind != RandomDistConfig::Kind::RANDOM) {
         // __init_rand_distribution(): the region in blocks of the smallest size.
         const uint64_t bs = std::min(cfg.min_bs(0), cfg.min_bs(1));
         dist_.emplace(cfg.random_dist, (region_len_ + bs - 1) / bs, bs, rng_offsets_);
     }
-    next_seq_offset_[0] = next_seq_offset_[1] = region_start_;
+    next_seq_offset_[0] = next_seq_offset_[1] = next_seq_offset_[2] = region_start_;
     // A time_based job ends by its runtime, which leaves no read-back (fio's terminate).
     checksum_ = cfg.verify.on;
     record_writes_ = cfg.verify.on && cfg.verify.read_back && !cfg.time_based && !replay_ && cfg.writes();
@@ -117,7 +122,7 @@ double JobThread::progress(Time now) const {
         f = static_cast<double>((now - start_time_).count()) / static_cast<double>((end_time_ - start_time_).count());
     if (!cfg_.time_based) {
         if (io_limit_ > 0)
-            f = std::max(f, static_cast<double>(kernel_bytes_[0] + kernel_bytes_[1]) / static_cast<double>(io_limit_));
+            f = std::max(f, static_cast<double>(kernel_bytes_[0] + kernel_bytes_[1] + kernel_bytes_[2]) / static_cast<double>(io_limit_));
         if (cfg_.number_ios > 0)
             f = std::max(f, static_cast<double>(completed_) / static_cast<double>(cfg_.number_ios));
     }
@@ -132,7 +137,7 @@ void JobThread::start(Time t, uint32_t* live) {
     replay_origin_ = replay_last_issue_ = t;
     ramp_end_ = t + cfg_.ramp_time;
     end_time_ = cfg_.runtime.count() > 0 ? ramp_end_ + cfg_.runtime : Time::never();
-    for (unsigned d = 0; d < 2; ++d) {
+    for (unsigned d = 0; d < 3; ++d) {
         bw_[d] = sim::IntervalSampler(ramp_end_, bw_avg_time_);
         iops_[d] = sim::IntervalSampler(ramp_end_, bw_avg_time_);
     }
@@ -547,7 +552,8 @@ void JobThread::pause(Step& s) {
     const Duration left = end_time_ == Time::never() ? Duration::max() : end_time_ - t0;
     const Duration spin = std::min(tt.spin, left);
     const Duration total = std::min(std::max(tt.time, spin), left);  // spin, then sleep the rest
-    rate_.thought(last_ddir_, total);
+    if (last_ddir_ < 2)  // no rate cap with trims (check_trim_job)
+        rate_.thought(last_ddir_, total);
     s.usr += spin;
     sleep_until(s, t0 + total);
     if (total <= spin)
@@ -569,6 +575,22 @@ void JobThread::check_min_rate(Time now) {
     res_.error_msg = std::move(msg);
 }
 
+// blkdev_common_ioctl(BLKDISCARD) on a disk without discard support: EOPNOTSUPP before any
+// bio (bdev_max_discard_sectors() == 0). fio's do_io_u_trim() sets io_u->error, and
+// td_io_queue() turns it into td_verror(): the job stops issuing and exits. The trim was
+// issued (total_io_u), and counts nowhere else.
+void JobThread::fail_trim(IoU& io, uint32_t idx, Time now) {
+    aborted_ = true;
+    if (now >= ramp_end_)
+        ++res_.dir[DDIR_TRIM].failed_ios;
+    if (res_.error == 0) {
+        res_.error = 95;  // EOPNOTSUPP
+        res_.verror = "file:ioengines.c:399, func=td_io_queue, error=Operation not supported";
+    }
+    io.state = IoU::State::FREE;
+    free_ious_.push_back(idx);
+}
+
 // fio's get_rw_ddir(): a mix draws each I/O's direction (blksim draws per I/O where fio
 // switches after runs of rwmix-sized issues); a draw the rate cap held back is kept.
 uint8_t JobThread::next_ddir() {
@@ -582,6 +604,12 @@ uint8_t JobThread::next_ddir() {
     case RwPattern::RANDREAD: return 0;
     case RwPattern::WRITE:
     case RwPattern::RANDWRITE: return 1;
+    case RwPattern::TRIM:
+    case RwPattern::RANDTRIM: return DDIR_TRIM;
+    case RwPattern::TRIMWRITE:
+    case RwPattern::RANDTRIMWRITE:
+        // fio's get_rw_ddir() for td_trimwrite(): a trim, then the write of that block.
+        return last_ddir_ == DDIR_TRIM ? 1 : DDIR_TRIM;
     default: return rng_ddir_.below(100) < cfg_.rwmixread ? 0 : 1;
     }
 }
@@ -607,9 +635,12 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
         io.ddir = ddir;
         Buflen& buflen = buflen_[ddir];
         const uint64_t region_end = region_start_ + region_len_;
-        const bool random = cfg_.rw == RwPattern::RANDREAD || cfg_.rw == RwPattern::RANDWRITE ||
-                            cfg_.rw == RwPattern::RANDRW;
-        if (random) {
+        const bool random = cfg_.random();
+        if (cfg_.rw == RwPattern::RANDTRIMWRITE && ddir == 1) {
+            // get_next_block(): randtrimwrite's write goes where the trim before it went
+            // (f->last_start[DDIR_TRIM]).
+            io.offset = last_trim_offset_;
+        } else if (random) {
             // fio's last_block() with norandommap: uniform over the region's blockalign-
             // aligned offsets that leave room for the smallest size.
             const uint64_t align = align_[ddir], min = buflen.min();
@@ -629,13 +660,15 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
             next_seq_offset_[io.ddir] += io.len;
         if (record_writes_ && io.ddir == 1) [[unlikely]]
             written_.push_back({io.offset, io.len});  // fio's log_io_piece()
+        if (io.ddir == DDIR_TRIM)
+            last_trim_offset_ = io.offset;
     }
     cmdprio_.set_ioprio(io.submit.bio, io.ddir, io.len, rng_prio_);
     if (rate_.caps() && !replay_ && !verifying_)
         rate_.issued(io.ddir, io.len);  // fio's usec_for_io() after the submit
     last_ddir_ = io.ddir;
     last_was_sync_ = false;
-    writes_issued_ += io.ddir;
+    writes_issued_ += io.ddir == 1;
     io.start_time = t;
     io.state = IoU::State::PREPPED;
     issued_bytes_ += io.len;
@@ -699,6 +732,10 @@ void JobThread::account_sync(IoU& io, Time done) {
 // beyond one bio's submission (RequestQueue::submit_bio).
 [[gnu::always_inline]] inline bool JobThread::queue_io_u(uint32_t idx, Time now, Duration& extra) {
     IoU& io = ious_[idx];
+    if (io.ddir == DDIR_TRIM && q_.max_discard_sectors() == 0) [[unlikely]] {
+        fail_trim(io, idx, now);
+        return true;
+    }
     if (!io.submit.started)
         prep_bio(io, idx);
     const blkmq::SubmitStatus st = q_.submit_bio(io.submit, plug_, cpu_.id(), now, extra);
@@ -710,7 +747,7 @@ void JobThread::prep_bio(IoU& io, uint32_t idx) {
     blkmq::Bio& bio = io.submit.bio;
     bio.sector = io.offset >> 9;
     bio.nr_sectors = io.len >> 9;
-    bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
+    bio.op = io.ddir == DDIR_TRIM ? blkmq::ReqOp::DISCARD : io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
     // blkdev_fsync() → blkdev_issue_flush(): an empty REQ_PREFLUSH write; an O_SYNC or
     // O_DSYNC direct write is REQ_FUA (block/fops.c dio_bio_write_op()).
     // A polling engine's bios are REQ_POLLED (__blkdev_direct_IO_async() with IOCB_HIPRI);
@@ -965,7 +1002,7 @@ void JobThread::finish(Time now) {
     }
     if (log_)
         log_->finish(res_.runtime);
-    for (unsigned d = 0; d < 2; ++d) {
+    for (unsigned d = 0; d < 3; ++d) {
         bw_[d].roll(now);
         iops_[d].roll(now);
         if (res_.dir[d].total_ios > 0) {

@@ -158,6 +158,7 @@ private:
     // The io_u's bio to RequestQueue::submit_bio(); false: it waits for a tag.
     bool queue_io_u(uint32_t idx, sim::Time now, sim::Duration& extra);
     void prep_bio(IoU& io, uint32_t idx);
+    [[gnu::cold, gnu::noinline]] void fail_trim(IoU& io, uint32_t idx, sim::Time now);
     void note_submitted(IoU& io);
     void post_done(uint32_t idx, sim::Time now);
     void queue_null(const Step& s);
@@ -179,8 +180,8 @@ private:
     sim::Duration os_noise_;
     sim::Rng rng_noise_;
     sim::Duration os_noise_delay();
-    Buflen buflen_[2];                        // bs / bsrange / bssplit per direction
-    uint64_t align_[2];                       // random offsets' alignment (fio's blockalign)
+    Buflen buflen_[3];                        // bs / bsrange / bssplit per direction
+    uint64_t align_[3];                       // random offsets' alignment (fio's blockalign)
     Cmdprio cmdprio_;
     RateLimiter rate_;
     MinRate min_rate_;
@@ -232,14 +233,15 @@ private:
     // Region and progress. io_limit_: the bytes to issue (fio's io_size, else the region).
     uint64_t region_start_ = 0, region_len_ = 0, io_limit_ = 0;
     std::optional<RandomDist> dist_;          // random_distribution other than random
-    uint64_t next_seq_offset_[2] = {0, 0};
+    uint64_t next_seq_offset_[3] = {0, 0, 0};
+    uint64_t last_trim_offset_ = 0;           // fio's f->last_start[DDIR_TRIM] (randtrimwrite)
     uint64_t issued_bytes_ = 0, issued_ios_ = 0;
     uint64_t submitted_ = 0, completed_ = 0;
-    uint64_t kernel_bytes_[2] = {0, 0}, ramp_bytes_[2] = {0, 0};
+    uint64_t kernel_bytes_[3] = {0, 0, 0}, ramp_bytes_[3] = {0, 0, 0};
     sim::Time ramp_end_, end_time_;
     sim::Duration bw_avg_time_;
     uint32_t* live_ = nullptr;
-    sim::IntervalSampler bw_[2], iops_[2];
+    sim::IntervalSampler bw_[3], iops_[3];
     std::unique_ptr<IoLog> log_;              // only when the job writes fio logs
 
     // verify=: the writes issued (offset, length), in issue order, and the next to read back.
