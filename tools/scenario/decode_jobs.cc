@@ -102,7 +102,7 @@ void check_trim_job(const JobInput& in, const workload::JobConfig& j) {
     const Opt* rw = in.get("rw");
     const std::string what = "rw=" + std::string(workload::rw_name(j.rw));
     using E = workload::IoEngine;
-    if (j.ioengine != E::PSYNC && j.ioengine != E::PVSYNC2 && j.ioengine != E::NULL_IO)
+    if (rw && j.ioengine != E::PSYNC && j.ioengine != E::PVSYNC2 && j.ioengine != E::NULL_IO)
         in.rep().fail(rw->ptr, what + " with ioengine " + std::string(workload::engine_kind(j.ioengine).name) +
                                     " is not modelled (fio runs each trim as a blocking BLKDISCARD ioctl whatever the "
                                     "engine; blksim models that for psync, pvsync2 and null: docs/fio.md, Trims)");
