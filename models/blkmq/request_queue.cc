@@ -470,7 +470,8 @@ void RequestQueue::rq_violation(const Request& rq, const char* what, const char*
     throw std::logic_error(fmt::format(
         "invariant violated: queue {}: request tag {} (sector {} + {}, {}, pid {}, state {}) {} "
         "(rule: {})", name_, rq.tag, rq.sector, rq.nr_sectors,
-        rq.op == ReqOp::DISCARD ? "discard" : rq.op == ReqOp::WRITE ? "write" : "read", rq.pid, state_names[static_cast<unsigned>(rq.state) % 3], what, rule));
+        rq.op == ReqOp::DISCARD ? "discard" : rq.op == ReqOp::WRITE ? "write" : "read", rq.pid,
+        state_names[static_cast<unsigned>(rq.state) % 3], what, rule));
 }
 
 void RequestQueue::start_request(Request* rq, Time now) {
