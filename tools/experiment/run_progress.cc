@@ -21,7 +21,8 @@ constexpr auto kRedraw = std::chrono::milliseconds(250);
 constexpr auto kFirstDraw = std::chrono::milliseconds(100);
 
 // fio's run-state letter of a thread (fio's td_run_state: P not started, _ exited; running:
-// R/r read, W/w write, M/m mixed, upper case sequential, lower case random).
+// R/r read, W/w write, M/m mixed, D/d trim, upper case sequential, lower case random; eta.c
+// tests td_write() before the trim case, so trimwrite shows as a write).
 char state_letter(const workload::JobThread& t) {
     if (t.exited())
         return '_';
@@ -35,6 +36,10 @@ char state_letter(const workload::JobThread& t) {
     case RwPattern::RANDWRITE: return 'w';
     case RwPattern::RW: return 'M';
     case RwPattern::RANDRW: return 'm';
+    case RwPattern::TRIM: return 'D';
+    case RwPattern::RANDTRIM: return 'd';
+    case RwPattern::TRIMWRITE: return 'W';
+    case RwPattern::RANDTRIMWRITE: return 'w';
     }
     return 'R';
 }
