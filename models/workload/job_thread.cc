@@ -58,6 +58,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
       plug_(result.pid), bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
+    sync_trim_ = cfg.trims() && !engine_->blocks() && !engine_->diskless();
     const uint32_t depth = engine_->depth();
     ious_.resize(depth);
     free_ious_.reserve(depth);
@@ -252,7 +253,10 @@ void JobThread::run_step(Time start) {
     if (sync_done_ >= 0) {
         IoU& io = ious_[static_cast<uint32_t>(sync_done_)];
         sync_done_ = -1;
-        account_sync(io, s.start + s.sys);
+        if (io.ddir == DDIR_SYNC)
+            account_sync(io, s.start + s.sys);
+        else
+            account_sync_trim(io, s.start + s.sys);
     }
 }
 
@@ -359,6 +363,10 @@ void JobThread::run_step(Time start) {
         const int ddir = rate_ddir(t);
         if (ddir < 0)
             break;
+        if (ddir == DDIR_TRIM && sync_trim_) [[unlikely]] {
+            queue_sync_trim(s);
+            break;
+        }
         const uint32_t idx = prep_io_u(t, static_cast<uint8_t>(ddir));
         batch_.push_back(idx);
         s.usr += costs_.io_prep;
@@ -726,6 +734,32 @@ void JobThread::account_sync(IoU& io, Time done) {
     free_ious_.push_back(static_cast<uint32_t>(&io - ious_.data()));
 }
 
+// libaio's and io_uring's ->queue for a trim (fio's FIO_ASYNCIO_SYNC_TRIM): FIO_Q_BUSY while
+// io_us are queued and not committed, so the trim waits for the next batch; then
+// do_io_u_trim(), the BLKDISCARD ioctl, alone in its submission, the thread blocked in it
+// (prep_bio() sets sync_wait_). td_io_queue() stamped issue_time before ->queue.
+void JobThread::queue_sync_trim(Step& s) {
+    if (!batch_.empty()) {
+        pending_ddir_ = DDIR_TRIM;  // drawn already: the next batch starts with it
+        return;
+    }
+    const uint32_t idx = prep_io_u(s.now(), DDIR_TRIM);
+    batch_.push_back(idx);
+    s.usr += costs_.io_prep;
+    ious_[idx].issue_time = s.now();
+}
+
+// A sync trim returned FIO_Q_COMPLETED: libaio's io_u_mark_submit(1) was the batch's
+// (mark_submit()), its io_u_mark_complete(1) and io_completed() come now, with the clat of
+// the ioctl (issue to return).
+void JobThread::account_sync_trim(IoU& io, Time done) {
+    if (done >= ramp_end_)
+        mark_complete(1);
+    account_done(io, done);
+    io.state = IoU::State::FREE;
+    free_ious_.push_back(static_cast<uint32_t>(&io - ious_.data()));
+}
+
 // fio's td_io_queue() for one io_u: the engine's syscall builds its bio (block/fops.c's
 // __blkdev_direct_IO_simple / _async) and hands it to submit_bio(). False: a piece found no
 // tag; the task sleeps and submits the same io_u again when woken. `extra` gets the CPU time
@@ -751,18 +785,18 @@ void JobThread::prep_bio(IoU& io, uint32_t idx) {
     // blkdev_fsync() → blkdev_issue_flush(): an empty REQ_PREFLUSH write; an O_SYNC or
     // O_DSYNC direct write is REQ_FUA (block/fops.c dio_bio_write_op()).
     // A polling engine's bios are REQ_POLLED (__blkdev_direct_IO_async() with IOCB_HIPRI);
-    // fsync's flush is waited for, not polled.
+    // fsync's flush and a trim's discard (blkdev_issue_discard()) are waited for, not polled.
     bio.cmd_flags = io.ddir == DDIR_SYNC
                         ? blkmq::REQ_PREFLUSH
                         : static_cast<uint8_t>(((io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0) |
-                                               (engine_->polls() ? blkmq::REQ_POLLED : 0));
+                                               (engine_->polls() && io.ddir != DDIR_TRIM ? blkmq::REQ_POLLED : 0));
     bio.end_io = this;
     bio.cookie = idx;
     bio.pid = res_.pid;
     bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
     bio.task_ioprio_level = cfg_.prio;
-    if (io.ddir == DDIR_SYNC)
-        sync_wait_ = true;
+    if (io.ddir >= DDIR_TRIM) [[unlikely]]
+        sync_wait_ = io.ddir == DDIR_SYNC || sync_trim_;  // fsync(), or a sync trim's ioctl
 }
 
 // Every piece of the io_u's bio is in the kernel's hands: it is in flight (submit_bio has
@@ -793,8 +827,11 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     IoU& io = ious_[idx];
     if (--io.submit.pieces_left > 0)
         return;  // bio_endio of a split piece: the chain's parent waits for the rest
-    if (io.ddir == DDIR_SYNC) {
-        // submit_bio_wait() returns in blkdev_issue_flush(): fsync() is about to return.
+    if (io.ddir >= DDIR_TRIM && (io.ddir == DDIR_SYNC || sync_trim_)) [[unlikely]] {
+        // submit_bio_wait() returns in blkdev_issue_flush() (fsync) or blkdev_issue_discard()
+        // (a sync trim's ioctl): the syscall is about to return.
+        if (io.ddir == DDIR_TRIM)
+            kernel_bytes_[DDIR_TRIM] += io.len;
         io.state = IoU::State::DONE;
         io.submit.started = false;
         io.kernel_done = now;

@@ -144,6 +144,8 @@ private:
     bool end_fsync_due() const;
     uint32_t prep_sync_io_u(sim::Time now, bool datasync, bool account);
     void account_sync(IoU& io, sim::Time done);
+    void account_sync_trim(IoU& io, sim::Time done);
+    [[gnu::cold, gnu::noinline]] void queue_sync_trim(Step& s);
     // The step books its CPU time and the thread sleeps until `when` (SLEEP_TIMER).
     void sleep_until(const Step& s, sim::Time when);
     // Thinks or waits for the rate cap, now that nothing is in flight.
@@ -204,7 +206,10 @@ private:
     uint64_t writes_issued_ = 0;              // fio's io_issues[DDIR_WRITE]
     bool last_was_sync_ = false;              // fio's td->last_was_sync
     bool sync_wait_ = false;                  // in fsync() until its bio ends
-    int sync_done_ = -1;                      // the io_u of a returned fsync, not yet accounted
+    int sync_done_ = -1;                      // the io_u of a returned fsync (or sync trim), not yet accounted
+    // libaio / io_uring with trims: fio's FIO_ASYNCIO_SYNC_TRIM, each trim a blocking
+    // BLKDISCARD ioctl in ->queue, alone once what is queued is committed (as an fsync).
+    bool sync_trim_ = false;
     bool end_fsync_done_ = false;
     sim::Time start_time_;                    // fio td->start
 

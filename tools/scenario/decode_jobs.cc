@@ -94,18 +94,12 @@ void decode_io_kind(const JobInput& in, workload::JobConfig& j) {
     if (j.trims()) check_trim_job(in, j);
 }
 
-// fio's trims through blksim (docs/fio.md, Trims): the BLKDISCARD ioctl of a synchronous
-// engine (psync, pvsync2) or fio's null engine. What the model keeps per read/write direction
-// only (rate caps, cmdprio, zoned random distributions, verify, fsync) is refused with trims
-// rather than silently applied to two directions of three.
+// fio's trims through blksim (docs/fio.md, Trims): the BLKDISCARD ioctl, with every engine.
+// What the model keeps per read/write direction only (rate caps, cmdprio, zoned random
+// distributions, verify, fsync) is refused with trims rather than silently applied to two
+// directions of three.
 void check_trim_job(const JobInput& in, const workload::JobConfig& j) {
-    const Opt* rw = in.get("rw");
     const std::string what = "rw=" + std::string(workload::rw_name(j.rw));
-    using E = workload::IoEngine;
-    if (rw && j.ioengine != E::PSYNC && j.ioengine != E::PVSYNC2 && j.ioengine != E::NULL_IO)
-        in.rep().fail(rw->ptr, what + " with ioengine " + std::string(workload::engine_kind(j.ioengine).name) +
-                                    " is not modelled (fio runs each trim as a blocking BLKDISCARD ioctl whatever the "
-                                    "engine; blksim models that for psync, pvsync2 and null: docs/fio.md, Trims)");
     for (const char* name : {"rate", "rate_iops", "rate_min", "rate_iops_min", "cmdprio_percentage", "cmdprio_bssplit",
                              "random_distribution", "verify", "fsync", "fdatasync", "read_iolog"})
         if (const Opt* v = in.get(name))
