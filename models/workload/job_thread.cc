@@ -949,11 +949,13 @@ void JobThread::account_done(IoU& io, Time done) {
         add_prio_clat(d, io.submit.bio.ioprio_class, io.submit.bio.ioprio_level,
                       cfg_.percentiles.lat ? lat : clat);
     d.lat.add(static_cast<double>(lat));
-    if (slat_)
+    // A sync trim returned FIO_Q_COMPLETED: fio's io_u_queued(), which adds slat, never ran.
+    const bool slat = slat_ && !(sync_trim_ && io.ddir == DDIR_TRIM);
+    if (slat)
         d.slat.add(static_cast<double>((io.issue_time - io.start_time).count()));
     if (d.lat_hist) [[unlikely]]
         d.lat_hist->add(lat);
-    if (d.slat_hist && slat_) [[unlikely]]
+    if (d.slat_hist && slat) [[unlikely]]
         d.slat_hist->add(static_cast<uint64_t>((io.issue_time - io.start_time).count()));
     bw_[io.ddir].add(done, io.len);
     iops_[io.ddir].add(done, 1);

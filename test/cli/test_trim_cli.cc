@@ -171,6 +171,8 @@ TEST_CASE("trims: libaio and io_uring run each trim as a blocking ioctl, alone",
         CHECK(trim_iops(a) < 1.25 * trim_iops(p));
         CHECK(a.at("iodepth_level").at("1").get<double>() == 100.0);
         CHECK(a.at("trim").at("clat_ns").at("mean").get<double>() > 20000.0);  // the 20 us deallocate
+        // No slat: td_io_queue() got FIO_Q_COMPLETED, so io_u_queued() never added one.
+        CHECK(a.at("trim").at("slat_ns").at("N") == 0);
     }
     // trimwrite: the writes stay asynchronous (up to iodepth in flight), each trim waits for
     // what is queued to be committed, then blocks; a trim and a write of each block.
