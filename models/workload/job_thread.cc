@@ -591,6 +591,10 @@ void JobThread::fail_trim(IoU& io, uint32_t idx, Time now) {
     aborted_ = true;
     if (now >= ramp_end_)
         ++res_.dir[DDIR_TRIM].failed_ios;
+    // The engine marks the call completed all the same (psync's td_io_queue() and libaio's
+    // ->queue call io_u_mark_complete(1) whatever the ioctl returned).
+    if (now >= ramp_end_ && engine_->marks_calls())
+        mark_complete(1);
     if (res_.error == 0) {
         res_.error = 95;  // EOPNOTSUPP
         res_.verror = "file:ioengines.c:399, func=td_io_queue, error=Operation not supported";
