@@ -97,3 +97,23 @@ TEST_CASE("kernel:bfq runs a reader beside a writer on a SATA SSD", "[kernel-sch
     CHECK(iops(r, "r") > 1000);
     CHECK(iops(r, "w", "write") > 100);
 }
+
+TEST_CASE("kernel:bfq, kernel:mq-deadline and kernel:kyber take fio's trims", "[kernel-sched][kernel-bfq]") {
+    // A discard reaches the kernel file as REQ_OP_DISCARD (async, a write for op_is_write()).
+    // A run whose first request is a discard used to crash in bfq_limit_depth(): blksim
+    // merges no discards, so no ->bio_merge had set `current` before the tag allocation.
+    const std::string tree = kernel_tree("bfq-iosched.c");
+    if (tree.empty())
+        return;
+    for (const char* sched : {"kernel:bfq", "kernel:mq-deadline", "kernel:kyber"}) {
+        INFO(sched);
+        const CliResult r = run_blksim(std::string("fio -q --output-format json --device nvme --scheduler ") + sched +
+                                           " --kernel-tree " + tree +
+                                           " -- --name=t --ioengine=psync --rw=randtrim --bs=64k --size=4m",
+                                       false);
+        INFO(r.out);
+        REQUIRE(r.status == 0);
+        const nlohmann::json j = nlohmann::json::parse(r.out);
+        CHECK(j.at("jobs").at(0).at("trim").at("total_ios") == 64);
+    }
+}
