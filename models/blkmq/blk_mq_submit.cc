@@ -15,7 +15,8 @@ using sim::Time;
 // X per cut), each a bio of its own, submitted in order.
 void RequestQueue::split_bio(SplitBio& sb, Time now, uint32_t cpu) const {
     const Bio& bio = sb.bio;
-    const uint32_t max = split_sectors_;
+    // bio_split_discard(): a discard is cut at max_discard_sectors, not at the data limits.
+    const uint32_t max = bio.op == ReqOp::DISCARD ? max_discard_sectors_ : split_sectors_;
     sb.nr_pieces = (bio.nr_sectors + max - 1) / max;
     sb.pieces_left = sb.nr_pieces;
     if (sb.pieces.size() < sb.nr_pieces)
@@ -53,7 +54,7 @@ SubmitStatus RequestQueue::submit_bio(SplitBio& sb, Plug& plug, uint32_t cpu, Ti
         trace_bio(TraceAction::QUEUE, bio, now, cpu, bio.pid);
         sb.next_piece = 0;
         sb.piece_tried = false;
-        if (bio.nr_sectors > split_sectors_) [[unlikely]]
+        if (bio.nr_sectors > (bio.op == ReqOp::DISCARD ? max_discard_sectors_ : split_sectors_)) [[unlikely]]
             split_bio(sb, now, cpu);
         else
             sb.nr_pieces = sb.pieces_left = 1;

@@ -411,12 +411,12 @@ void Machine::check_io_accounted() const {
                 "invariant violated: job thread {} ('{}') submitted {} I/Os and completed {} "
                 "({} still in the kernel)", i, result_.jobs[i].name, t.submitted(), t.completed(),
                 t.in_kernel()));
-        for (unsigned d = 0; d < 2; ++d)
+        for (unsigned d = 0; d < 3; ++d)
             if (t.kernel_bytes(d) != result_.jobs[i].dir[d].io_bytes + t.ramp_bytes(d))
                 throw std::logic_error(fmt::format(
                     "invariant violated: job thread {} ('{}'): the report says {} bytes {}, the kernel "
                     "completed {} of which {} during ramp_time (rule: per-job bytes match the report)",
-                    i, result_.jobs[i].name, result_.jobs[i].dir[d].io_bytes, d ? "written" : "read",
+                    i, result_.jobs[i].name, result_.jobs[i].dir[d].io_bytes, d == 2 ? "trimmed" : d ? "written" : "read",
                     t.kernel_bytes(d), t.ramp_bytes(d)));
     }
     for (const auto& q : queues_) {

@@ -55,7 +55,7 @@ public:
     bool committed(std::span<const uint32_t> submitted, std::span<IoU> ious, sim::Time ret, bool io_pending) const {
         if (slat_)
             for (const uint32_t i : submitted)
-                if (ious[i].ddir != DDIR_SYNC)
+                if (ious[i].ddir < DDIR_TRIM)  // a trim or fsync: stamped when its ioctl began
                     ious[i].issue_time = ret;
         return blocks_ && io_pending;
     }
@@ -79,6 +79,8 @@ public:
     bool diskless() const { return diskless_; }
     // fio counts the engine's submit and reap calls (io_u_mark_submit / _complete).
     bool marks_calls() const { return marks_calls_; }
+    // The submit syscall returns only once its I/O completed (psync, pvsync2).
+    bool blocks() const { return blocks_; }
 
 protected:
     // `blocks`: the submit syscall returns only once its I/O completed (pread).

@@ -49,14 +49,17 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
       os_noise_(host.os_noise), rng_noise_(seed, stream_name(cfg, clone, "os_noise")),
       buflen_{Buflen(cfg, 0, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.read")),
-              Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write"))},
+              Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write")),
+              Buflen(cfg, 2, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.trim"))},
       align_{cfg.blockalign[0] ? cfg.blockalign[0] : cfg.min_bs(0),
-             cfg.blockalign[1] ? cfg.blockalign[1] : cfg.min_bs(1)},
+             cfg.blockalign[1] ? cfg.blockalign[1] : cfg.min_bs(1),
+             cfg.blockalign[2] ? cfg.blockalign[2] : cfg.min_bs(2)},
       cmdprio_(cfg),
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
       plug_(result.pid), slice_(sched_slice(host.nr_cpus)), bw_avg_time_(bw_avg_time),
       replay_(cfg.replay.get()) {
+    sync_trim_ = cfg.trims() && !engine_->blocks() && !engine_->diskless();
     const uint32_t depth = engine_->depth();
     ious_.resize(depth);
     if (cfg.sqthread_poll && sq_cpu) {
@@ -69,7 +72,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     batch_.reserve(depth);
     // fio sizes its io_u buffers for the largest block; here that is the split pieces of the
     // largest bio, made once so that no I/O allocates.
-    const uint64_t max_sectors = std::max(cfg.max_bs(0), cfg.max_bs(1)) >> 9;
+    const uint64_t max_sectors = std::max({cfg.max_bs(0), cfg.max_bs(1), cfg.trims() ? cfg.max_bs(2) : 0}) >> 9;
     for (IoU& io : ious_)
         io.submit.reserve(max_sectors, q.split_sectors());
 
@@ -83,12 +86,15 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     }
     region_len_ = cfg.size ? cfg.size : capacity - std::min(capacity, region_start_);
     io_limit_ = cfg.io_size ? cfg.io_size : region_len_;
+    // do_io(): "in trimwrite mode, each byte is trimmed and then written", twice the bytes.
+    if (cfg.rw == RwPattern::TRIMWRITE || cfg.rw == RwPattern::RANDTRIMWRITE)
+        io_limit_ *= 2;
     if (cfg.random_dist.kind != RandomDistConfig::Kind::RANDOM) {
         // __init_rand_distribution(): the region in blocks of the smallest size.
         const uint64_t bs = std::min(cfg.min_bs(0), cfg.min_bs(1));
         dist_.emplace(cfg.random_dist, (region_len_ + bs - 1) / bs, bs, rng_offsets_);
     }
-    next_seq_offset_[0] = next_seq_offset_[1] = region_start_;
+    next_seq_offset_[0] = next_seq_offset_[1] = next_seq_offset_[2] = region_start_;
     // A time_based job ends by its runtime, which leaves no read-back (fio's terminate).
     checksum_ = cfg.verify.on;
     record_writes_ = cfg.verify.on && cfg.verify.read_back && !cfg.time_based && !replay_ && cfg.writes();
@@ -122,7 +128,7 @@ double JobThread::progress(Time now) const {
         f = static_cast<double>((now - start_time_).count()) / static_cast<double>((end_time_ - start_time_).count());
     if (!cfg_.time_based) {
         if (io_limit_ > 0)
-            f = std::max(f, static_cast<double>(kernel_bytes_[0] + kernel_bytes_[1]) / static_cast<double>(io_limit_));
+            f = std::max(f, static_cast<double>(kernel_bytes_[0] + kernel_bytes_[1] + kernel_bytes_[2]) / static_cast<double>(io_limit_));
         if (cfg_.number_ios > 0)
             f = std::max(f, static_cast<double>(completed_) / static_cast<double>(cfg_.number_ios));
     }
@@ -137,7 +143,7 @@ void JobThread::start(Time t, uint32_t* live) {
     replay_origin_ = replay_last_issue_ = t;
     ramp_end_ = t + cfg_.ramp_time;
     end_time_ = cfg_.runtime.count() > 0 ? ramp_end_ + cfg_.runtime : Time::never();
-    for (unsigned d = 0; d < 2; ++d) {
+    for (unsigned d = 0; d < 3; ++d) {
         bw_[d] = sim::IntervalSampler(ramp_end_, bw_avg_time_);
         iops_[d] = sim::IntervalSampler(ramp_end_, bw_avg_time_);
     }
@@ -255,7 +261,10 @@ void JobThread::run_step(Time start) {
     if (sync_done_ >= 0) {
         IoU& io = ious_[static_cast<uint32_t>(sync_done_)];
         sync_done_ = -1;
-        account_sync(io, s.start + s.sys);
+        if (io.ddir == DDIR_SYNC)
+            account_sync(io, s.start + s.sys);
+        else
+            account_sync_trim(io, s.start + s.sys);
     }
 }
 
@@ -364,6 +373,10 @@ void JobThread::run_step(Time start) {
         const int ddir = rate_ddir(t);
         if (ddir < 0)
             break;
+        if (ddir == DDIR_TRIM && sync_trim_) [[unlikely]] {
+            queue_sync_trim(s);
+            break;
+        }
         const uint32_t idx = prep_io_u(t, static_cast<uint8_t>(ddir));
         batch_.push_back(idx);
         s.usr += costs_.io_prep;
@@ -640,7 +653,8 @@ void JobThread::pause(Step& s) {
     const Duration left = end_time_ == Time::never() ? Duration::max() : end_time_ - t0;
     const Duration spin = std::min(tt.spin, left);
     const Duration total = std::min(std::max(tt.time, spin), left);  // spin, then sleep the rest
-    rate_.thought(last_ddir_, total);
+    if (last_ddir_ < 2)  // no rate cap with trims (check_trim_job)
+        rate_.thought(last_ddir_, total);
     s.usr += spin;
     sleep_until(s, t0 + total);
     if (total <= spin)
@@ -662,6 +676,26 @@ void JobThread::check_min_rate(Time now) {
     res_.error_msg = std::move(msg);
 }
 
+// blkdev_common_ioctl(BLKDISCARD) on a disk without discard support: EOPNOTSUPP before any
+// bio (bdev_max_discard_sectors() == 0). fio's do_io_u_trim() sets io_u->error, and
+// td_io_queue() turns it into td_verror(): the job stops issuing and exits. The trim was
+// issued (total_io_u), and counts nowhere else.
+void JobThread::fail_trim(IoU& io, uint32_t idx, Time now) {
+    aborted_ = true;
+    if (now >= ramp_end_)
+        ++res_.dir[DDIR_TRIM].failed_ios;
+    // The engine marks the call completed all the same (psync's td_io_queue() and libaio's
+    // ->queue call io_u_mark_complete(1) whatever the ioctl returned).
+    if (now >= ramp_end_ && engine_->marks_calls())
+        mark_complete(1);
+    if (res_.error == 0) {
+        res_.error = 95;  // EOPNOTSUPP
+        res_.verror = "file:ioengines.c:399, func=td_io_queue, error=Operation not supported";
+    }
+    io.state = IoU::State::FREE;
+    free_ious_.push_back(idx);
+}
+
 // fio's get_rw_ddir(): a mix draws each I/O's direction (blksim draws per I/O where fio
 // switches after runs of rwmix-sized issues); a draw the rate cap held back is kept.
 uint8_t JobThread::next_ddir() {
@@ -675,6 +709,12 @@ uint8_t JobThread::next_ddir() {
     case RwPattern::RANDREAD: return 0;
     case RwPattern::WRITE:
     case RwPattern::RANDWRITE: return 1;
+    case RwPattern::TRIM:
+    case RwPattern::RANDTRIM: return DDIR_TRIM;
+    case RwPattern::TRIMWRITE:
+    case RwPattern::RANDTRIMWRITE:
+        // fio's get_rw_ddir() for td_trimwrite(): a trim, then the write of that block.
+        return last_ddir_ == DDIR_TRIM ? 1 : DDIR_TRIM;
     default: return rng_ddir_.below(100) < cfg_.rwmixread ? 0 : 1;
     }
 }
@@ -700,9 +740,12 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
         io.ddir = ddir;
         Buflen& buflen = buflen_[ddir];
         const uint64_t region_end = region_start_ + region_len_;
-        const bool random = cfg_.rw == RwPattern::RANDREAD || cfg_.rw == RwPattern::RANDWRITE ||
-                            cfg_.rw == RwPattern::RANDRW;
-        if (random) {
+        const bool random = cfg_.random();
+        if (cfg_.rw == RwPattern::RANDTRIMWRITE && ddir == 1) {
+            // get_next_block(): randtrimwrite's write goes where the trim before it went
+            // (f->last_start[DDIR_TRIM]).
+            io.offset = last_trim_offset_;
+        } else if (random) {
             // fio's last_block() with norandommap: uniform over the region's blockalign-
             // aligned offsets that leave room for the smallest size.
             const uint64_t align = align_[ddir], min = buflen.min();
@@ -722,13 +765,15 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
             next_seq_offset_[io.ddir] += io.len;
         if (record_writes_ && io.ddir == 1) [[unlikely]]
             written_.push_back({io.offset, io.len});  // fio's log_io_piece()
+        if (io.ddir == DDIR_TRIM)
+            last_trim_offset_ = io.offset;
     }
     cmdprio_.set_ioprio(io.submit.bio, io.ddir, io.len, rng_prio_);
     if (rate_.caps() && !replay_ && !verifying_)
         rate_.issued(io.ddir, io.len);  // fio's usec_for_io() after the submit
     last_ddir_ = io.ddir;
     last_was_sync_ = false;
-    writes_issued_ += io.ddir;
+    writes_issued_ += io.ddir == 1;
     io.start_time = t;
     io.state = IoU::State::PREPPED;
     issued_bytes_ += io.len;
@@ -786,12 +831,42 @@ void JobThread::account_sync(IoU& io, Time done) {
     free_ious_.push_back(static_cast<uint32_t>(&io - ious_.data()));
 }
 
+// libaio's and io_uring's ->queue for a trim (fio's FIO_ASYNCIO_SYNC_TRIM): FIO_Q_BUSY while
+// io_us are queued and not committed, so the trim waits for the next batch; then
+// do_io_u_trim(), the BLKDISCARD ioctl, alone in its submission, the thread blocked in it
+// (prep_bio() sets sync_wait_). td_io_queue() stamped issue_time before ->queue.
+void JobThread::queue_sync_trim(Step& s) {
+    if (!batch_.empty()) {
+        pending_ddir_ = DDIR_TRIM;  // drawn already: the next batch starts with it
+        return;
+    }
+    const uint32_t idx = prep_io_u(s.now(), DDIR_TRIM);
+    batch_.push_back(idx);
+    s.usr += costs_.io_prep;
+    ious_[idx].issue_time = s.now();
+}
+
+// A sync trim returned FIO_Q_COMPLETED: libaio's io_u_mark_submit(1) was the batch's
+// (mark_submit()), its io_u_mark_complete(1) and io_completed() come now, with the clat of
+// the ioctl (issue to return).
+void JobThread::account_sync_trim(IoU& io, Time done) {
+    if (done >= ramp_end_)
+        mark_complete(1);
+    account_done(io, done);
+    io.state = IoU::State::FREE;
+    free_ious_.push_back(static_cast<uint32_t>(&io - ious_.data()));
+}
+
 // fio's td_io_queue() for one io_u: the engine's syscall builds its bio (block/fops.c's
 // __blkdev_direct_IO_simple / _async) and hands it to submit_bio(). False: a piece found no
 // tag; the task sleeps and submits the same io_u again when woken. `extra` gets the CPU time
 // beyond one bio's submission (RequestQueue::submit_bio).
 [[gnu::always_inline]] inline bool JobThread::queue_io_u(uint32_t idx, Time now, Duration& extra) {
     IoU& io = ious_[idx];
+    if (io.ddir == DDIR_TRIM && q_.max_discard_sectors() == 0) [[unlikely]] {
+        fail_trim(io, idx, now);
+        return true;
+    }
     if (!io.submit.started)
         prep_bio(io, idx);
     const blkmq::SubmitStatus st = q_.submit_bio(io.submit, plug_, cpu_.id(), now, extra);
@@ -803,22 +878,22 @@ void JobThread::prep_bio(IoU& io, uint32_t idx) {
     blkmq::Bio& bio = io.submit.bio;
     bio.sector = io.offset >> 9;
     bio.nr_sectors = io.len >> 9;
-    bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
+    bio.op = io.ddir == DDIR_TRIM ? blkmq::ReqOp::DISCARD : io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
     // blkdev_fsync() → blkdev_issue_flush(): an empty REQ_PREFLUSH write; an O_SYNC or
     // O_DSYNC direct write is REQ_FUA (block/fops.c dio_bio_write_op()).
     // A polling engine's bios are REQ_POLLED (__blkdev_direct_IO_async() with IOCB_HIPRI);
-    // fsync's flush is waited for, not polled.
+    // fsync's flush and a trim's discard (blkdev_issue_discard()) are waited for, not polled.
     bio.cmd_flags = io.ddir == DDIR_SYNC
                         ? blkmq::REQ_PREFLUSH
                         : static_cast<uint8_t>(((io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0) |
-                                               (engine_->polls() ? blkmq::REQ_POLLED : 0));
+                                               (engine_->polls() && io.ddir != DDIR_TRIM ? blkmq::REQ_POLLED : 0));
     bio.end_io = this;
     bio.cookie = idx;
     bio.pid = res_.pid;
     bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
     bio.task_ioprio_level = cfg_.prio;
-    if (io.ddir == DDIR_SYNC)
-        sync_wait_ = true;
+    if (io.ddir >= DDIR_TRIM) [[unlikely]]
+        sync_wait_ = io.ddir == DDIR_SYNC || sync_trim_;  // fsync(), or a sync trim's ioctl
 }
 
 // Every piece of the io_u's bio is in the kernel's hands: it is in flight (submit_bio has
@@ -849,8 +924,11 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     IoU& io = ious_[idx];
     if (--io.submit.pieces_left > 0)
         return;  // bio_endio of a split piece: the chain's parent waits for the rest
-    if (io.ddir == DDIR_SYNC) {
-        // submit_bio_wait() returns in blkdev_issue_flush(): fsync() is about to return.
+    if (io.ddir >= DDIR_TRIM && (io.ddir == DDIR_SYNC || sync_trim_)) [[unlikely]] {
+        // submit_bio_wait() returns in blkdev_issue_flush() (fsync) or blkdev_issue_discard()
+        // (a sync trim's ioctl): the syscall is about to return.
+        if (io.ddir == DDIR_TRIM)
+            kernel_bytes_[DDIR_TRIM] += io.len;
         io.state = IoU::State::DONE;
         io.submit.started = false;
         io.kernel_done = now;
@@ -973,11 +1051,13 @@ void JobThread::account_done(IoU& io, Time done) {
         add_prio_clat(d, io.submit.bio.ioprio_class, io.submit.bio.ioprio_level,
                       cfg_.percentiles.lat ? lat : clat);
     d.lat.add(static_cast<double>(lat));
-    if (slat_)
+    // A sync trim returned FIO_Q_COMPLETED: fio's io_u_queued(), which adds slat, never ran.
+    const bool slat = slat_ && !(sync_trim_ && io.ddir == DDIR_TRIM);
+    if (slat)
         d.slat.add(static_cast<double>((io.issue_time - io.start_time).count()));
     if (d.lat_hist) [[unlikely]]
         d.lat_hist->add(lat);
-    if (d.slat_hist && slat_) [[unlikely]]
+    if (d.slat_hist && slat) [[unlikely]]
         d.slat_hist->add(static_cast<uint64_t>((io.issue_time - io.start_time).count()));
     bw_[io.ddir].add(done, io.len);
     iops_[io.ddir].add(done, 1);
@@ -1065,7 +1145,7 @@ void JobThread::finish(Time now) {
     }
     if (log_)
         log_->finish(res_.runtime);
-    for (unsigned d = 0; d < 2; ++d) {
+    for (unsigned d = 0; d < 3; ++d) {
         bw_[d].roll(now);
         iops_[d].roll(now);
         if (res_.dir[d].total_ios > 0) {

@@ -160,6 +160,8 @@ private:
     bool end_fsync_due() const;
     uint32_t prep_sync_io_u(sim::Time now, bool datasync, bool account);
     void account_sync(IoU& io, sim::Time done);
+    void account_sync_trim(IoU& io, sim::Time done);
+    [[gnu::cold, gnu::noinline]] void queue_sync_trim(Step& s);
     // The step books its CPU time and the thread sleeps until `when` (SLEEP_TIMER).
     void sleep_until(const Step& s, sim::Time when);
     // Thinks or waits for the rate cap, now that nothing is in flight.
@@ -174,6 +176,7 @@ private:
     // The io_u's bio to RequestQueue::submit_bio(); false: it waits for a tag.
     bool queue_io_u(uint32_t idx, sim::Time now, sim::Duration& extra);
     void prep_bio(IoU& io, uint32_t idx);
+    [[gnu::cold, gnu::noinline]] void fail_trim(IoU& io, uint32_t idx, sim::Time now);
     void note_submitted(IoU& io);
     void post_done(uint32_t idx, sim::Time now);
     void queue_null(const Step& s);
@@ -195,8 +198,8 @@ private:
     sim::Duration os_noise_;
     sim::Rng rng_noise_;
     sim::Duration os_noise_delay();
-    Buflen buflen_[2];                        // bs / bsrange / bssplit per direction
-    uint64_t align_[2];                       // random offsets' alignment (fio's blockalign)
+    Buflen buflen_[3];                        // bs / bsrange / bssplit per direction
+    uint64_t align_[3];                       // random offsets' alignment (fio's blockalign)
     Cmdprio cmdprio_;
     RateLimiter rate_;
     MinRate min_rate_;
@@ -219,7 +222,10 @@ private:
     uint64_t writes_issued_ = 0;              // fio's io_issues[DDIR_WRITE]
     bool last_was_sync_ = false;              // fio's td->last_was_sync
     bool sync_wait_ = false;                  // in fsync() until its bio ends
-    int sync_done_ = -1;                      // the io_u of a returned fsync, not yet accounted
+    int sync_done_ = -1;                      // the io_u of a returned fsync (or sync trim), not yet accounted
+    // libaio / io_uring with trims: fio's FIO_ASYNCIO_SYNC_TRIM, each trim a blocking
+    // BLKDISCARD ioctl in ->queue, alone once what is queued is committed (as an fsync).
+    bool sync_trim_ = false;
     bool end_fsync_done_ = false;
     sim::Time start_time_;                    // fio td->start
 
@@ -256,14 +262,15 @@ private:
     // Region and progress. io_limit_: the bytes to issue (fio's io_size, else the region).
     uint64_t region_start_ = 0, region_len_ = 0, io_limit_ = 0;
     std::optional<RandomDist> dist_;          // random_distribution other than random
-    uint64_t next_seq_offset_[2] = {0, 0};
+    uint64_t next_seq_offset_[3] = {0, 0, 0};
+    uint64_t last_trim_offset_ = 0;           // fio's f->last_start[DDIR_TRIM] (randtrimwrite)
     uint64_t issued_bytes_ = 0, issued_ios_ = 0;
     uint64_t submitted_ = 0, completed_ = 0;
-    uint64_t kernel_bytes_[2] = {0, 0}, ramp_bytes_[2] = {0, 0};
+    uint64_t kernel_bytes_[3] = {0, 0, 0}, ramp_bytes_[3] = {0, 0, 0};
     sim::Time ramp_end_, end_time_;
     sim::Duration bw_avg_time_;
     uint32_t* live_ = nullptr;
-    sim::IntervalSampler bw_[2], iops_[2];
+    sim::IntervalSampler bw_[3], iops_[3];
     std::unique_ptr<IoLog> log_;              // only when the job writes fio logs
 
     // verify=: the writes issued (offset, length), in issue order, and the next to read back.

@@ -233,3 +233,23 @@ TEST_CASE("kernel:bfq dispatches as blksim's bfq on a disk", "[kernel-sched][ker
         require_same(run_both_bfq("test/fixtures/kernel-sched/hdd-seq-merge.json", tree));
     }
 }
+
+TEST_CASE("kernel:bfq, kernel:mq-deadline and kernel:kyber take fio's trims", "[kernel-sched][kernel-bfq]") {
+    // A discard reaches the kernel file as REQ_OP_DISCARD (async, a write for op_is_write()).
+    // A run whose first request is a discard used to crash in bfq_limit_depth(): blksim
+    // merges no discards, so no ->bio_merge had set `current` before the tag allocation.
+    const std::string tree = kernel_tree("bfq-iosched.c");
+    if (tree.empty())
+        return;
+    for (const char* sched : {"kernel:bfq", "kernel:mq-deadline", "kernel:kyber"}) {
+        INFO(sched);
+        const CliResult r = run_blksim(std::string("fio -q --output-format json --device nvme --scheduler ") + sched +
+                                           " --kernel-tree " + tree +
+                                           " -- --name=t --ioengine=psync --rw=randtrim --bs=64k --size=4m",
+                                       false);
+        INFO(r.out);
+        REQUIRE(r.status == 0);
+        const nlohmann::json j = nlohmann::json::parse(r.out);
+        CHECK(j.at("jobs").at(0).at("trim").at("total_ios") == 64);
+    }
+}

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/workload/engine_kinds.h"
+#include "models/workload/job_options.h"
 #include "models/workload/verify.h"
 #include "tools/scenario/decode_job.h"
 #include "tools/scenario/job_options.h"
@@ -75,6 +76,8 @@ void decode_sqpoll(const JobInput& in, workload::JobConfig& j) {
     }
 }
 
+void check_trim_job(const JobInput& in, const workload::JobConfig& j);
+
 // What kind of I/O: ioengine, rw, rwmixread, direct, and the sync options.
 void decode_io_kind(const JobInput& in, workload::JobConfig& j) {
     if (const Opt* v = in.get("ioengine")) j.ioengine = lookup(workload::engine_names(), text(*v)).engine;
@@ -108,6 +111,20 @@ void decode_io_kind(const JobInput& in, workload::JobConfig& j) {
         j.verify.ps_per_byte = k.ps_per_byte();
     }
     if (const Opt* v = in.get("do_verify")) j.verify.read_back = boolean(*v);
+    if (j.trims()) check_trim_job(in, j);
+}
+
+// fio's trims through blksim (docs/fio.md, Trims): the BLKDISCARD ioctl, with every engine.
+// What the model keeps per read/write direction only (rate caps, cmdprio, zoned random
+// distributions, verify, fsync) is refused with trims rather than silently applied to two
+// directions of three.
+void check_trim_job(const JobInput& in, const workload::JobConfig& j) {
+    const std::string what = "rw=" + std::string(workload::rw_name(j.rw));
+    for (const char* name : {"rate", "rate_iops", "rate_min", "rate_iops_min", "cmdprio_percentage", "cmdprio_bssplit",
+                             "random_distribution", "verify", "fsync", "fdatasync", "read_iolog"})
+        if (const Opt* v = in.get(name))
+            in.rep().fail(v->ptr, std::string(v->given_name) + " with " + what +
+                                      " is not modelled (allowed with trims: the other options; docs/fio.md, Trims)");
 }
 
 void decode_depths(const JobInput& in, workload::JobConfig& j) {
