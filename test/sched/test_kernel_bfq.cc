@@ -232,6 +232,17 @@ TEST_CASE("kernel:bfq dispatches as blksim's bfq on a disk", "[kernel-sched][ker
         require_same(run_both_bfq("test/fixtures/kernel-sched/hdd-randrw.json", tree));
         require_same(run_both_bfq("test/fixtures/kernel-sched/hdd-seq-merge.json", tree));
     }
+    SECTION("the regress suite's disk cases") {
+        for (const char* c : {"hdd", "hdd-prio", "hdd-streams", "hba-2hdd"})
+            require_same(run_both_bfq(std::string("scenarios/regress/cases/") + c + ".json", tree));
+    }
+    SECTION("tunables by their sysfs names") {
+        const std::string w = "--set global.runtime=4s --set queues.0.iosched.";
+        for (const char* t : {"strict_guarantees=1", "slice_idle=0", "timeout_sync=50 --set queues.0.iosched.low_latency=0",
+                              "max_budget=4096 --set queues.0.iosched.low_latency=0",
+                              "back_seek_penalty=1 --set queues.0.iosched.low_latency=0"})
+            require_same(run_both_bfq(kWeights, tree, w + t));
+    }
 }
 
 TEST_CASE("kernel:bfq, kernel:mq-deadline and kernel:kyber take fio's trims", "[kernel-sched][kernel-bfq]") {
