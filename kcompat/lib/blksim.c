@@ -153,7 +153,6 @@ static void queue_destroy(struct kcompat_queue *kq)
 	if (kq->tasks.next)
 		kcompat_exit_tasks(kq);
 	untrace_queue(kq);
-	kcompat_ptr_ids_free(&kq->ptr_ids);
 	/* blk_mq_exit_sched(): the hctxs init_hctx set up, then the elevator. */
 	for (i = 0; kq->q.elevator && ops()->exit_hctx && i < kq->q.nr_hw_queues; i++)
 		if (kq->hctxs[i].sched_data)
@@ -166,6 +165,8 @@ static void queue_destroy(struct kcompat_queue *kq)
 	kfree(kq->sched_tags);
 	kfree(kq->hctxs);
 	kfree(kq->ctxs);
+	/* Last: exit_sched's own notes (bfq_exit_queue's put_queue) still print pointers. */
+	kcompat_ptr_ids_free(&kq->ptr_ids);
 	kfree(kq);
 }
 
