@@ -233,7 +233,7 @@ TEST_CASE("kernel:bfq dispatches as blksim's bfq on a disk", "[kernel-sched][ker
         require_same(run_both_bfq("test/fixtures/kernel-sched/hdd-seq-merge.json", tree));
     }
     SECTION("the regress suite's disk cases") {
-        for (const char* c : {"hdd", "hdd-prio", "hdd-streams", "hba-2hdd"})
+        for (const char* c : {"hdd", "hdd-prio", "hdd-streams", "hba-2hdd", "hdd-fsync"})
             require_same(run_both_bfq(std::string("scenarios/regress/cases/") + c + ".json", tree));
     }
     SECTION("tunables by their sysfs names") {
