@@ -23,46 +23,53 @@ __thread struct kcompat_queue *kcompat_current_queue;
 static __thread struct kcompat_queue *kcompat_traced_queues;
 static __thread int kcompat_last_minor;
 
-/* A tracepoint of the queue whose disk is `dev`, as the text of its TP_printk: handed to
- * blksim (--explain) when it listens, and formatted only then. */
+/* Whether blksim listens (--explain) on this queue. */
+static bool listening(const struct kcompat_queue *kq)
+{
+	return kq->host.tracing && kq->host.tracing(kq->host.ctx);
+}
+
+/* The text of a tracepoint or note, handed to blksim; formatted only when it listens. */
+static void trace_text(struct kcompat_queue *kq, const char *fmt, va_list ap)
+{
+	char text[256];
+
+	if (!listening(kq))
+		return;
+	kcompat_vsnprintf(text, sizeof(text), &kq->ptr_ids, fmt, ap);
+	kq->host.message(kq->host.ctx, text);
+}
+
+/* A tracepoint of the queue whose disk is `dev`, as the text of its TP_printk. */
 void kcompat_trace_dev(dev_t dev, const char *fmt, ...)
 {
 	struct kcompat_queue *kq = kcompat_traced_queues;
-	char text[256];
 	va_list ap;
 
 	while (kq && disk_devt(&kq->disk) != dev)
 		kq = kq->next_traced;
-	if (!kq || !kq->host.tracing || !kq->host.tracing(kq->host.ctx))
+	if (!kq)
 		return;
 	va_start(ap, fmt);
-	kcompat_vsnprintf(text, sizeof(text), &kq->ptr_ids, fmt, ap);
+	trace_text(kq, fmt, ap);
 	va_end(ap);
-	kq->host.message(kq->host.ctx, text);
 }
 
-/* blk_trace_note_message_enabled(): whether blksim listens (--explain) on this queue. */
+/* blk_trace_note_message_enabled(). */
 bool kcompat_trace_enabled(struct request_queue *q)
 {
-	struct kcompat_queue *kq = kcompat_queue_of(q);
-
-	return kq->host.tracing && kq->host.tracing(kq->host.ctx);
+	return listening(kcompat_queue_of(q));
 }
 
-/* blk_add_trace_msg(): a message note (bfq_log_bfqq's "bfq<pid><A|S> ..."), formatted only
- * when someone listens: bfq_log() calls it without asking first. */
+/* blk_add_trace_msg(): a message note (bfq_log_bfqq's "bfq<pid><A|S> ..."); bfq_log() calls
+ * it without asking first whether anyone listens. */
 void kcompat_trace_msg(struct request_queue *q, const char *fmt, ...)
 {
-	struct kcompat_queue *kq = kcompat_queue_of(q);
-	char text[256];
 	va_list ap;
 
-	if (!kcompat_trace_enabled(q))
-		return;
 	va_start(ap, fmt);
-	kcompat_vsnprintf(text, sizeof(text), &kq->ptr_ids, fmt, ap);
+	trace_text(kcompat_queue_of(q), fmt, ap);
 	va_end(ap);
-	kq->host.message(kq->host.ctx, text);
 }
 
 static void untrace_queue(struct kcompat_queue *kq)
