@@ -127,36 +127,6 @@ TEST_CASE("kernel:bfq runs a reader beside a writer on a SATA SSD", "[kernel-sch
     CHECK(iops(r, "w", "write") > 100);
 }
 
-namespace {
-
-// The D lines of a trace and the texts of its kernel:bfq message notes ("m N kernel:bfq: ...").
-struct BfqTrace {
-    std::vector<std::string> dispatched;
-    std::vector<std::string> notes;
-};
-
-BfqTrace split_bfq_trace(const std::string& text) {
-    BfqTrace s;
-    std::istringstream in(text);
-    std::string l;
-    while (std::getline(in, l)) {
-        const size_t m = l.find("  m   N kernel:bfq: ");
-        if (m != std::string::npos) {
-            s.notes.push_back(l.substr(m + 20));
-            continue;
-        }
-        std::istringstream f(l);
-        std::string dev, cpu, seq, rest;
-        f >> dev >> cpu >> seq;  // (the notes take sequence numbers: compared without)
-        std::getline(f, rest);
-        if (rest.find("  D  ") != std::string::npos)
-            s.dispatched.push_back(dev + " " + cpu + rest);
-    }
-    return s;
-}
-
-}  // namespace
-
 TEST_CASE("kernel:bfq: --explain shows bfq_log_bfqq's notes, the same text every run, and changes nothing else",
           "[kernel-sched][kernel-bfq][explain]") {
     const std::string tree = kernel_tree("bfq-iosched.c");
@@ -172,8 +142,8 @@ TEST_CASE("kernel:bfq: --explain shows bfq_log_bfqq's notes, the same text every
     REQUIRE(on.status == 0);
     REQUIRE(again.status == 0);
     CHECK(on.out == off.out);
-    const BfqTrace plain = split_bfq_trace(slurp(tmp / "off.trace"));
-    const BfqTrace told = split_bfq_trace(slurp(tmp / "on.trace"));
+    const SplitTrace plain = split_trace(slurp(tmp / "off.trace"), "kernel:bfq: ");
+    const SplitTrace told = split_trace(slurp(tmp / "on.trace"), "kernel:bfq: ");
     CHECK(plain.notes.empty());
     CHECK(!plain.dispatched.empty());
     CHECK((told.dispatched == plain.dispatched));  // (a bool: the lists are long to print)
@@ -197,16 +167,9 @@ namespace {
 
 // The scenario with blksim's bfq and with the kernel's (both given `extra`): their D events.
 Traces run_both_bfq(const std::string& scenario, const std::string& tree, const std::string& extra = "") {
-    TempDir tmp("kbfq-diff");
     const std::string sc = source_path(scenario) + " -q " + extra;
-    const CliResult a = run_blksim("run " + sc + " --set queues.0.scheduler=bfq --trace " + tmp / "a.trace");
-    INFO(a.out);
-    REQUIRE(a.status == 0);
-    const CliResult b = run_blksim("run " + sc + " --trace " + tmp / "b.trace" + " --kernel-tree " + tree +
-                                   " --set queues.0.scheduler=kernel:bfq");
-    INFO(b.out);
-    REQUIRE(b.status == 0);
-    return {dispatches(slurp(tmp / "a.trace")), dispatches(slurp(tmp / "b.trace"))};
+    return run_pair("run " + sc + " --set queues.0.scheduler=bfq",
+                    "run " + sc + " --kernel-tree " + tree + " --set queues.0.scheduler=kernel:bfq", "kbfq-diff");
 }
 
 }  // namespace
