@@ -87,6 +87,7 @@ inline constexpr int bfq_stats_min_budgets = 194;
 inline constexpr int bfq_default_max_budget = 16 * 1024;
 
 struct BfqQueue;
+struct BfqIoCq;
 
 // struct bfq_entity: what B-WF2Q+ schedules (here always a queue: no groups).
 struct BfqEntity {
@@ -165,6 +166,31 @@ struct BfqQueue {
     // service slots begun and how they ended.
     uint64_t served_sectors = 0, slots = 0;
     uint64_t expirations[BFQQE_NR] = {};
+
+    // Queue merging of cooperating processes (bfq_coop.cc).
+    BfqQueue* new_bfqq = nullptr;        // scheduled merge: this queue's processes move there
+    int process_refs = 1;                // bfqq_process_refs(): processes (bics) using it
+    bool coop = false, split_coop = false;  // BFQQF_coop (shared), BFQQF_split_coop
+    BfqIoCq* bic = nullptr;              // the owning process's bic; null while shared
+    int64_t creation_time = 0;           // jiffies
+    boost::intrusive::set_member_hook<> pos_node;  // in rq_pos_tree_ (bfqq->pos_root != NULL)
+};
+
+// struct bfq_io_cq: a process's view of the device (the kernel's per-io_context data): its
+// sync queue is queue_by_pid_[pid]; here what queue merging keeps of it.
+struct BfqIoCq {
+    uint32_t pid = 0;
+    BfqQueue* stable_merge_bfqq = nullptr;  // delayed stable merge scheduled with this queue
+    bool stably_merged = false;             // never split again
+    // bfq_bfqq_save_state(): the queue's state when it was merged, resumed on a split.
+    bool saved_has_short_ttime = false, saved_IO_bound = false, saved_in_large_burst = false,
+         was_in_burst_list = false;
+    int saved_weight = 0;
+    BfqTtime saved_ttime;
+    int64_t saved_io_start_time = 0, saved_tot_idle_time = 0;
+    unsigned int saved_wr_coeff = 1;
+    int64_t saved_wr_start_at_switch_to_srt = 0, saved_last_wr_start_finish = 0, saved_wr_cur_max_time = 0;
+    uint64_t saved_service_from_wr = 0;
 };
 
 // The kernel's generic __sw_hweight32(): a few inline instructions where std::popcount
@@ -192,6 +218,7 @@ struct BfqStats {
     uint64_t queues_created = 0;
     uint64_t wr_interactive = 0, wr_soft_rt = 0;  // weight-raising periods started
     uint64_t peak_rate_updates = 0;
+    uint64_t queue_merges = 0, queue_splits = 0;  // bfq_merge_bfqqs(), bfq_split_bfqq()
 };
 
 class Bfq final : public Elevator, public ElevatorAudit, public ElevatorCost, public ElevatorReport {
@@ -401,6 +428,43 @@ private:
     void bfq_end_wr();
     void switch_back_to_interactive_wr(BfqQueue* bfqq);
     int64_t bfq_bfqq_softrt_next_start(const BfqQueue* bfqq) const;
+    // --- queue merging: cooperating processes (bfq_coop.cc) ----------------------------------
+    struct PosKeyOf {
+        using type = uint64_t;
+        uint64_t operator()(const BfqQueue& q) const { return q.next_rq->sector; }
+    };
+    // bfqd->rq_pos_tree: queues by their next request's sector, one queue per sector.
+    using PosTree = boost::intrusive::set<
+        BfqQueue, boost::intrusive::member_hook<BfqQueue, boost::intrusive::set_member_hook<>, &BfqQueue::pos_node>,
+        boost::intrusive::key_of_value<PosKeyOf>>;
+    BfqIoCq* bfq_bic_lookup(uint32_t pid);
+    BfqQueue* bfq_alloc_queue(Request* rq);
+    BfqQueue* bfq_rq_bic_queue(Request* rq);
+    BfqQueue* bfq_get_bfqq_handle_split(BfqIoCq* bic, Request* rq, bool split, bool* new_queue);
+    BfqQueue* bfq_do_or_sched_stable_merge(BfqQueue* bfqq, BfqIoCq* bic);
+    BfqQueue* bfq_split_bfqq(BfqIoCq* bic, BfqQueue* bfqq);
+    void bic_set_bfqq(BfqIoCq* bic, BfqQueue* bfqq);
+    bool nonrot_with_queueing() const { return nonrot() && hw_tag_ != 0; }  // hw_tag -1: unknown yet
+    bool bfq_too_late_for_merging(const BfqQueue* bfqq) const;
+    void bfq_pos_tree_add_move(BfqQueue* bfqq);
+    void bfq_pos_tree_remove(BfqQueue* bfqq);
+    void bfq_pos_tree_update(BfqQueue* bfqq) {  // the `unlikely(!nonrot_with_queueing)` calls
+        if (!nonrot_with_queueing())
+            bfq_pos_tree_add_move(bfqq);
+    }
+    BfqQueue* bfqq_find_close(uint64_t sector);
+    bool bfq_may_be_close_cooperator(const BfqQueue* bfqq, const BfqQueue* new_bfqq) const;
+    BfqQueue* bfq_setup_merge(BfqQueue* bfqq, BfqQueue* new_bfqq);
+    BfqQueue* bfq_setup_stable_merge(BfqQueue* bfqq, BfqIoCq* bic);
+    BfqQueue* bfq_setup_cooperator(BfqQueue* bfqq, const uint64_t* sector, BfqIoCq* bic);
+    void bfq_bfqq_save_state(BfqQueue* bfqq);
+    void bfq_bfqq_resume_state(BfqQueue* bfqq, BfqIoCq* bic, bool bfqq_already_existing);
+    BfqQueue* bfq_merge_bfqqs(BfqIoCq* bic, BfqQueue* bfqq);
+    void bfq_release_process_ref(BfqQueue* bfqq);
+    void bfq_put_cooperator(BfqQueue* bfqq);
+    bool bfq_allow_bio_merge(const blkmq::Bio& bio);
+    BfqQueue* bfq_insert_cooperator(Request* rq);
+
     void bfq_handle_burst(BfqQueue* bfqq);
     void bfq_reset_burst_list(BfqQueue* bfqq);
     void bfq_add_to_burst(BfqQueue* bfqq);
@@ -486,6 +550,13 @@ private:
     // word depths for bfq_limit_depth, computed for the last nr_requests seen
     mutable uint32_t depth_nr_requests_ = 0;
     mutable uint32_t depth_limits_[2][2] = {};
+
+    // queue merging (bfq_coop.cc)
+    std::unordered_map<uint32_t, BfqIoCq> bics_;  // by pid; elements never move
+    PosTree rq_pos_tree_;
+    BfqQueue* last_bfqq_created_ = nullptr;   // bfqd->last_bfqq_created: stable merging
+    BfqQueue* bio_bfqq_ = nullptr;            // bfqd->bio_bfqq / bio_bic during bio_merge
+    BfqIoCq* bio_bic_ = nullptr;
 
     BfqStats stats_;
 };

@@ -160,6 +160,9 @@ void Bfq::bfq_bfqq_expire(BfqQueue* bfqq, bool compensate, BfqqExpiration reason
 // while it needs idling for its guarantees (so that it is served before queues with later
 // finish times), else out of the busy set.
 void Bfq::bfq_bfqq_expire_finish(BfqQueue* bfqq, BfqqExpiration reason) {
+    // A shared queue gone seeky: its processes no longer cooperate, split it (bfq_coop.cc).
+    if (bfqq->coop && bfqq_seeky(bfqq))
+        bfqq->split_coop = true;
     if (bfqq->sort_list.empty() &&
         !(reason == BFQQE_PREEMPTED && idling_needed_for_service_guarantees(bfqq))) {
         if (bfqq->dispatched == 0)
@@ -167,6 +170,8 @@ void Bfq::bfq_bfqq_expire_finish(BfqQueue* bfqq, BfqqExpiration reason) {
         bfq_del_bfqq_busy(bfqq, true);
     } else {
         bfq_requeue_bfqq(bfqq, true);
+        if (!bfqq->sort_list.empty())
+            bfq_pos_tree_update(bfqq);  // resort the potential close cooperators
     }
     bfq_bfqd_reset_in_service();
 }
@@ -184,6 +189,8 @@ bool Bfq::bfq_may_expire_for_budg_timeout(const BfqQueue* bfqq) const {
 // short think time; never while some busy queue is weight-raised (they would starve).
 // hw_tag is -1 until detected: !hw_tag is then false.
 bool Bfq::idling_boosts_thr_without_issues(const BfqQueue* bfqq) const {
+    if (bfqq->process_refs == 0)
+        return false;  // merged away: no more requests will come
     const bool rot_without_queueing = !nonrot() && hw_tag_ == 0;
     const bool seq_io_bound = !bfqq_seeky(bfqq) && bfqq->IO_bound && bfqq->has_short_ttime;
     const bool idling_boosts_thr = rot_without_queueing || ((!nonrot() || hw_tag_ == 0) && seq_io_bound);
@@ -195,6 +202,8 @@ bool Bfq::idling_boosts_thr_without_issues(const BfqQueue* bfqq) const {
 // queue take over the device's internal queue).
 bool Bfq::idling_needed_for_service_guarantees(const BfqQueue* bfqq) const {
     const uint32_t tot_busy_queues = busy_queues();
+    if (bfqq->process_refs == 0)
+        return false;
     return (bfqq->wr_coeff > 1 &&
             (wr_busy_queues_ < tot_busy_queues ||
              tot_rq_in_driver_ >= static_cast<uint32_t>(bfqq->dispatched) + 4)) ||
@@ -202,6 +211,8 @@ bool Bfq::idling_needed_for_service_guarantees(const BfqQueue* bfqq) const {
 }
 
 bool Bfq::bfq_better_to_idle(const BfqQueue* bfqq) const {
+    if (bfqq->process_refs == 0)
+        return false;
     if (t_.strict_guarantees)
         return true;
     // No idling without slice_idle, for async queues or for the idle class.
@@ -551,6 +562,10 @@ void Bfq::report(result::DeviceReport& r) const {
     r.add("wr_interactive", static_cast<double>(stats_.wr_interactive));
     r.add("wr_soft_rt", static_cast<double>(stats_.wr_soft_rt));
     r.add("peak_rate_updates", static_cast<double>(stats_.peak_rate_updates));
+    if (stats_.queue_merges > 0) {  // only where cooperating processes were found
+        r.add("queue_merges", static_cast<double>(stats_.queue_merges));
+        r.add("queue_splits", static_cast<double>(stats_.queue_splits));
+    }
     // The first queues one per line: pid, class, weight, service and slots, each key named
     // after its queue (q0_, q1_ ...) as the JSON object's keys must differ.
     constexpr size_t kMaxListed = 16;

@@ -93,6 +93,10 @@ struct Task {
 std::map<uint32_t, uint64_t> serve_backlogged(Rig& rig, std::vector<Task> tasks, int dispatches,
                                               uint32_t nr = 256, int depth = 4,
                                               sim::Duration service = 500_us) {
+    // Each task in its own area of the disk (2^24 sectors apart): tasks doing I/O close to
+    // each other would be cooperators and share one queue (bfq_setup_cooperator()).
+    for (Task& t : tasks)
+        t.next_sector += uint64_t{t.pid} << 24;
     for (Task& t : tasks)
         for (int i = 0; i < depth; ++i, t.next_sector += nr)
             rig.insert(t.pid, t.next_sector, nr, t.cls, t.lvl);
@@ -178,6 +182,15 @@ TEST_CASE("bfq: a queue per task, its class and weight from the task's io_contex
 TEST_CASE("bfq: B-WF2Q+ gives two backlogged queues of equal weight the same service", "[bfq]") {
     for (const bool rotational : {true, false}) {
         Rig rig(Rig::no_wr(), rotational);
+        if (!rotational) {
+            // On an SSD a queue created within bfq_burst_interval (180 ms) of the previous
+            // one, with its priority, is merged with it at once (stable merge): a queue made
+            // 200 ms before, and used no more, keeps 1000's and 1001's apart.
+            Request* first = rig.insert(999, 1ull << 34, 8);
+            REQUIRE(rig.dispatch() == first);
+            rig.complete(first);
+            rig.advance(200_ms);
+        }
         const auto served = serve_backlogged(rig, {{1000}, {1001, 0, 4, 1ull << 30}}, 4000);
         const double a = static_cast<double>(served.at(1000)), b = static_cast<double>(served.at(1001));
         INFO("rotational " << rotational << ": " << a << " vs " << b << " sectors");
@@ -585,7 +598,9 @@ TEST_CASE("bfq: a request older than fifo_expire_sync is served next, once per s
 TEST_CASE("bfq: bio merges only into the submitting task's requests; request merges; requeue", "[bfq]") {
     Rig rig(Rig::no_wr());
     Request* a = rig.insert(1000, 100, 8);
-    Request* b = rig.insert(2000, 200, 8);
+    // Task 2000 is of the idle class: never a cooperator, so its queue stays its own
+    // (bfq_may_be_close_cooperator()) although its I/O is close to task 1000's.
+    Request* b = rig.insert(2000, 200, 8, 3);
     Bio bio;
     bio.sector = 108;
     bio.nr_sectors = 8;
@@ -595,6 +610,7 @@ TEST_CASE("bfq: bio merges only into the submitting task's requests; request mer
     CHECK(into == a);
     bio.pid = 2000;  // another task's bio: bfq_allow_bio_merge says no
     CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::NO_MERGE);
+    bio.ioprio_class = 3;  // (a request merges only bios of its own priority)
     bio.sector = 192;  // ends where b starts: a front merge in task 2000's queue
     CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::FRONT_MERGE);
     CHECK(into == b);
@@ -632,6 +648,84 @@ TEST_CASE("bfq: bio merges only into the submitting task's requests; request mer
     CHECK(rig.bfq.queued() == 0);
     CHECK(rig.bfq.stats().requeued == 1);
     CHECK(rig.bfq.check_idle().empty());
+}
+
+// Queue merging (bfq_setup_cooperator(), bfq_coop.cc): two tasks reading one area in
+// interleaved sequential chunks, as the threads of a dump or a reader and a writer of one
+// file do, end up sharing one queue on a rotational disk; far apart, they do not.
+TEST_CASE("bfq: cooperating tasks doing interleaved sequential I/O end up sharing one queue", "[bfq]") {
+    for (const uint64_t gap : {uint64_t{8}, uint64_t{1'000'000}}) {
+        CAPTURE(gap);
+        Rig rig(Rig::no_wr());
+        // Task 1 reads 0, 16, 32 ...; task 2 the chunks in between (or far away).
+        for (uint64_t s = 0; s < 64; s += 16)
+            rig.insert(1, s, 8);
+        Request* first = rig.dispatch();  // task 1 in service, its head at sector 8
+        REQUIRE(first != nullptr);
+        CHECK(first->pid == 1);
+        rig.insert(2, gap, 8);       // task 2's queue is created (and becomes busy)
+        rig.insert(2, gap + 16, 8);  // close to where task 1 is served: merge
+        const bool close = gap < 8192;
+        CHECK((&rig.q(1) == &rig.q(2)) == close);
+        CHECK(rig.q(1).coop == close);
+        CHECK(rig.bfq.stats().queue_merges == (close ? 1u : 0u));
+        if (close) {
+            // The shared queue has task 2's new request in sector order with task 1's: no
+            // switch between queues (and no idling) for the interleaved reads.
+            CHECK(rig.q(2).queued[1] == 4);
+            std::vector<uint64_t> order;
+            rig.complete(first);
+            while (Request* r = rig.dispatch()) {
+                order.push_back(r->sector);
+                rig.complete(r);
+            }
+            CHECK(order == std::vector<uint64_t>{16, 24, 32, 48});
+        }
+        if (close) {
+            // Task 2's bio may now merge into task 1's request: they share the queue.
+            Bio bio;
+            bio.sector = 72;
+            bio.nr_sectors = 8;
+            bio.pid = 2;
+            Request* a = rig.insert(1, 64, 8);
+            Request* into = nullptr;
+            CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::BACK_MERGE);
+            CHECK(into == a);
+        }
+    }
+}
+
+// A shared queue found seeky at its expiration (BFQQF_split_coop) is split at each task's
+// next request: the task gets a queue of its own again (bfq_split_bfqq()).
+TEST_CASE("bfq: a shared queue gone seeky is split at its tasks' next requests", "[bfq]") {
+    Rig rig(Rig::no_wr());
+    for (uint64_t s = 0; s < 64; s += 16)
+        rig.insert(1, s, 8);
+    Request* r = rig.dispatch();
+    REQUIRE(r != nullptr);
+    rig.insert(2, 8, 8);
+    rig.insert(2, 24, 8);
+    REQUIRE(&rig.q(1) == &rig.q(2));
+    rig.complete(r);
+    // Both tasks now seek all over the disk: the shared queue's history fills with seeks.
+    uint64_t far = 10'000'000;
+    for (int i = 0; i < 40; ++i) {
+        while (Request* d = rig.dispatch())
+            rig.complete(d);
+        rig.insert(1 + i % 2, far, 8);
+        far = far * 7 % 900'000'000 + 5'000'000;
+    }
+    while (Request* d = rig.dispatch())
+        rig.complete(d);
+    rig.advance(50_ms);  // the idle slice ends: the queue expires, seeky and shared
+    while (Request* d = rig.dispatch())
+        rig.complete(d);
+    rig.insert(1, 123'456, 8);
+    rig.insert(2, 654'321'000, 8);
+    CHECK(&rig.q(1) != &rig.q(2));
+    CHECK(rig.bfq.stats().queue_splits >= 1);
+    CHECK(!rig.q(1).coop);
+    CHECK(!rig.q(2).coop);
 }
 
 TEST_CASE("bfq: with nomerges=1 a bio merges through the one-hit cache only", "[bfq]") {

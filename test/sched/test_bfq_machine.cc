@@ -83,8 +83,10 @@ TEST_CASE("bfq on an HDD: idling keeps a sequential reader's stream against a ra
                                << bytes_of(idle, 1) << " / " << bytes_of(no_idle, 1));
     // With idling the sequential reader holds the disk between its requests (its think time
     // is microseconds), for up to its budget timeout; without, the two alternate request by
-    // request and every request seeks.
-    CHECK(seq_idle > 20 * seq_no_idle);
+    // request and every request seeks. (The two queues, created together with one priority,
+    // are merged stably after bfq_late_stable_merging, 600 ms, as the kernel's bfq does: the
+    // random reads then join the sequential reader's queue, which costs it 1/20 of its bytes.)
+    CHECK(seq_idle > 15 * seq_no_idle);
     CHECK(bytes_of(no_idle, 0) == Approx(static_cast<double>(bytes_of(no_idle, 1))).epsilon(0.05));
     CHECK(bytes_of(idle, 1) < bytes_of(no_idle, 1));
 }
