@@ -25,6 +25,10 @@
 //    until 120000 sectors of service), soft real-time raising (x3000 for 300 ms windows),
 //    large-burst detection (>= 8 queues created within 180 ms get no raising), and tighter
 //    tag limits while a queue is raised (bfq_limit_depth).
+//  - Queue merging (bfq_coop.cc): processes doing I/O close to each other (BFQQ_CLOSE_THR,
+//    on rotational or non-queueing devices) or whose queues were created within 180 ms
+//    with one priority (stable merge: at once on a queueing SSD, after 600 ms on a disk
+//    unless idling pays) share one queue; a shared queue found seeky is split again.
 //
 // Simplifications (docs/model.md, "bfq"):
 //  - every blksim request is synchronous (reads, and O_DIRECT writes are REQ_SYNC), so no
@@ -32,9 +36,10 @@
 //    and async weight raising are not reachable and not modelled;
 //  - no cgroups: one root group, so the hierarchy loops run once and
 //    bfqq_request_over_limit() (a cgroup-era per-entity tag limit) is not modelled;
-//  - no early/stable queue merging and splitting, no waker/wakee detection and no I/O
-//    injection while idling: while the in-service queue idles, dispatch returns nothing;
-//  - a process never exits during the run (bfqq_process_refs() > 0 throughout);
+//  - no waker/wakee detection and no I/O injection while idling: while the in-service
+//    queue idles, dispatch returns nothing;
+//  - a process never exits during the run; a queue all of whose processes were merged
+//    into another one keeps existing (bfqq_process_refs() 0), it is never freed;
 //  - one actuator; the active tree is kept as two trees, see bfq_wf2q.cc.
 //
 // Locking (the core charges it, see ElevatorCost): insert, bio merge, dispatch and
