@@ -1,7 +1,8 @@
 // BFQ: see bfq.h for the policy and what is simplified. This file: tunables, queues,
 // requests and their choice inside a queue, insert and merging. Dispatch (queue selection,
 // expiration, budget feedback, idling) and completion are in bfq_dispatch.cc, B-WF2Q+ in
-// bfq_wf2q.cc, the peak rate, weight raising and bursts in bfq_wr.cc.
+// bfq_wf2q.cc, the peak rate, weight raising and bursts in bfq_wr.cc, queue merging of
+// cooperating processes in bfq_coop.cc.
 #include "models/sched/bfq.h"
 #include "models/sched/scheduler_kind.h"
 
