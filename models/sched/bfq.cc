@@ -91,6 +91,7 @@ Bfq::Bfq(const BfqTunables& t, sim::EventQueue& eq, bool rotational)
 
 // The trees link entities of queues_, which is destroyed first: unlink them before.
 Bfq::~Bfq() {
+    active_list_.clear();
     for (ServiceTree& st : st_) {
         st.eligible.clear();
         st.ineligible.clear();
@@ -362,7 +363,13 @@ void Bfq::bfq_update_has_short_ttime(BfqQueue* bfqq) {
     if (bfqq->ttime.ttime_samples > BFQ_TTIME_SAMPLES_VALID &&
         bfqq->ttime.ttime_mean > static_cast<uint64_t>(bfq_slice_idle_ >> 1))
         has_short_ttime = false;
+    const bool state_changed = has_short_ttime != bfqq->has_short_ttime;
     bfqq->has_short_ttime = has_short_ttime;
+    // Without a baseline the inject limit follows the think time (bfq_reset_inject_limit);
+    // not back to short within 100 ms of the last update, lest it oscillate.
+    if (state_changed && bfqq->last_serv_time_ns == 0 &&
+        (jiffies() >= bfqq->decrease_time_jif + jif_.msecs_to_jiffies(100) || !has_short_ttime))
+        bfq_reset_inject_limit(bfqq);
 }
 
 // bfq_update_io_intensity(): I/O bound = busy at least ~80 % of a window of up to 200 ms.
@@ -392,6 +399,7 @@ void Bfq::bfq_add_request(Request* rq) {
     bool interactive = false;
     bfqq->queued[1]++;
     ++queued_;
+    bfq_add_request_inject(bfqq);  // waker detection, inject limit (bfq_inject.cc)
     bfq_update_io_intensity(bfqq);
     bfqq->sort_list.insert(*rq);
 

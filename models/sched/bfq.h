@@ -21,6 +21,10 @@
 //  - Inside a queue the next request is the closest to the head (bfq_choose_req, backward
 //    seeks up to back_seek_max at back_seek_penalty), or once per slot the FIFO head when
 //    it has waited fifo_expire_sync.
+//  - I/O injection (bfq_inject.cc): while the in-service sync queue is idled for, other
+//    queues' requests fill the hole: its waker queue's (detected by bfq_check_waker) or a
+//    queue it wakes, else any queue's while fewer than its inject_limit are in the driver;
+//    inject_limit is fed back from the measured total service time of its requests.
 //  - low_latency: interactive weight raising (x30 for a device-speed dependent time, or
 //    until 120000 sectors of service), soft real-time raising (x3000 for 300 ms windows),
 //    large-burst detection (>= 8 queues created within 180 ms get no raising), and tighter
@@ -36,8 +40,7 @@
 //    and async weight raising are not reachable and not modelled;
 //  - no cgroups: one root group, so the hierarchy loops run once and
 //    bfqq_request_over_limit() (a cgroup-era per-entity tag limit) is not modelled;
-//  - no waker/wakee detection and no I/O injection while idling: while the in-service
-//    queue idles, dispatch returns nothing;
+//  - no async queues, so the in-service queue's own async queue is never injected first;
 //  - a process never exits during the run; a queue all of whose processes were merged
 //    into another one keeps existing (bfqq_process_refs() 0), it is never freed;
 //  - one actuator; the active tree is kept as two trees, see bfq_wf2q.cc.
@@ -167,6 +170,23 @@ struct BfqQueue {
 
     int weight_counter = 0;              // the weight counted in the weights tree, 0 = none
 
+    // I/O injection and waker detection (bfq_inject.cc). inject_limit: how many requests may
+    // be in the driver while this queue, in service, has none queued; tuned by the total
+    // service time of its first request after a hole (last_serv_time_ns is the baseline).
+    unsigned int inject_limit = 0;
+    uint64_t last_serv_time_ns = 0;
+    int64_t decrease_time_jif = 0;       // jiffies of the last decrease (or reset) of the limit
+    BfqQueue* waker_bfqq = nullptr;      // the queue whose completions this one waits for
+    BfqQueue* tentative_waker_bfqq = nullptr;
+    unsigned int num_waker_detections = 0;
+    uint64_t waker_detection_started = 0;  // ns
+    // woken_list: the queues whose waker_bfqq this is, newest first (the kernel's hlist:
+    // woken_list is the head, woken_next / woken_pprev the node; linked = woken_pprev set).
+    BfqQueue* woken_list = nullptr;
+    BfqQueue* woken_next = nullptr;
+    BfqQueue** woken_pprev = nullptr;
+    boost::intrusive::list_member_hook<> bfqq_list;  // on bfqd->active_list while on an active tree
+
     // What the model counts (the kernel's blkg stats are elsewhere): sectors dispatched,
     // service slots begun and how they ended.
     uint64_t served_sectors = 0, slots = 0;
@@ -224,6 +244,7 @@ struct BfqStats {
     uint64_t wr_interactive = 0, wr_soft_rt = 0;  // weight-raising periods started
     uint64_t peak_rate_updates = 0;
     uint64_t queue_merges = 0, queue_splits = 0;  // bfq_merge_bfqqs(), bfq_split_bfqq()
+    uint64_t injected = 0;     // dispatched from a queue not in service, while idling for it
 };
 
 class Bfq final : public Elevator, public ElevatorAudit, public ElevatorCost, public ElevatorReport {
@@ -418,6 +439,14 @@ private:
     void bfq_finish_requeue_request(Request* rq);
     void bfq_update_hw_tag();
 
+    // --- I/O injection and waker/wakee detection (bfq_inject.cc) ---------------------------
+    void bfq_reset_inject_limit(BfqQueue* bfqq);
+    void bfq_check_waker(BfqQueue* bfqq, uint64_t now_ns);
+    void bfq_add_request_inject(BfqQueue* bfqq);
+    void bfq_update_inject_limit(BfqQueue* bfqq);
+    BfqQueue* bfq_choose_bfqq_for_injection();
+    BfqQueue* bfq_select_queue_while_idling(BfqQueue* bfqq);
+
     // --- peak rate, weight raising, bursts (bfq_wr.cc) ---------------------------------------
     void bfq_update_peak_rate(const Request* rq);
     void bfq_update_rate_reset(const Request* rq);
@@ -562,6 +591,19 @@ private:
     BfqQueue* last_bfqq_created_ = nullptr;   // bfqd->last_bfqq_created: stable merging
     BfqQueue* bio_bfqq_ = nullptr;            // bfqd->bio_bfqq / bio_bic during bio_merge
     BfqIoCq* bio_bic_ = nullptr;
+
+    // I/O injection (bfq_inject.cc): bfqd->active_list (the queues on an active tree, the
+    // newest activated first), the request whose total service time is being measured
+    // (waited_rq, picked at dispatch while wait_dispatch), whether requests were injected
+    // since, when the measured request arrived, and the last completion's queue.
+    using ActiveList = boost::intrusive::list<
+        BfqQueue, boost::intrusive::member_hook<BfqQueue, boost::intrusive::list_member_hook<>, &BfqQueue::bfqq_list>>;
+    ActiveList active_list_;
+    BfqQueue* last_completed_rq_bfqq_ = nullptr;
+    const Request* waited_rq_ = nullptr;
+    bool wait_dispatch_ = false, rqs_injected_ = false;
+    uint64_t last_empty_occupied_ns_ = 0;
+    int64_t last_idling_start_jiffies_ = 0;
 
     BfqStats stats_;
 };

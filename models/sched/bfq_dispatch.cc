@@ -147,6 +147,8 @@ void Bfq::bfq_bfqq_expire(BfqQueue* bfqq, bool compensate, BfqqExpiration reason
     ++bfqq->expirations[reason];
     explain_(now_, "bfq{}{} expire: {}{}, service {} of budget {}", bfqq->pid, bfqq->sync ? 'S' : 'A',
              kExpirationNames[reason], slow ? " (slow)" : "", e.service, e.budget);
+    rqs_injected_ = wait_dispatch_ = false;  // no total service time measured across slots
+    waited_rq_ = nullptr;
     bfq_bfqq_recalc_budget(bfqq, reason);
     bfq_bfqq_expire_finish(bfqq, reason);
     // Waiting for a request: if it comes in time, the queue goes on with this budget.
@@ -232,6 +234,7 @@ void Bfq::bfq_arm_slice_timer() {
     else if (bfqq->wr_coeff > 1)
         sl = std::max(sl, 20 * BFQ_NSEC_PER_MSEC);
     last_idling_start_ = now_ns();
+    last_idling_start_jiffies_ = jiffies();
     idle_slice_timer_.arm(now_ + sim::Duration::ns(sl));
     explain_(now_, "bfq{}{} idling starts: {} us for its next request", bfqq->pid, bfqq->sync ? 'S' : 'A', sl / 1000);
     ++stats_.idle_slices;
@@ -300,8 +303,8 @@ BfqQueue* Bfq::bfq_select_queue() {
             }
         } else if (bfqq->wait_request || (bfqq->dispatched != 0 && bfq_better_to_idle(bfqq))) {
             // Idling, or waiting for in-flight requests after which it may idle: keep the
-            // queue and dispatch nothing (I/O injection from other queues is not modelled).
-            return nullptr;
+            // queue, and maybe dispatch from another one meanwhile (bfq_inject.cc).
+            return bfq_select_queue_while_idling(bfqq);
         } else {
             reason = BFQQE_NO_MORE_REQUESTS;
         }
@@ -322,6 +325,10 @@ void Bfq::bfq_dispatch_remove(Request* rq) {
 Request* Bfq::bfq_dispatch_rq_from_bfqq(BfqQueue* bfqq) {
     Request* rq = bfqq->next_rq;
     bfq_bfqq_served(bfqq, bfq_serv_to_charge(rq, bfqq));
+    if (bfqq == in_service_queue_ && wait_dispatch_) {
+        wait_dispatch_ = false;
+        waited_rq_ = rq;  // its total service time feeds the inject limit (bfq_inject.cc)
+    }
     bfqq->served_sectors += rq->nr_sectors;
     bfq_dispatch_remove(rq);
     if (bfqq != in_service_queue_)
@@ -402,6 +409,7 @@ void Bfq::bfq_completed_request(BfqQueue* bfqq) {
         (uint64_t{last_rq_max_size_} << 16) / delta_us < (uint64_t{1} << (16 - 10)))
         bfq_update_rate_reset(nullptr);
     last_completion_ = now;
+    last_completed_rq_bfqq_ = bfqq;  // a candidate waker (bfq_check_waker)
 
     if (bfqq->softrt_update && bfqq->dispatched == 0 && bfqq->sort_list.empty() && bfqq->wr_coeff != BFQ_WR_COEFF)
         bfqq->soft_rt_next_start = bfq_bfqq_softrt_next_start(bfqq);
@@ -428,8 +436,11 @@ void Bfq::bfq_finish_requeue_request(Request* rq) {
     BfqQueue* bfqq = RQ_BFQQ(rq);
     if (!bfqq)
         return;  // never inserted (absorbed by an insert merge), or already finished
-    if (rq->elv_counted)
+    if (rq->elv_counted) {
+        if (rq == waited_rq_)
+            bfq_update_inject_limit(bfqq);
         bfq_completed_request(bfqq);
+    }
     --bfqq->entity.allocated;
     rq->elv_priv = nullptr;
     rq->elv_counted = false;

@@ -440,6 +440,127 @@ TEST_CASE("bfq: idling only when needed on a non-rotational device; seeky queues
     }
 }
 
+TEST_CASE("bfq: I/O injection: while the in-service queue idles, another queue's requests fill the hole up to "
+          "inject_limit, fed back from the in-service queue's total service times",
+          "[bfq]") {
+    // Non-rotational, hw_tag unknown: idling does not boost throughput, but the reader's weight
+    // (80 against 40) needs it for its share. The reader has one 4 KiB read at a time, 1 ms in
+    // the device, and 3 ms of think time; the other task has a deep backlog.
+    Rig rig(Rig::no_wr(), false);
+    Request* r = rig.insert(1000, 0, 8, 2, 0);
+    for (int i = 0; i < 256; ++i)
+        rig.insert(2000, (1ull << 30) + i * 4096ull, 8, 2, 4);
+    const sched::BfqQueue* reader = rig.bfq.queue_of(1000);
+    uint64_t sector = 0;
+    int injected = 0, rounds_without = 0;
+    unsigned int grown_to = 0;
+    for (int round = 0; round < 20; ++round) {
+        Request* d = rig.dispatch();
+        REQUIRE(d == r);  // the reader's request goes first, even with injected ones in flight
+        rig.advance(1_ms);
+        rig.complete(d);
+        // The hole: the reader stays in service and the idle timer runs; the other task's
+        // requests are dispatched while fewer than inject_limit are in the driver.
+        std::vector<Request*> in_hole;
+        while (Request* x = rig.dispatch()) {
+            CHECK(x->pid == 2000);
+            in_hole.push_back(x);
+        }
+        REQUIRE(rig.bfq.in_service_queue() == reader);
+        CHECK(rig.bfq.idle_timer_armed());
+        CHECK(in_hole.size() == reader->inject_limit);  // filled up to the limit, no further
+        if (in_hole.empty())
+            ++rounds_without;
+        injected += static_cast<int>(in_hole.size());
+        if (round == 11)
+            grown_to = reader->inject_limit;
+        rig.advance(3_ms);
+        sector += 8;
+        r = rig.insert(1000, sector, 8, 2, 0);  // arrives with the injected ones in flight
+        for (Request* x : in_hole) {
+            rig.complete(x);
+            rig.advance(10_us);
+        }
+        // From round 12 on, the injected requests delay the reader's next one by 1 ms: its
+        // total service time doubles, beyond 1.5x the baseline.
+        if (round >= 11)
+            rig.advance(1_ms);
+    }
+    // No baseline before the reader's first request 10 ms after it was given the device
+    // (decrease_time_jif + 10 ms): no injection in the first rounds. Then the baseline (1 ms)
+    // sets the limit to 1, and each total service time within 1.5x of it raises it by one;
+    // once they are longer, it drops (at most once per 10 ms).
+    CHECK(rounds_without >= 3);
+    CHECK(reader->last_serv_time_ns >= 1'000'000);
+    CHECK(reader->last_serv_time_ns < 1'500'000);
+    CHECK(grown_to >= 8);
+    CHECK(reader->inject_limit < grown_to);
+    CHECK(rig.bfq.stats().injected == static_cast<uint64_t>(injected));
+    CHECK(rig.bfq.stats().expirations[sched::BFQQE_TOO_IDLE] == 0);
+}
+
+TEST_CASE("bfq: waker detection: a queue whose requests keep coming just after another's complete gets it as "
+          "its waker, served while bfq idles for it",
+          "[bfq]") {
+    // Task 1000 (weight 80) reads once every ~12 ms: a long think time. Each time, 1 ms
+    // before its read, a read of task 2000 completes: task 2000 wakes it (as a pipeline's
+    // stages would). After three such wake-ups in a row (bfq_check_waker), 2000 is 1000's
+    // waker, and 1000 is on 2000's woken_list.
+    Rig rig(Rig::no_wr(), false);
+    const auto serve = [&rig](Request* want) {
+        // Dispatch until `want` goes (the idle timer may hold it back), then complete it 1 ms later.
+        for (int i = 0; i < 100; ++i) {
+            Request* d = rig.dispatch();
+            if (d == want) {
+                rig.advance(1_ms);
+                rig.complete(d);
+                return;
+            }
+            REQUIRE(d == nullptr);
+            rig.advance(1_ms);
+        }
+        FAIL("never dispatched");
+    };
+    uint64_t a = 0, b = 1ull << 30;
+    for (int round = 0; round < 10; ++round) {
+        serve(rig.insert(2000, b += 8, 8, 2, 4));
+        rig.advance(1_ms);
+        serve(rig.insert(1000, a += 8, 8, 2, 0));
+        rig.advance(10_ms);
+    }
+    const sched::BfqQueue* sleeper = rig.bfq.queue_of(1000);
+    const sched::BfqQueue* waker = rig.bfq.queue_of(2000);
+    CHECK_FALSE(sleeper->has_short_ttime);
+    CHECK(sleeper->waker_bfqq == waker);
+    CHECK(waker->woken_list == sleeper);
+    CHECK(waker->waker_bfqq == nullptr);  // 2000's reads come 1 ms after 1000's complete, but
+                                          // its think time is short: no detection for it
+    // While 1000 is in service with its read in flight (bfq would idle for it after), its
+    // waker's read is dispatched at once, although that makes more requests in the driver
+    // than 1000's inject_limit lets injection add. (2000 comes back more than 3 slice_idle
+    // after its last completion: not in time to preempt.)
+    rig.advance(30_ms);
+    Request* r = rig.insert(1000, a += 8, 8, 2, 0);
+    Request* d = rig.dispatch();
+    for (int i = 0; d != r && i < 100; ++i) {
+        REQUIRE(d == nullptr);
+        rig.advance(1_ms);
+        d = rig.dispatch();
+    }
+    REQUIRE(d == r);
+    REQUIRE(rig.bfq.in_service_queue() == sleeper);
+    const uint64_t injected = rig.bfq.stats().injected;
+    Request* w = rig.insert(2000, b += 8, 8, 2, 4);
+    REQUIRE(rig.bfq.in_service_queue() == sleeper);
+    CHECK(rig.bfq.tot_rq_in_driver() >= sleeper->inject_limit);
+    CHECK(rig.dispatch() == w);
+    CHECK(rig.bfq.in_service_queue() == sleeper);
+    CHECK(rig.bfq.stats().injected == injected + 1);
+    rig.advance(1_ms);
+    rig.complete(w);
+    rig.complete(d);
+}
+
 TEST_CASE("bfq: budget feedback at each expiration reason", "[bfq]") {
     SECTION("budget exhausted: x4, up to max_budget") {
         Rig rig(Rig::no_wr());

@@ -175,8 +175,8 @@ Traces run_both_bfq(const std::string& scenario, const std::string& tree, const 
 }  // namespace
 
 TEST_CASE("kernel:bfq dispatches as blksim's bfq on a disk", "[kernel-sched][kernel-bfq][differential]") {
-    // Request by request, on the rotational scenarios, where I/O injection does not come into
-    // play (docs/kernel-schedulers.md: where the two differ and why).
+    // Request by request, on the rotational scenarios (those where queues merge have their own
+    // test case below; docs/kernel-schedulers.md: where the two differ and why).
     const std::string tree = kernel_tree("bfq-iosched.c");
     if (tree.empty())
         return;
@@ -198,6 +198,9 @@ TEST_CASE("kernel:bfq dispatches as blksim's bfq on a disk", "[kernel-sched][ker
     SECTION("the regress suite's disk cases") {
         for (const char* c : {"hdd", "hdd-prio", "hdd-streams", "hba-2hdd", "hdd-fsync"})
             require_same(run_both_bfq(std::string("scenarios/regress/cases/") + c + ".json", tree));
+    }
+    SECTION("RT, BE and IDLE readers and a writer: the kernel injects while idling for the RT reader") {
+        require_same(run_both_bfq("test/fixtures/kernel-sched/hdd-prio.json", tree));
     }
     SECTION("tunables by their sysfs names") {
         const std::string w = "--set global.runtime=4s --set queues.0.iosched.";
