@@ -218,6 +218,7 @@ BfqQueue* Bfq::bfq_init_rq(Request* rq) {
     ++bfqq->entity.allocated;  // bfqq_request_allocated()
     ++bic->requests;
     rq->elv_priv = bfqq;
+    rq->elv_icq = bic;
     if (bfqq->just_created && (burst_size_ > 0 || busy_queues() == 0))
         bfq_handle_burst(bfqq);
     return bfqq;
@@ -225,6 +226,7 @@ BfqQueue* Bfq::bfq_init_rq(Request* rq) {
 
 void Bfq::prepare_request(Request* rq) {
     rq->elv_priv = nullptr;
+    rq->elv_icq = nullptr;
     rq->elv_counted = false;
 }
 

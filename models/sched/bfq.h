@@ -401,8 +401,8 @@ private:
 
     // --- queues and requests (bfq.cc) -----------------------------------------------------
     static BfqQueue* RQ_BFQQ(const Request* rq) { return static_cast<BfqQueue*>(rq->elv_priv); }
-    // RQ_BIC(): the submitting process's bic (made by bfq_init_rq() before any use).
-    BfqIoCq* RQ_BIC(const Request* rq) { return &bics_.find(rq->pid)->second; }
+    // RQ_BIC(): the submitting process's bic (set by bfq_init_rq()).
+    static BfqIoCq* RQ_BIC(const Request* rq) { return static_cast<BfqIoCq*>(rq->elv_icq); }
     BfqQueue* bfq_get_queue(uint32_t pid);
     BfqQueue* bfq_init_rq(Request* rq);
     void bfq_init_bfqq(BfqQueue* bfqq, uint32_t pid);

@@ -13,6 +13,10 @@
 // completion) of the in-service queue's first request after a hole is measured, without
 // injection for a baseline, then with it; within 1.5x the baseline the limit grows, above it
 // shrinks. It is reset every second, and when the think time changes class before a baseline.
+// With queue merging (bfq_coop.cc): detection looks at the process's own requests
+// (bic->requests), a shared queue is never a candidate waker, a merge hands the merged
+// queue's waker to the shared queue and a split hands the shared queue's to the new one,
+// and the limit and its baseline are saved and resumed with the process's other state.
 #include "models/sched/bfq.h"
 
 #include <algorithm>
