@@ -305,6 +305,10 @@ public:
 
     // What debugfs / blktrace's bfq messages would show, for tests and the report.
     const BfqQueue* queue_of(uint32_t pid) const;
+    const BfqIoCq* bic_of(uint32_t pid) const {  // null: the process has sent no request yet
+        const auto it = bics_.find(pid);
+        return it == bics_.end() ? nullptr : &it->second;
+    }
     std::span<const std::unique_ptr<BfqQueue>> queues() const { return queues_; }
     const BfqQueue* in_service_queue() const { return in_service_queue_; }
     const BfqStats& stats() const { return stats_; }

@@ -848,6 +848,25 @@ TEST_CASE("bfq: cooperating tasks doing interleaved sequential I/O end up sharin
             CHECK(order == std::vector<uint64_t>{16, 24, 32, 48});
         }
         if (close) {
+            // Each task's requests are counted for its process (bic->requests), the shared
+            // queue's for both: a task's only request is its own only one, as bfq's waker
+            // detection asks (bfq_add_request()).
+            // (Task 2's first read, at sector 8, is still in its old queue: served last.)
+            CHECK(rig.bfq.bic_of(1)->requests == 0);
+            CHECK(rig.bfq.bic_of(2)->requests == 1);
+            rig.insert(1, 1000, 8);
+            rig.insert(2, 1016, 8);
+            REQUIRE(&rig.q(1) == &rig.q(2));
+            CHECK(rig.bfq.bic_of(1)->requests == 1);
+            CHECK(rig.bfq.bic_of(2)->requests == 2);
+            CHECK(rig.q(1).entity.allocated == 2);
+            rig.complete(rig.dispatch());
+            rig.complete(rig.dispatch());
+            CHECK(rig.bfq.bic_of(1)->requests == 0);
+            CHECK(rig.bfq.bic_of(2)->requests == 1);
+            CHECK(rig.q(1).entity.allocated == 0);
+        }
+        if (close) {
             // Task 2's bio may now merge into task 1's request: they share the queue.
             Bio bio;
             bio.sector = 72;
