@@ -409,7 +409,10 @@ void Bfq::bfq_completed_request(BfqQueue* bfqq) {
         (uint64_t{last_rq_max_size_} << 16) / delta_us < (uint64_t{1} << (16 - 10)))
         bfq_update_rate_reset(nullptr);
     last_completion_ = now;
-    last_completed_rq_bfqq_ = bfqq;  // a candidate waker (bfq_check_waker)
+    // A candidate waker (bfq_check_waker), unless shared: a shared queue's I/O comes at a
+    // high rate and would pass for the waker of queues it does not wake, then steal their
+    // bandwidth by injection.
+    last_completed_rq_bfqq_ = bfqq->coop ? nullptr : bfqq;
 
     if (bfqq->softrt_update && bfqq->dispatched == 0 && bfqq->sort_list.empty() && bfqq->wr_coeff != BFQ_WR_COEFF)
         bfqq->soft_rt_next_start = bfq_bfqq_softrt_next_start(bfqq);
@@ -441,7 +444,8 @@ void Bfq::bfq_finish_requeue_request(Request* rq) {
             bfq_update_inject_limit(bfqq);
         bfq_completed_request(bfqq);
     }
-    --bfqq->entity.allocated;
+    --bfqq->entity.allocated;  // bfqq_request_freed()
+    --RQ_BIC(rq)->requests;
     rq->elv_priv = nullptr;
     rq->elv_counted = false;
 }

@@ -561,6 +561,51 @@ TEST_CASE("bfq: waker detection: a queue whose requests keep coming just after a
     rig.complete(d);
 }
 
+TEST_CASE("bfq: a queue merged into another hands it its waker (bfq_merge_bfqqs())", "[bfq]") {
+    // Task 3 reads once; task 1000, with its priority, starts just after it: a delayed
+    // stable merge with 3's queue is scheduled (bfq_do_or_sched_stable_merge()). 1000 then
+    // gets 2000 as its waker (as in the waker detection case). 600 ms on, 1000's next read
+    // carries out the merge: 3's queue, now shared, takes 2000 as its waker and is on
+    // 2000's woken_list, so that 2000 is served while bfq idles for the shared queue. (A disk:
+    // on an SSD that may queue, the stable merge would be done at once.)
+    Rig rig(Rig::no_wr());
+    const auto serve = [&rig](Request* want) {
+        for (int i = 0; i < 100; ++i) {
+            Request* d = rig.dispatch();
+            if (d == want) {
+                rig.advance(1_ms);
+                rig.complete(d);
+                return;
+            }
+            REQUIRE(d == nullptr);
+            rig.advance(1_ms);
+        }
+        FAIL("never dispatched");
+    };
+    uint64_t a = 0, b = 1ull << 30;
+    serve(rig.insert(3, 1ull << 32, 8, 2, 0));
+    serve(rig.insert(1000, a += 8, 8, 2, 0));
+    for (int round = 0; round < 10; ++round) {
+        rig.advance(10_ms);
+        serve(rig.insert(2000, b += 8, 8, 2, 4));
+        rig.advance(1_ms);
+        serve(rig.insert(1000, a += 8, 8, 2, 0));
+    }
+    const sched::BfqQueue* waker = &rig.q(2000);
+    const sched::BfqQueue* own = &rig.q(1000);
+    const sched::BfqQueue* other = &rig.q(3);
+    REQUIRE(own != other);
+    REQUIRE(own->waker_bfqq == waker);
+    REQUIRE(other->waker_bfqq == nullptr);
+    rig.advance(700_ms);
+    serve(rig.insert(1000, a += 8, 8, 2, 0));
+    REQUIRE(&rig.q(1000) == other);  // merged: 1000's requests go to 3's queue
+    CHECK(other->coop);
+    CHECK(other->waker_bfqq == waker);
+    CHECK(waker->woken_list == other);
+    CHECK(other->woken_next == own);  // 1000's old queue stays on the list (never freed)
+}
+
 TEST_CASE("bfq: budget feedback at each expiration reason", "[bfq]") {
     SECTION("budget exhausted: x4, up to max_budget") {
         Rig rig(Rig::no_wr());
@@ -801,6 +846,25 @@ TEST_CASE("bfq: cooperating tasks doing interleaved sequential I/O end up sharin
                 rig.complete(r);
             }
             CHECK(order == std::vector<uint64_t>{16, 24, 32, 48});
+        }
+        if (close) {
+            // Each task's requests are counted for its process (bic->requests), the shared
+            // queue's for both: a task's only request is its own only one, as bfq's waker
+            // detection asks (bfq_add_request()).
+            // (Task 2's first read, at sector 8, is still in its old queue: served last.)
+            CHECK(rig.bfq.bic_of(1)->requests == 0);
+            CHECK(rig.bfq.bic_of(2)->requests == 1);
+            rig.insert(1, 1000, 8);
+            rig.insert(2, 1016, 8);
+            REQUIRE(&rig.q(1) == &rig.q(2));
+            CHECK(rig.bfq.bic_of(1)->requests == 1);
+            CHECK(rig.bfq.bic_of(2)->requests == 2);
+            CHECK(rig.q(1).entity.allocated == 2);
+            rig.complete(rig.dispatch());
+            rig.complete(rig.dispatch());
+            CHECK(rig.bfq.bic_of(1)->requests == 0);
+            CHECK(rig.bfq.bic_of(2)->requests == 1);
+            CHECK(rig.q(1).entity.allocated == 0);
         }
         if (close) {
             // Task 2's bio may now merge into task 1's request: they share the queue.
