@@ -116,6 +116,22 @@ std::map<uint32_t, uint64_t> serve_backlogged(Rig& rig, std::vector<Task> tasks,
     return served;
 }
 
+// Dispatches until `want` goes (the idle timer may hold it back, nothing else may go
+// first), a millisecond apart, then completes it 1 ms later.
+void serve(Rig& rig, Request* want) {
+    for (int i = 0; i < 100; ++i) {
+        Request* d = rig.dispatch();
+        if (d == want) {
+            rig.advance(1_ms);
+            rig.complete(d);
+            return;
+        }
+        REQUIRE(d == nullptr);
+        rig.advance(1_ms);
+    }
+    FAIL("never dispatched");
+}
+
 }  // namespace
 
 TEST_CASE("bfq: sw_hweight32 counts the bits std::popcount does (BFQQ_SEEKY's threshold)", "[bfq]") {
@@ -507,25 +523,11 @@ TEST_CASE("bfq: waker detection: a queue whose requests keep coming just after a
     // stages would). After three such wake-ups in a row (bfq_check_waker), 2000 is 1000's
     // waker, and 1000 is on 2000's woken_list.
     Rig rig(Rig::no_wr(), false);
-    const auto serve = [&rig](Request* want) {
-        // Dispatch until `want` goes (the idle timer may hold it back), then complete it 1 ms later.
-        for (int i = 0; i < 100; ++i) {
-            Request* d = rig.dispatch();
-            if (d == want) {
-                rig.advance(1_ms);
-                rig.complete(d);
-                return;
-            }
-            REQUIRE(d == nullptr);
-            rig.advance(1_ms);
-        }
-        FAIL("never dispatched");
-    };
     uint64_t a = 0, b = 1ull << 30;
     for (int round = 0; round < 10; ++round) {
-        serve(rig.insert(2000, b += 8, 8, 2, 4));
+        serve(rig, rig.insert(2000, b += 8, 8, 2, 4));
         rig.advance(1_ms);
-        serve(rig.insert(1000, a += 8, 8, 2, 0));
+        serve(rig, rig.insert(1000, a += 8, 8, 2, 0));
         rig.advance(10_ms);
     }
     const sched::BfqQueue* sleeper = rig.bfq.queue_of(1000);
@@ -569,27 +571,14 @@ TEST_CASE("bfq: a queue merged into another hands it its waker (bfq_merge_bfqqs(
     // 2000's woken_list, so that 2000 is served while bfq idles for the shared queue. (A disk:
     // on an SSD that may queue, the stable merge would be done at once.)
     Rig rig(Rig::no_wr());
-    const auto serve = [&rig](Request* want) {
-        for (int i = 0; i < 100; ++i) {
-            Request* d = rig.dispatch();
-            if (d == want) {
-                rig.advance(1_ms);
-                rig.complete(d);
-                return;
-            }
-            REQUIRE(d == nullptr);
-            rig.advance(1_ms);
-        }
-        FAIL("never dispatched");
-    };
     uint64_t a = 0, b = 1ull << 30;
-    serve(rig.insert(3, 1ull << 32, 8, 2, 0));
-    serve(rig.insert(1000, a += 8, 8, 2, 0));
+    serve(rig, rig.insert(3, 1ull << 32, 8, 2, 0));
+    serve(rig, rig.insert(1000, a += 8, 8, 2, 0));
     for (int round = 0; round < 10; ++round) {
         rig.advance(10_ms);
-        serve(rig.insert(2000, b += 8, 8, 2, 4));
+        serve(rig, rig.insert(2000, b += 8, 8, 2, 4));
         rig.advance(1_ms);
-        serve(rig.insert(1000, a += 8, 8, 2, 0));
+        serve(rig, rig.insert(1000, a += 8, 8, 2, 0));
     }
     const sched::BfqQueue* waker = &rig.q(2000);
     const sched::BfqQueue* own = &rig.q(1000);
@@ -598,7 +587,7 @@ TEST_CASE("bfq: a queue merged into another hands it its waker (bfq_merge_bfqqs(
     REQUIRE(own->waker_bfqq == waker);
     REQUIRE(other->waker_bfqq == nullptr);
     rig.advance(700_ms);
-    serve(rig.insert(1000, a += 8, 8, 2, 0));
+    serve(rig, rig.insert(1000, a += 8, 8, 2, 0));
     REQUIRE(&rig.q(1000) == other);  // merged: 1000's requests go to 3's queue
     CHECK(other->coop);
     CHECK(other->waker_bfqq == waker);
