@@ -273,10 +273,18 @@ void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx, bool async)
 	host->run_hw_queue(host->ctx, hctx->queue_num);
 }
 
+/* An elevator that dispatches queue-wide sets QUEUE_FLAG_SQ_SCHED (bfq, mq-deadline): 6.1
+ * runs the current CPU's hctx (blk_mq_get_sq_hctx) and each hctx whose dispatch list holds
+ * requests; blksim keeps those lists, so the host picks them. Otherwise (kyber) every hctx. */
 void blk_mq_run_hw_queues(struct request_queue *q, bool async)
 {
+	const struct kcompat_host *host = &kcompat_queue_of(q)->host;
 	unsigned int i;
 
+	if (blk_queue_sq_sched(q)) {
+		host->run_hw_queues_sq(host->ctx, kcompat_this_cpu);
+		return;
+	}
 	for (i = 0; i < q->nr_hw_queues; i++)
 		blk_mq_run_hw_queue(q->queue_hw_ctx[i], async);
 }
@@ -485,30 +493,33 @@ static void *rqhash_find(struct kcompat_queue *kq, uint64_t sector)
 
 /* __blk_mq_end_request() → blk_mq_sched_completed_request(): for a request of the
  * elevator that went to the device. */
-static void completed_request(struct kcompat_queue *kq, struct kcompat_rq *r, uint64_t now_ns, uint64_t start_ns,
-			      uint64_t io_start_ns)
+static void completed_request(struct kcompat_queue *kq, struct kcompat_rq *r, unsigned int cpu, uint64_t now_ns,
+			      uint64_t start_ns, uint64_t io_start_ns)
 {
 	struct request *rq = krq(r);
 
 	kcompat_nr_cpu_ids = kq->nr_cpus;
-	kcompat_this_cpu = rq->mq_ctx ? rq->mq_ctx->cpu : 0;
+	kcompat_this_cpu = cpu < kq->nr_cpus ? cpu : 0;
 	rq->start_time_ns = start_ns;
 	rq->io_start_time_ns = io_start_ns;
 	if ((rq->rq_flags & RQF_ELV) && ops()->completed_request)
 		ops()->completed_request(rq, now_ns);
 }
 
-static void timer_fire(struct kcompat_queue *kq, struct timer_list *t)
+static void timer_fire(struct kcompat_queue *kq, struct timer_list *t, unsigned int cpu)
 {
 	kcompat_nr_cpu_ids = kq->nr_cpus;
+	kcompat_this_cpu = cpu < kq->nr_cpus ? cpu : 0;
 	kcompat_timer_fire(t);
 }
 
 /* blk_mq_free_request(): the elevator's finish hook for a request it prepared. */
-static void finish_request(struct kcompat_queue *kq, struct kcompat_rq *r)
+static void finish_request(struct kcompat_queue *kq, struct kcompat_rq *r, unsigned int cpu)
 {
 	struct request *rq = krq(r);
 
+	kcompat_nr_cpu_ids = kq->nr_cpus;
+	kcompat_this_cpu = cpu < kq->nr_cpus ? cpu : 0;
 	if ((rq->rq_flags & RQF_ELVPRIV) && ops()->finish_request)
 		ops()->finish_request(rq);
 	if (kq->q.last_merge == rq)
@@ -516,9 +527,10 @@ static void finish_request(struct kcompat_queue *kq, struct kcompat_rq *r)
 	rq->rq_flags &= ~RQF_ELVPRIV;
 }
 
-static void requeue_request(struct kcompat_queue *kq, struct kcompat_rq *r)
+static void requeue_request(struct kcompat_queue *kq, struct kcompat_rq *r, unsigned int cpu)
 {
-	(void)kq;
+	kcompat_nr_cpu_ids = kq->nr_cpus;
+	kcompat_this_cpu = cpu < kq->nr_cpus ? cpu : 0;
 	if ((krq(r)->rq_flags & RQF_ELV) && ops()->requeue_request)
 		ops()->requeue_request(krq(r));
 }

@@ -564,6 +564,7 @@ private:
     int hw_tag_ = -1;                    // -1 = not yet known
     int budgets_assigned_ = 0;
     sim::LazyTimer idle_slice_timer_;   // armed at nearly every completion, fires rarely
+    uint32_t idle_timer_cpu_ = 0;       // the CPU that armed it, where it fires
     uint64_t last_position_ = 0, in_serv_last_pos_ = 0;
 
     // peak rate estimation (ns, sectors)

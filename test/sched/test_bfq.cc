@@ -30,14 +30,16 @@ struct Rig {
     std::vector<uint32_t> free_list;
     sim::EventQueue eq;
     Bfq bfq;
-    std::vector<uint32_t> runs;  // hctxs bfq asked the core to run (bfq_schedule_dispatch)
+    // The CPUs bfq_schedule_dispatch ran the queue from (blk_mq_run_hw_queues under
+    // QUEUE_FLAG_SQ_SCHED: the core runs that CPU's hctx).
+    std::vector<uint32_t> runs;
 
     explicit Rig(const BfqTunables& t = BfqTunables{}, bool rotational = true, size_t n = 8192)
         : rqs(n), bios(n), bfq(t, eq, rotational) {
         for (size_t i = n; i-- > 0;)
             free_list.push_back(static_cast<uint32_t>(i));
-        bfq.set_run_hw_queue([](void* self, uint32_t h, sim::Time) { static_cast<Rig*>(self)->runs.push_back(h); },
-                             this);
+        bfq.set_run_hw_queues([](void* self, uint32_t cpu, sim::Time) { static_cast<Rig*>(self)->runs.push_back(cpu); },
+                              this);
     }
     static BfqTunables no_wr() {
         BfqTunables t;
@@ -69,7 +71,9 @@ struct Rig {
         return &r;
     }
     Request* dispatch() { return bfq.dispatch_request(eq.now()); }
-    void complete(Request* r) {
+    // The core names the completing CPU before the finish hook.
+    void complete(Request* r, uint32_t cpu = 0) {
+        bfq.explain().set_cpu(cpu);
         bfq.finish_request(r, eq.now());
         r->bio = r->biotail = nullptr;
         free_list.push_back(static_cast<uint32_t>(r - rqs.data()));
@@ -386,15 +390,18 @@ TEST_CASE("bfq: the idle timer expires a queue that stays empty and reruns the h
     rig.advance(100_us);
     rig.runs.clear();
     const sim::Time done = rig.eq.now();
-    rig.complete(d);
+    rig.complete(d, 3);  // armed by the completion on CPU 3
     REQUIRE(rig.bfq.idle_timer_armed());
     CHECK(rig.bfq.idle_timer_expires() == done + 8_ms);
+    rig.bfq.explain().set_cpu(1);      // a hardware queue run on CPU 1 meanwhile
     CHECK(rig.dispatch() == nullptr);  // has_work, but idling
     CHECK(rig.bfq.has_work());
     rig.advance(9_ms);
     CHECK(rig.bfq.stats().idle_timer_fired == 1);
     CHECK(rig.bfq.stats().expirations[sched::BFQQE_TOO_IDLE] == 1);
-    CHECK(rig.runs == std::vector<uint32_t>{0});  // bfq_schedule_dispatch: run the hctx
+    // bfq_schedule_dispatch from the hrtimer, which fires on the CPU that started it: that
+    // CPU's hctx is run.
+    CHECK(rig.runs == std::vector<uint32_t>{3});
     Request* next = rig.dispatch();
     REQUIRE(next != nullptr);
     CHECK(next->pid == 2000);
