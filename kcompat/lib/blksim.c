@@ -413,6 +413,13 @@ static void prepare_request(struct kcompat_queue *kq, struct kcompat_rq *r)
 	}
 }
 
+/* The plugin runs on `cpu` (smp_processor_id(); one outside the queue's CPUs is CPU 0). */
+static void enter_cpu(const struct kcompat_queue *kq, unsigned int cpu)
+{
+	kcompat_nr_cpu_ids = kq->nr_cpus;
+	kcompat_this_cpu = cpu < kq->nr_cpus ? cpu : 0;
+}
+
 /* blk_mq_sched_insert_request(): a list of one for ops.insert_requests. */
 static void insert_request(struct kcompat_queue *kq, struct kcompat_rq *r, int at_head)
 {
@@ -446,8 +453,7 @@ static int bio_merge(struct kcompat_queue *kq, const struct kcompat_bio_state *b
 	kq->merge_type = ELEVATOR_NO_MERGE;
 	kq->merge_rq = NULL;
 	kq->merge_by_elv = false;
-	kcompat_nr_cpu_ids = kq->nr_cpus;
-	kcompat_this_cpu = b->cpu < kq->nr_cpus ? b->cpu : 0;
+	enter_cpu(kq, b->cpu);
 	kcompat_set_current(kq, b->pid, b->task_ioprio_class, b->task_ioprio_level);
 	if (!ops()->bio_merge)
 		return KCOMPAT_NO_MERGE;
@@ -498,8 +504,7 @@ static void completed_request(struct kcompat_queue *kq, struct kcompat_rq *r, un
 {
 	struct request *rq = krq(r);
 
-	kcompat_nr_cpu_ids = kq->nr_cpus;
-	kcompat_this_cpu = cpu < kq->nr_cpus ? cpu : 0;
+	enter_cpu(kq, cpu);
 	rq->start_time_ns = start_ns;
 	rq->io_start_time_ns = io_start_ns;
 	if ((rq->rq_flags & RQF_ELV) && ops()->completed_request)
@@ -508,8 +513,7 @@ static void completed_request(struct kcompat_queue *kq, struct kcompat_rq *r, un
 
 static void timer_fire(struct kcompat_queue *kq, struct timer_list *t, unsigned int cpu)
 {
-	kcompat_nr_cpu_ids = kq->nr_cpus;
-	kcompat_this_cpu = cpu < kq->nr_cpus ? cpu : 0;
+	enter_cpu(kq, cpu);
 	kcompat_timer_fire(t);
 }
 
@@ -518,8 +522,7 @@ static void finish_request(struct kcompat_queue *kq, struct kcompat_rq *r, unsig
 {
 	struct request *rq = krq(r);
 
-	kcompat_nr_cpu_ids = kq->nr_cpus;
-	kcompat_this_cpu = cpu < kq->nr_cpus ? cpu : 0;
+	enter_cpu(kq, cpu);
 	if ((rq->rq_flags & RQF_ELVPRIV) && ops()->finish_request)
 		ops()->finish_request(rq);
 	if (kq->q.last_merge == rq)
@@ -529,8 +532,7 @@ static void finish_request(struct kcompat_queue *kq, struct kcompat_rq *r, unsig
 
 static void requeue_request(struct kcompat_queue *kq, struct kcompat_rq *r, unsigned int cpu)
 {
-	kcompat_nr_cpu_ids = kq->nr_cpus;
-	kcompat_this_cpu = cpu < kq->nr_cpus ? cpu : 0;
+	enter_cpu(kq, cpu);
 	if ((krq(r)->rq_flags & RQF_ELV) && ops()->requeue_request)
 		ops()->requeue_request(krq(r));
 }
