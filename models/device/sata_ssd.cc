@@ -348,8 +348,8 @@ constexpr kind::Param<C> kParams[] = {
                "Garbage collection as work: once the spare area's free blocks fall to gc_low_blocks, each block "
                "freed costs its valid pages (greedy, uniform random writes) copied and one erase on the dies, and "
                "slows the drain; 0 = none (gc_waf alone). Default {default}."),
-    kind::number("over_provisioning", &C::over_provisioning, 0.001, 4,
-                 "Spare flash over user capacity, 0.001..4: the free pool a drive in use starts with, and what sets "
+    kind::number("over_provisioning", &C::over_provisioning, 0, 4,
+                 "Spare flash over user capacity, above 0 and up to 4: the free pool a drive in use starts with, and what sets "
                  "the victims' valid fraction. Default {default} (512 GiB of NAND for 500 GB)."),
     kind::integer("pages_per_block", &C::pages_per_block, 2, 65536,
                   "Flash pages per erase block, 2..65536. Default {default}."),
@@ -400,8 +400,9 @@ kind::Problem validate(const C& c, uint32_t nr_cpus) {
     if (c.free_pool_gc && c.gc_waf != 1.0)
         return {"gc_waf", "gc_waf must be 1 while free_pool_gc is on (the free-block pool does the write "
                           "amplification); set free_pool_gc to 0 to use the constant factor"};
-    if (!(c.over_provisioning >= 0.001) || c.over_provisioning > 4.0)
-        return {"over_provisioning", "over_provisioning must be 0.001..4 (spare flash over user capacity)"};
+    if (!(c.over_provisioning > 0.0) || c.over_provisioning > 4.0)
+        return {"over_provisioning", "over_provisioning must be above 0 and at most 4 (spare flash over user "
+                                     "capacity; a drive without spare has no free block to collect into)"};
     if (c.pages_per_block < 2 || c.pages_per_block > 65536)
         return {"pages_per_block", "pages_per_block must be 2..65536"};
     if (c.free_pool_gc && c.spare_blocks() <= c.gc_low_blocks)

@@ -28,8 +28,8 @@
 //
 // Simplified (docs/model.md): commands are served in arrival order at each stage (the NCQ
 // reordering of a real controller is not modelled: a write waiting for buffer room holds the
-// link, and the reads behind it); programs drain as a fluid and do not occupy the dies (no
-// read-behind-program interference); no channel bus timeline; reads of data still in the
+// link, and the reads behind it); host programs drain as a fluid and do not occupy the dies
+// (reads wait behind GC's copies and erases only); no channel bus timeline; reads of data still in the
 // write buffer go to the flash; a TRIM costs its command time only (trimmed space does not
 // lighten garbage collection); GC takes every write pattern for uniform random writes (a
 // sequential overwrite, which frees whole blocks, costs the same) and has no warm-up (its
