@@ -3,20 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include <boost/math/special_functions/lambert_w.hpp>
+
 namespace blksim::dev {
 
 double greedy_valid_fraction(double alpha) {
-    // f(v) = v - exp(-alpha (1 - v)) is < 0 at v = 0 and > 0 just below 1 (f(1) = 0 with slope
-    // 1 - alpha < 0), so the root below 1 is bracketed by [0, hi) with f(hi) > 0.
-    const auto f = [alpha](double v) { return v - std::exp(-alpha * (1.0 - v)); };
-    double lo = 0.0, hi = 1.0 - 1e-9;
-    if (!(alpha > 1.0) || f(hi) <= 0.0)
-        return hi;  // no spare (alpha ~ 1): every victim still full
-    for (int i = 0; i < 200; ++i) {
-        const double mid = 0.5 * (lo + hi);
-        (f(mid) < 0.0 ? lo : hi) = mid;
-    }
-    return lo;
+    if (!(alpha > 1.0))
+        return 1.0 - 1e-9;  // no spare (alpha ~ 1): every victim still full
+    // v = -W(-alpha e^-alpha) / alpha on the principal branch W0, whose value lies in
+    // (-1, 0) for this argument in (-1/e, 0); the other branch, W-1, gives -alpha: v = 1.
+    return -boost::math::lambert_w0(-alpha * std::exp(-alpha)) / alpha;
 }
 
 GcCost greedy_gc_cost(double alpha, uint32_t pages_per_block, int64_t read_ns, int64_t program_ns,

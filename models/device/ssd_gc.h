@@ -17,7 +17,7 @@
 namespace blksim::dev {
 
 // The nontrivial root v in [0, 1) of v = exp(-alpha (1 - v)), alpha > 1 (v = 1 is the other
-// root). Bisection: 200 halvings of [0, 1), deterministic, no library Lambert W.
+// root): Boost.Math's lambert_w0, as the closed form above.
 double greedy_valid_fraction(double alpha);
 
 // What freeing one block costs, in the units of the flash.
