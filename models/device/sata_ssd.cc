@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "models/result/device_report.h"
 
@@ -28,7 +29,23 @@ SataSsd::SataSsd(sim::EventQueue& eq, const SataSsdConfig& cfg)
       streams_(std::max(1u, cfg.read_ahead_streams)),
       rng_(0, "sata_ssd.flash"),
       read_spread_(cfg.read_sigma),
-      program_spread_(cfg.program_sigma) {}
+      program_spread_(cfg.program_sigma) {
+    // Free pool: the spare area's blocks above the watermark; the greedy victim's valid
+    // fraction follows from the spare the GC can use (the watermark's blocks held free).
+    const uint64_t spare = cfg.spare_blocks();
+    if (!cfg.free_pool_gc || spare <= cfg.gc_low_blocks) {
+        gc_start_ = gc_next_ = std::numeric_limits<double>::infinity();
+        drain_gc_ = drain_;
+        return;
+    }
+    const double usable = static_cast<double>((spare - cfg.gc_low_blocks) * cfg.block_bytes());
+    const double alpha = 1.0 + usable / static_cast<double>(cfg.size_bytes);
+    gc_ = greedy_gc_cost(alpha, cfg.pages_per_block, cfg.read_latency.count(), cfg.program_latency.count(),
+                         cfg.erase_latency.count());
+    gc_start_ = gc_next_ = usable;
+    gc_op_bytes_ = static_cast<double>(gc_.freed * page_bytes_) / static_cast<double>(gc_.copies + 1);
+    drain_gc_ = drain_ / gc_.slowdown;
+}
 
 void SataSsd::seed(uint64_t run_seed, std::string_view name) { rng_ = sim::Rng(run_seed, std::string(name) + ".flash"); }
 
@@ -100,6 +117,7 @@ void SataSsd::start_window(Stream& s, uint64_t b, Time t) {
 }
 
 Time SataSsd::serve_read(uint64_t b0, uint64_t b1, Time fetched) {
+    gc_to(fetched);  // the GC operations due by now are on the dies before this read's pages
     ++stats_.reads;
     stats_.read_bytes += b1 - b0;
     Time ready;
@@ -139,10 +157,46 @@ Time SataSsd::serve_read(uint64_t b0, uint64_t b1, Time fetched) {
     return done;
 }
 
+double SataSsd::drained(double dt) const {
+    const double full = drain_ * dt;
+    const double before = gc_start_ - host_drained_;  // host bytes left until the watermark
+    if (full <= before)
+        return std::min(buf_level_, full);
+    const double b = std::max(0.0, before);
+    return std::min(buf_level_, b + drain_gc_ * (dt - b / drain_));
+}
+
+double SataSsd::drain_ns(double x) const {
+    const double before = std::max(0.0, gc_start_ - host_drained_);
+    if (x <= before)
+        return x / drain_;
+    return before / drain_ + (x - before) / drain_gc_;
+}
+
+void SataSsd::gc_to(Time t) {
+    // Nothing due before the next threshold: it lies beyond what the buffer holds, or t
+    // is not past the last admission (whose call placed what was due by then).
+    if (gc_next_ > host_drained_ + buf_level_ || t <= buf_t_) [[likely]]
+        return;
+    const double reach = host_drained_ + drained(static_cast<double>((t - buf_t_).count()));
+    const uint64_t nd = die_free_.size(), per_victim = gc_.copies + 1;
+    while (gc_next_ <= reach) {
+        // The operation starts when the drain reached its threshold: copies spread round
+        // robin over the dies (relocated pages go to any die), the erase on the victim's die.
+        const int64_t at = buf_t_.ns() + static_cast<int64_t>(drain_ns(gc_next_ - host_drained_));
+        const uint64_t victim = gc_ops_ / per_victim;
+        const bool erase = gc_ops_ % per_victim == gc_.copies;
+        int64_t& die = die_free_[(erase ? victim : gc_ops_) % nd];
+        die = std::max(die, at) + (erase ? gc_.erase_ns : gc_.copy_ns);
+        ++(erase ? stats_.gc_erases : stats_.gc_copies);
+        gc_next_ = gc_start_ + static_cast<double>(++gc_ops_) * gc_op_bytes_;
+    }
+}
+
 double SataSsd::buffer_fill(Time t) const {
     if (t <= buf_t_)
         return buf_level_;
-    return std::max(0.0, buf_level_ - drain_ * static_cast<double>((t - buf_t_).count()));
+    return buf_level_ - drained(static_cast<double>((t - buf_t_).count()));
 }
 
 Time SataSsd::serve_write(uint64_t b0, uint64_t b1, Time fetched) {
@@ -155,15 +209,24 @@ Time SataSsd::serve_write(uint64_t b0, uint64_t b1, Time fetched) {
     // Room in the buffer is needed when the data starts to cross (the drive asks for it
     // with DMA Setup only then); admissions come in link order, so buf_t_ only grows.
     Time start = sim::max(fetched, link_free_);
-    double level = buffer_fill(start);
+    gc_to(start);
+    if (start > buf_t_) {  // the buffer's state moved to `start`
+        const double d = drained(static_cast<double>((start - buf_t_).count()));
+        host_drained_ += d;
+        buf_level_ -= d;
+        buf_t_ = start;
+    }
+    double level = buf_level_;
     const double cap = static_cast<double>(cfg_.buffer_bytes);
     const double b = static_cast<double>(bytes);
     const double over = level + b - cap;  // a command larger than the buffer waits until it is empty
     if (over > 0) {
         const double need = std::min(over, level);
-        const auto wait = static_cast<int64_t>(std::ceil(need / drain_));
+        const auto wait = static_cast<int64_t>(std::ceil(drain_ns(need)));
         start = start + Duration::ns(wait);
+        gc_to(start);  // (the GC due while it waited)
         level = std::max(0.0, level - need);
+        host_drained_ += buf_level_ - level;
         ++stats_.buffer_waits;
         stats_.buffer_wait_ns += wait;
     }
@@ -205,9 +268,18 @@ void SataSsd::report(result::DeviceReport& r) const {
           s.buffer_waits ? static_cast<double>(s.buffer_wait_ns) / static_cast<double>(s.buffer_waits) / 1e3 : 0.0, 1);
     r.new_line();
     const double drained = std::max(0.0, static_cast<double>(s.write_bytes) - fill);
-    r.add("programmed_mb", drained * cfg_.gc_waf / MB, 1);
-    r.add("gc_extra_mb", drained * (cfg_.gc_waf - 1.0) / MB, 1);
-    r.add("gc_waf", cfg_.gc_waf, 2);
+    // Pages GC copied count as programmed (free_pool_gc); the WAF is then the measured one.
+    const double copied = static_cast<double>(s.gc_copies * page_bytes_);
+    r.add("programmed_mb", (drained * cfg_.gc_waf + copied) / MB, 1);
+    r.add("gc_extra_mb", (drained * (cfg_.gc_waf - 1.0) + copied) / MB, 1);
+    r.add("gc_waf", copied > 0 && drained > 0 ? (drained + copied) / drained : cfg_.gc_waf, 2);
+    if (s.gc_copies || s.gc_erases) {  // (only once GC ran: other runs' reports have no such line)
+        r.new_line();
+        r.add("gc_blocks_freed", static_cast<double>(s.gc_erases));
+        r.add("gc_page_copies", static_cast<double>(s.gc_copies));
+        r.add("gc_valid_pct", 100.0 * gc_.copies / cfg_.pages_per_block, 1);
+        r.add("gc_steady_waf", gc_.waf(), 2);
+    }
     if (s.flushes || s.fua_writes) {  // (only then: other runs' reports have no such line)
         r.new_line();
         r.add("flushes", static_cast<double>(s.flushes));
@@ -270,8 +342,23 @@ constexpr kind::Param<C> kParams[] = {
                   "Rate at which write data enters the buffer, MB/s (writes cross the link at min(link_mbps, this)), "
                   "1..100000. Default {default}.", kind::kMB),
     kind::number("gc_waf", &C::gc_waf, 1, 100,
-                 "Steady-state garbage collection as a write amplification factor multiplying program work, 1..100. "
-                 "Default {default} (fresh drive)."),
+                 "Steady-state garbage collection as a write amplification factor multiplying program work, 1..100; "
+                 "above 1 only with free_pool_gc 0. Default {default}."),
+    kind::flag("free_pool_gc", &C::free_pool_gc,
+               "Garbage collection as work: once the spare area's free blocks fall to gc_low_blocks, each block "
+               "freed costs its valid pages (greedy, uniform random writes) copied and one erase on the dies, and "
+               "slows the drain; 0 = none (gc_waf alone). Default {default}."),
+    kind::number("over_provisioning", &C::over_provisioning, 0, 4,
+                 "Spare flash over user capacity, above 0 and up to 4: the free pool a drive in use starts with, and what sets "
+                 "the victims' valid fraction. Default {default} (512 GiB of NAND for 500 GB)."),
+    kind::integer("pages_per_block", &C::pages_per_block, 2, 65536,
+                  "Flash pages per erase block, 2..65536. Default {default}."),
+    kind::time("erase_latency", &C::erase_latency,
+               "Block erase time (tBERS) of a GC victim; its die is busy for it. Suffixes ns, us, ms, s; a bare "
+               "number is ns. Default {default}.", 0),
+    kind::integer("gc_low_blocks", &C::gc_low_blocks, 1, 1000000,
+                  "Free blocks below which garbage collection runs (below the spare area's blocks), 1..1000000. "
+                  "Default {default}."),
     kind::integer("read_ahead_kb", &C::read_ahead_kb, 0, 65536,
                   "Controller read-ahead after a sequential read, KiB (0 = off), 0..65536. Default {default}."),
     kind::integer("read_ahead_streams", &C::read_ahead_streams, 1, 64,
@@ -310,6 +397,18 @@ kind::Problem validate(const C& c, uint32_t nr_cpus) {
         return {"queue_depth", "NCQ depth must be 1..32, got " + std::to_string(c.queue_depth)};
     if (!(c.gc_waf >= 1.0) || c.gc_waf > 100.0)
         return {"gc_waf", "write amplification factor must be 1..100 (1 = no garbage collection)"};
+    if (c.free_pool_gc && c.gc_waf != 1.0)
+        return {"gc_waf", "gc_waf must be 1 while free_pool_gc is on (the free-block pool does the write "
+                          "amplification); set free_pool_gc to 0 to use the constant factor"};
+    if (!(c.over_provisioning > 0.0) || c.over_provisioning > 4.0)
+        return {"over_provisioning", "over_provisioning must be above 0 and at most 4 (spare flash over user "
+                                     "capacity; a drive without spare has no free block to collect into)"};
+    if (c.pages_per_block < 2 || c.pages_per_block > 65536)
+        return {"pages_per_block", "pages_per_block must be 2..65536"};
+    if (c.free_pool_gc && c.spare_blocks() <= c.gc_low_blocks)
+        return {"gc_low_blocks", "gc_low_blocks (" + std::to_string(c.gc_low_blocks) +
+                                     ") must be below the spare area's " + std::to_string(c.spare_blocks()) +
+                                     " blocks (over_provisioning x capacity / (page_kb x pages_per_block))"};
     if (c.program_latency.count() <= 0)
         return {"program_latency",
                 "program_latency must be > 0 (the buffer drains at dies x page / program_latency)"};

@@ -8,6 +8,9 @@
 //   write       waits for room in the write buffer, then its data crosses the link at
 //               min(link, buffer write rate) and the command completes: the buffer drains
 //               at the program rate (dies x page / program_latency) divided by gc_waf;
+//   GC          with free_pool_gc, once the spare area's free blocks fall to the watermark,
+//               freeing blocks costs page copies and erases put on the dies (reads queue
+//               behind them) and slows the drain by the same die time (ssd_gc.h);
 //   link        all data crosses one transfer at a time (~550 MB/s).
 // Each stage is a timeline (an instant it is free, or a fluid fill level for the buffer),
 // so a command's completion instant is known when it arrives: one event per command, no
@@ -25,11 +28,13 @@
 //
 // Simplified (docs/model.md): commands are served in arrival order at each stage (the NCQ
 // reordering of a real controller is not modelled: a write waiting for buffer room holds the
-// link, and the reads behind it); programs drain as a fluid and do not occupy the dies (no
-// read-behind-program interference); no channel bus timeline; reads of data still in the
+// link, and the reads behind it); host programs drain as a fluid and do not occupy the dies
+// (reads wait behind GC's copies and erases only); no channel bus timeline; reads of data still in the
 // write buffer go to the flash; a TRIM costs its command time only (trimmed space does not
-// lighten garbage collection); no FLUSH drain (a volatile-cache flush would wait for the
-// drain), no power states.
+// lighten garbage collection); GC takes every write pattern for uniform random writes (a
+// sequential overwrite, which frees whole blocks, costs the same) and has no warm-up (its
+// victims hold the steady-state valid fraction from the first); no FLUSH drain (a
+// volatile-cache flush would wait for the drain), no power states.
 #pragma once
 
 #include <vector>
@@ -38,6 +43,7 @@
 #include "models/device/device.h"
 #include "models/device/sata_ssd_config.h"
 #include "models/device/service_spread.h"
+#include "models/device/ssd_gc.h"
 #include "sim/random.h"
 #include "sim/event_queue.h"
 
@@ -82,6 +88,7 @@ public:
         uint32_t in_drive_max = 0;        // most commands in the drive at once
         uint64_t flushes = 0, fua_writes = 0;
         uint64_t trims = 0;
+        uint64_t gc_copies = 0, gc_erases = 0;  // GC operations put on the dies (free_pool_gc)
     };
     const Stats& stats() const { return stats_; }
     // Bytes in the write buffer at `t` (at or after the last write's admission).
@@ -93,6 +100,12 @@ private:
     sim::Time flash_read(uint64_t byte0, uint64_t byte1, sim::Time t);
     sim::Time serve_read(uint64_t b0, uint64_t b1, sim::Time fetched);
     sim::Time serve_write(uint64_t b0, uint64_t b1, sim::Time fetched);
+    // Host bytes the buffer drains in dt ns after buf_t_, and the ns it takes to drain x of
+    // them: at drain_ until the free pool reaches the watermark, at drain_gc_ after.
+    double drained(double dt) const;
+    double drain_ns(double x) const;
+    // Puts the GC operations due by `t` (their host-byte thresholds drained) on the dies.
+    void gc_to(sim::Time t);
     void complete(uint64_t rq_addr);
 
     sim::EventQueue& eq_;
@@ -108,6 +121,13 @@ private:
     // at drain_ bytes/ns while not empty.
     double buf_level_ = 0, drain_;
     sim::Time buf_t_;
+    // Garbage collection (free_pool_gc): host bytes drained up to buf_t_; GC starts once
+    // gc_start_ of them have been (the spare area above the watermark), and from then on every
+    // gc_op_bytes_ host bytes drained bring one GC operation (a page copy, or a victim's erase
+    // after its copies) onto the dies, round robin. gc_start_ is infinite when GC is off.
+    double host_drained_ = 0, gc_start_ = 0, gc_next_ = 0, gc_op_bytes_ = 1, drain_gc_ = 0;
+    GcCost gc_;
+    uint64_t gc_ops_ = 0;  // operations put on the dies so far
 
     // A tracked stream. Its read-ahead window [lo, hi) in bytes: [lo, mid) ready at
     // ready_old, [mid, hi) (the newest chunk) at ready_new; empty when lo == hi.

@@ -3,6 +3,7 @@
 // (its "source" says where each comes from; the comments below too).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "sim/time.h"
@@ -53,7 +54,28 @@ struct SataSsdConfig {
     uint64_t buffer_write_bytes_per_s = 520'000'000;
     // Steady-state garbage collection as a write amplification factor: every host byte
     // costs gc_waf bytes of program work (1 = fresh drive, sequential fill).
+    // (Only with free_pool_gc off: the free-block pool below does its own amplification.)
     double gc_waf = 1.0;
+    // --- garbage collection as work (free-block pool) -----------------------------------
+    // The drive starts in use: its logical space mapped, its spare area (over_provisioning x
+    // capacity) erased. Programmed host data takes blocks from that pool; once fewer than
+    // gc_low_blocks are free, each block freed costs its valid pages (Desnoyers' greedy
+    // fraction at this over-provisioning, ssd_gc.h) read and programmed plus one erase, as
+    // operations on the dies, and the buffer drains that much slower (docs/model.md).
+    bool free_pool_gc = true;
+    // Spare / user capacity. 16 dies x 256 Gb = 512 GiB = 549.8 GB of NAND for 500.1 GB of
+    // user space: 0.099 (the GiB-vs-GB spare of a consumer drive; its static SLC region
+    // lives in it too, so the spare a TLC block sees may be smaller).
+    double over_provisioning = 0.099;
+    // Pages per erase block: 256 (4 MiB blocks of 16 KiB pages), MQSim's default flash
+    // geometry (Tavakkol et al., FAST '18); 3D TLC blocks are often larger (an assumption).
+    uint32_t pages_per_block = 256;
+    // tBERS: 3.8 ms, MQSim's default block erase latency; datasheets of MLC/TLC NAND give
+    // 1.5-10 ms (FEMU, FAST '18, uses 2 ms).
+    sim::Duration erase_latency = sim::Duration::ns(3'800'000);
+    // Free blocks below which foreground GC runs: 2 per die (one open block for host data, one
+    // for relocation, on each of the 16 dies). An estimate: no vendor publishes it.
+    uint32_t gc_low_blocks = 32;
     // --- volatile cache ------------------------------------------------------------------
     // The controller's DRAM holds written data and mapping updates before they reach the
     // (SLC, non-volatile) buffer: the drive reports a write cache (WCE=1) and honours FUA.
@@ -89,6 +111,12 @@ struct SataSsdConfig {
 
     uint32_t nr_dies() const { return channels * dies_per_channel; }
     uint64_t page_bytes() const { return static_cast<uint64_t>(page_kb) * 1024; }
+    uint64_t block_bytes() const { return page_bytes() * pages_per_block; }
+    // Erase blocks of the spare area, the free pool a drive in use starts with.
+    uint64_t spare_blocks() const {
+        return static_cast<uint64_t>(over_provisioning * static_cast<double>(size_bytes)) /
+               std::max<uint64_t>(1, block_bytes());
+    }
     // Bytes per ns the buffer drains at: all dies programming, divided by the WAF.
     double drain_bytes_per_ns() const {
         return static_cast<double>(nr_dies()) * static_cast<double>(page_bytes()) /

@@ -119,6 +119,7 @@ TEST_CASE("SATA SSD: writes run at the buffer rate until it fills, then at progr
         dev::SataSsdConfig c;
         c.buffer_bytes = 32'000'000;  // 32 MB so that it fills quickly
         c.gc_waf = waf;
+        c.free_pool_gc = false;  // the constant factor alone (the pool: test_ssd_gc.cc)
         auto r = std::make_unique<Rig>(c);
         r->log = true;
         r->sequential(0, 256, blkmq::ReqOp::WRITE);
@@ -202,7 +203,7 @@ std::string ssd_error(const std::string& device) {
 TEST_CASE("SATA SSD scenario: params with units, the profile, errors with the JSON path", "[sata_ssd][scenario]") {
     const auto s = scenario::load_scenario_text(
         ssd_scenario(R"({ "name": "sda", "model": "sata_ssd", "profile": "samsung-860evo-500g",
-                          "params": { "read_latency": "50us", "gc_waf": 2.5, "buffer_mb": 1000 } })"),
+                          "params": { "read_latency": "50us", "gc_waf": 2.5, "free_pool_gc": 0, "buffer_mb": 1000 } })"),
         "ssd.json", {});
     const auto& d = s.machine.devices.at(0);
     CHECK(d.kind().name() == "sata_ssd");
@@ -213,6 +214,14 @@ TEST_CASE("SATA SSD scenario: params with units, the profile, errors with the JS
     CHECK(d.as<dev::SataSsdConfig>().size_bytes == 976'773'168ULL * 512);
     CHECK_THAT(ssd_error(R"({ "name": "sda", "model": "sata_ssd", "params": { "gc_waf": 0.5 } })"),
                Catch::Contains("/devices/0/params/gc_waf"));
+    // The constant WAF and the free-block pool would count garbage collection twice.
+    CHECK_THAT(ssd_error(R"({ "name": "sda", "model": "sata_ssd", "params": { "gc_waf": 2 } })"),
+               Catch::Contains("/devices/0/params/gc_waf") && Catch::Contains("free_pool_gc"));
+    // 1 GiB x 0.01 of spare is 2 blocks of 4 MiB: no room above a watermark of 32.
+    CHECK_THAT(ssd_error(R"({ "name": "sda", "model": "sata_ssd", "params": { "gb": 1, "over_provisioning": 0.01 } })"),
+               Catch::Contains("/devices/0/params/gc_low_blocks") && Catch::Contains("2 blocks"));
+    CHECK_THAT(ssd_error(R"({ "name": "sda", "model": "sata_ssd", "params": { "over_provisioning": 0 } })"),
+               Catch::Contains("/devices/0/params/over_provisioning"));
     CHECK_THAT(ssd_error(R"({ "name": "sda", "model": "sata_ssd", "params": { "queue_depth": 64 } })"),
                Catch::Contains("/devices/0/params/queue_depth"));
     CHECK_THAT(ssd_error(R"({ "name": "sda", "model": "sata_ssd", "params": { "read_latency": "70 parsecs" } })"),

@@ -170,8 +170,11 @@ json sata_ssd_params(Draw& d, uint32_t cpus, DeviceInfo& info) {
         p["link_mbps"] = d.pick({150, 300, 550});
     if (d.chance(0.3))
         p["buffer_mb"] = d.pick({1, 16, 1000});  // a small buffer makes writes wait for the flash
-    if (d.chance(0.2))
+    if (d.chance(0.2)) {
         p["gc_waf"] = d.pick({1, 3});
+        if (p["gc_waf"] != 1)
+            p["free_pool_gc"] = false;  // the constant factor replaces the free-block pool
+    }
     if (d.chance(0.2))
         p["read_ahead_kb"] = d.pick({0, 256});
     disk_sector_and_irq_params(d, p, cpus, info);
