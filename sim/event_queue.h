@@ -49,6 +49,15 @@ public:
     uint64_t events_processed() const { return processed_; }
     std::size_t pending() const { return heap_.size() + has_front_ + (lane_tail_ - lane_head_); }
     bool empty() const { return pending() == 0; }
+    // The instant of the next event to fire: now while events at now are pending, never when
+    // nothing is. A model may act ahead of the clock up to (not including) it: nothing can
+    // happen in between.
+    Time next_time() const {
+        if (lane_tail_ != lane_head_)
+            return now_;
+        const Event* m = future_min();
+        return m ? m->when() : Time::never();
+    }
 
     // Schedule fn(obj, arg) at `when` (>= now; an earlier time is a model bug and aborts).
     void schedule(Time when, EventFn fn, void* obj, uint64_t arg = 0);
