@@ -2,7 +2,8 @@
 # Does `blksim regress` catch real kinds of scheduler bugs? Each patch under
 # test/planted-bugs/ plants one bug of a kind that was fixed in the kernel's schedulers or
 # blk-mq (starvation, priority inversion, wrap position, batch accounting, depth limits, lost
-# wake-ups, token leaks, idling, weights) — the last is a no-op patch. One at a time, in a
+# wake-ups, token leaks, idling, weights, plug and requeue order, priority accounting and
+# aging); 12 is a no-op patch. One at a time, in a
 # scratch copy of the tree: apply, build blksim, run the whole suite against the stored
 # baseline (scenarios/regress/baseline.json), revert. Prints a Markdown table of verdicts
 # (docs/regress.md carries the last one).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The plugin's side of kcompat/api.h: a request_queue with its hctxs and scheduler tags,
  * struct requests beside blksim's, and each entry point as blk-mq calls the elevator's op. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
@@ -15,6 +17,38 @@ void kcompat_set_warn_handler(kcompat_warn_fn fn);
 const char *kcompat_first_warning(void);
 
 __thread struct kcompat_queue *kcompat_current_queue;
+/* This thread's queues (a simulation creates, runs and destroys its queues on one thread),
+ * for the tracepoints that name their queue by its devt alone. */
+static __thread struct kcompat_queue *kcompat_traced_queues;
+static __thread int kcompat_last_minor;
+
+/* A tracepoint of the queue whose disk is `dev`, as the text of its TP_printk: handed to
+ * blksim (--explain) when it listens, and formatted only then. */
+void kcompat_trace_dev(dev_t dev, const char *fmt, ...)
+{
+	struct kcompat_queue *kq = kcompat_traced_queues;
+	char text[256];
+	va_list ap;
+
+	while (kq && disk_devt(&kq->disk) != dev)
+		kq = kq->next_traced;
+	if (!kq || !kq->host.tracing || !kq->host.tracing(kq->host.ctx))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	kq->host.message(kq->host.ctx, text);
+}
+
+static void untrace_queue(struct kcompat_queue *kq)
+{
+	struct kcompat_queue **p = &kcompat_traced_queues;
+
+	while (*p && *p != kq)
+		p = &(*p)->next_traced;
+	if (*p)
+		*p = kq->next_traced;
+}
 
 static struct elevator_mq_ops *ops(void)
 {
@@ -90,6 +124,10 @@ static void queue_destroy(struct kcompat_queue *kq)
 
 	if (!kq)
 		return;
+	/* elevator_exit(): ioc_clear_queue() (the io_cqs' exit_icq), then blk_mq_exit_sched() */
+	if (kq->tasks.next)
+		kcompat_exit_tasks(kq);
+	untrace_queue(kq);
 	/* blk_mq_exit_sched(): the hctxs init_hctx set up, then the elevator. */
 	for (i = 0; kq->q.elevator && ops()->exit_hctx && i < kq->q.nr_hw_queues; i++)
 		if (kq->hctxs[i].sched_data)
@@ -132,6 +170,11 @@ static struct kcompat_queue *queue_create(unsigned int nr_hw_queues, unsigned in
 	if (!kq || !kcompat_registered_type || nr_cpus == 0)
 		goto fail;
 	kq->host = *host;
+	kq->disk.first_minor = ++kcompat_last_minor;
+	kq->q.disk = &kq->disk;
+	kq->next_traced = kcompat_traced_queues;
+	kcompat_traced_queues = kq;
+	INIT_LIST_HEAD(&kq->tasks);
 	kq->hctxs = kcalloc(nr_hw_queues, sizeof(*kq->hctxs), GFP_KERNEL);
 	kq->sched_tags = kcalloc(nr_hw_queues, sizeof(*kq->sched_tags), GFP_KERNEL);
 	kq->hctx_ptrs = kcalloc(nr_hw_queues, sizeof(*kq->hctx_ptrs), GFP_KERNEL);
@@ -191,6 +234,14 @@ void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx, bool async)
 
 	(void)async;
 	host->run_hw_queue(host->ctx, hctx->queue_num);
+}
+
+void blk_mq_run_hw_queues(struct request_queue *q, bool async)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->nr_hw_queues; i++)
+		blk_mq_run_hw_queue(q->queue_hw_ctx[i], async);
 }
 
 static struct elv_fs_entry *find_attr(const char *name)
@@ -293,6 +344,7 @@ static void rq_sync(struct kcompat_queue *kq, struct kcompat_rq *r, const struct
 	kcompat_nr_cpu_ids = kq->nr_cpus;
 	rq->mq_ctx = &kq->ctxs[s->cpu < kq->nr_cpus ? s->cpu : 0];
 	kcompat_this_cpu = rq->mq_ctx->cpu;
+	kcompat_set_current(kq, s->pid, s->task_ioprio_class, s->task_ioprio_level);
 }
 
 /* blk_mq_rq_ctx_init() for a request from the scheduler tags. */
@@ -348,6 +400,7 @@ static int bio_merge(struct kcompat_queue *kq, const struct kcompat_bio_state *b
 	kq->merge_by_elv = false;
 	kcompat_nr_cpu_ids = kq->nr_cpus;
 	kcompat_this_cpu = b->cpu < kq->nr_cpus ? b->cpu : 0;
+	kcompat_set_current(kq, b->pid, b->task_ioprio_class, b->task_ioprio_level);
 	if (!ops()->bio_merge)
 		return KCOMPAT_NO_MERGE;
 	ops()->bio_merge(&kq->q, &bio, (b->nr_sectors + 7) / 8);

@@ -58,10 +58,10 @@ void kcompat_warn(const char *file, int line, const char *fmt, ...)
 		warn_handler(first_warning);
 }
 
+/* __GFP_ZERO zeroes, as the kernel's (bfq's root group is kmalloc_node(.., __GFP_ZERO)). */
 void *kmalloc(size_t size, gfp_t flags)
 {
-	(void)flags;
-	return malloc(size ? size : 1);
+	return flags & __GFP_ZERO ? calloc(1, size ? size : 1) : malloc(size ? size : 1);
 }
 
 void *kzalloc(size_t size, gfp_t flags)
@@ -152,4 +152,45 @@ int sysfs_emit(char *buf, const char *fmt, ...)
 	len = vsnprintf(buf, PAGE_SIZE, fmt, args);
 	va_end(args);
 	return len;
+}
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align, unsigned long flags,
+				     void (*ctor)(void *))
+{
+	struct kmem_cache *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	(void)name;
+	(void)align;
+	(void)flags;
+	(void)ctor;
+	if (c)
+		c->size = size;
+	return c;
+}
+
+void kmem_cache_destroy(struct kmem_cache *c)
+{
+	kfree(c);
+}
+
+void *kmem_cache_alloc_node(struct kmem_cache *c, gfp_t flags, int node)
+{
+	(void)node;
+	return flags & __GFP_ZERO ? kzalloc(c->size, flags) : kmalloc(c->size, flags);
+}
+
+void kmem_cache_free(struct kmem_cache *c, void *p)
+{
+	(void)c;
+	kfree(p);
+}
+
+int kstrtoul(const char *s, unsigned int base, unsigned long *res)
+{
+	unsigned long long v;
+	int ret = kstrtoull(s, base, &v);
+
+	if (!ret)
+		*res = (unsigned long)v;
+	return ret;
 }

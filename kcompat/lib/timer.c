@@ -4,6 +4,7 @@
  * where a timer expires at its own jiffy. */
 #include <linux/kernel.h>
 #include <linux/timer.h>
+#include <linux/hrtimer.h>
 #include "kcompat/api.h"
 #include "kcompat/plugin.h"
 
@@ -60,4 +61,42 @@ void kcompat_timer_fire(struct timer_list *timer)
 		return;
 	timer->pending = 0;
 	timer->function(timer);
+}
+
+/* hrtimer (include/linux/hrtimer.h): the timer_list inside it carries the event; its
+ * function is this trampoline, which calls the hrtimer's. HRTIMER_RESTART is not
+ * supported (bfq's idle slice timer returns HRTIMER_NORESTART). */
+static void hrtimer_trampoline(struct timer_list *t)
+{
+	struct hrtimer *timer = container_of(t, struct hrtimer, t);
+
+	BUG_ON(timer->function(timer) != HRTIMER_NORESTART);
+}
+
+void hrtimer_init(struct hrtimer *timer, int clock_id, enum hrtimer_mode mode)
+{
+	(void)clock_id;
+	(void)mode;
+	timer_setup(&timer->t, hrtimer_trampoline, 0);
+	timer->function = NULL;
+}
+
+void hrtimer_start(struct hrtimer *timer, ktime_t tim, enum hrtimer_mode mode)
+{
+	const struct kcompat_host *host = &timer->t.kcompat_q->host;
+	u64 at = mode == HRTIMER_MODE_REL ? kcompat_now_ns + (u64)tim : (u64)tim;
+
+	timer->t.pending = 1;
+	host->timer_arm_ns(host->ctx, &timer->t, at);
+}
+
+/* 1 if it was pending (now cancelled), 0 if not; its function never runs concurrently. */
+int hrtimer_try_to_cancel(struct hrtimer *timer)
+{
+	return del_timer(&timer->t);
+}
+
+int hrtimer_cancel(struct hrtimer *timer)
+{
+	return del_timer(&timer->t);
 }

@@ -104,6 +104,13 @@ void RequestQueue::init_elevator(const cpu::CpuCosts& costs) {
         for (uint32_t i = 0; i < hctxs_.size(); ++i)
             elv_hctx_locks_.emplace_back(name_ + ".khd" + std::to_string(i), costs.lock_handoff);
     }
+    // The sections they give out: a merge lookup, an insert of one request or more, a
+    // dispatch call.
+    const Duration min_hold = std::min({hold_.merge, hold_.insert, hold_.dispatch});
+    elv_lock_.set_min_hold(min_hold);
+    for (auto* group : {&elv_ctx_locks_, &elv_hctx_locks_})
+        for (cpu::Spinlock& l : *group)
+            l.set_min_hold(min_hold);
 }
 
 // blk_mq_init_sched(): the policy's queue attributes and nr_requests scheduler tags per

@@ -19,14 +19,14 @@
 // The caller passes the simulation clock too: no caller arrives before it, so a gap that
 // closes before it can never be used again, and the spans before it (all but the last,
 // whose end and holder the next gap still depends on) are dropped. What is left is the
-// short stretch of the timeline that steps have charged ahead of the clock. A caller that
-// arrives after the newest span starts goes after it. One that arrives earlier fits in a
-// gap between two other cores' sections only if the gap holds its section and two
-// hand-offs, and next to its own only if the lock knows a section of its there: the lock
-// keeps the widest gap (a bound) and how many span ends each core holds, and searches
-// the gaps only when one of them allows a fit. If more than kSpans spans are ahead of the
-// clock, the oldest is forgotten, and nothing is placed before its end. No allocation
-// beyond a counter per core, at its first section.
+// short stretch of the timeline that steps have charged ahead of the clock (a handful of
+// spans under contention). A caller that arrives after the newest span starts goes after
+// it: one comparison, no search. One that arrives earlier is fitted by one pass over the
+// gaps that end after it arrives, oldest first. (A bound on the widest gap and a count of
+// the span ends each core holds, kept to skip that pass when no gap could fit, cost more
+// to maintain and to recompute than the pass they saved.) If more than kSpans spans are
+// ahead of the clock, the oldest is forgotten, and nothing is placed before its end. No
+// allocation.
 #pragma once
 
 #include <algorithm>
@@ -34,7 +34,6 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <vector>
 
 #include "models/result/lock_report.h"
 #include "sim/time.h"
@@ -51,6 +50,11 @@ public:
 
     Spinlock(std::string name, sim::Duration handoff) : name_(std::move(name)), handoff_(handoff) {}
 
+    // Every section asked for from now on holds the lock for at least `hold` (the shortest
+    // of its users' holds): a gap that cannot take that and the hand-offs around it is
+    // closed at once, so that the gaps kept, and searched, are the usable ones.
+    void set_min_hold(sim::Duration hold) { min_hold_ = std::max(hold, sim::Duration::ns(1)); }
+
     // A section of `hold` for core `cpu`, which reaches the lock at `t` >= `now`, the
     // simulation clock (never earlier than in a previous call).
     Section acquire(uint32_t cpu, sim::Time t, sim::Duration hold, sim::Time now) {
@@ -64,7 +68,7 @@ public:
         const Section s{start, start + hold, start - t};
         if (k < hi_)
             place(k, s, cpu);
-        else if (k > lo_ && t <= avail) {  // no usable gap after the newest span: join it
+        else if (k > lo_ && t <= avail) {  // no gap after the newest span: join it
             end_[k - 1] = s.end;
             last_[k - 1] = cpu;
         }
@@ -103,24 +107,18 @@ private:
     sim::Duration handoff(uint32_t from, uint32_t to) const {
         return from != to && from != kNoCpu ? handoff_ : sim::Duration();
     }
-    // No section of any core fits in a gap of `g` from a's section to b's.
-    bool closed(uint32_t a, uint32_t b, sim::Duration g) const { return g <= handoff(a, b); }
+    // No section of any core fits in a gap of `g` from a's section to b's: a core other than
+    // a and b would need two hand-offs, a or b one (none if a is b).
+    bool closed(uint32_t a, uint32_t b, sim::Duration g) const { return g < min_hold_ + handoff(a, b); }
 
     // The first span whose gap before it takes the section, or hi_ to go after the newest,
     // for a caller that arrives before the newest span starts.
     [[gnu::noinline]] uint32_t earliest_gap(uint32_t cpu, sim::Time t, sim::Duration hold, sim::Time horizon) {
         drop_before(horizon);
-        const sim::Duration foreign = hold + handoff_ * 2;
-        if (start_[lo_] <= t) {  // every gap it may use is after span lo_
-            if (widest_ >= foreign)
-                widest_ = widest_gap();
-            if (widest_ < foreign && (cpu >= ends_.size() || ends_[cpu] == 0))
-                return hi_;
-        }
         // The gaps that end after t are those before the spans that start after it.
-        uint32_t k = hi_;
-        while (k > lo_ && start_[k - 1] > t)
-            --k;
+        uint32_t k = lo_;
+        while (start_[k] <= t)
+            ++k;
         for (; k < hi_; ++k) {
             const sim::Time start = sim::max(t, end_[k - 1] + handoff(last_[k - 1], cpu));
             if (start + hold + handoff(cpu, first_[k]) <= start_[k])
@@ -129,56 +127,12 @@ private:
         return k;
     }
 
-    // The gap before span k, plus a hand-off if nobody held the lock before it: what a core
-    // other than the next span's first needs for its section and the hand-offs around it.
-    sim::Duration gap(uint32_t k) const {
-        return start_[k] - end_[k - 1] + (last_[k - 1] == kNoCpu ? handoff_ : sim::Duration());
-    }
-    sim::Duration widest_gap() const {
-        sim::Duration w;
-        for (uint32_t k = lo_ + 1; k < hi_; ++k)
-            w = std::max(w, gap(k));
-        return w;
-    }
-
-    // Span ends a core holds next to the gaps after span lo_ (not counting the one after
-    // the newest span, where a section always fits): the first section of the spans after
-    // lo_ and the last one of lo_ and of those, but the newest.
-    void count(uint32_t cpu, int d) {
-        if (cpu >= ends_.size()) {
-            if (cpu == kNoCpu)
-                return;
-            grow(cpu);
-        }
-        ends_[cpu] += d;
-    }
-    [[gnu::noinline]] void grow(uint32_t cpu) { ends_.resize(cpu + 1); }
-    void set_first(uint32_t k, uint32_t cpu, sim::Time start) {
-        if (k > lo_) {
-            count(first_[k], -1);
-            count(cpu, 1);
-        }
-        first_[k] = cpu;
-        start_[k] = start;
-    }
-    void set_last(uint32_t k, uint32_t cpu, sim::Time end) {
-        count(last_[k], -1);
-        count(cpu, 1);
-        last_[k] = cpu;
-        end_[k] = end;
-    }
-
     // No caller arrives before `h`, so the gaps before the spans that start by then are of
     // no use, nor are the spans before the last of them (which stays: a section may still
     // join it).
     void drop_before(sim::Time h) {
         while (hi_ - lo_ >= 2 && start_[lo_ + 1] <= h)
-            forget_oldest();
-    }
-    void forget_oldest() {
-        count(last_[lo_], -1);
-        count(first_[lo_ + 1], -1);
-        ++lo_;
+            ++lo_;
     }
 
     // Frees the top slot: drops what is no longer needed, forgets the oldest span if all
@@ -186,7 +140,7 @@ private:
     [[gnu::noinline]] void make_room(sim::Time h) {
         drop_before(h);
         if (lo_ == 1)
-            forget_oldest();
+            ++lo_;  // all kSpans still needed: forget the oldest
         const uint32_t from = lo_ - 1, n = hi_ - from;
         for (uint32_t i = 0; i < n; ++i)
             move(from + i, i);
@@ -205,11 +159,6 @@ private:
         start_[hi_] = s.start;
         end_[hi_] = s.end;
         first_[hi_] = last_[hi_] = cpu;
-        if (hi_ > lo_) {
-            count(last_[hi_ - 1], 1);
-            count(cpu, 1);
-        }
-        widest_ = std::max(widest_, gap(hi_));
         ++hi_;
     }
 
@@ -219,41 +168,36 @@ private:
         const bool join_prev = k > lo_ && closed(last_[k - 1], cpu, s.start - end_[k - 1]);
         const bool join_next = closed(cpu, first_[k], start_[k] - s.end);
         if (join_prev && join_next) {
-            count(first_[k], -1);
-            count(last_[k - 1], -1);
             end_[k - 1] = end_[k];
             last_[k - 1] = last_[k];
             for (uint32_t i = k; i + 1 < hi_; ++i)
                 move(i + 1, i);
             --hi_;
         } else if (join_prev) {
-            set_last(k - 1, cpu, s.end);
+            end_[k - 1] = s.end;
+            last_[k - 1] = cpu;
         } else if (join_next) {
-            set_first(k, cpu, s.start);
+            start_[k] = s.start;
+            first_[k] = cpu;
         } else {
             for (uint32_t i = hi_; i > k; --i)
                 move(i - 1, i);
             start_[k] = s.start;
             end_[k] = s.end;
             first_[k] = last_[k] = cpu;
-            count(cpu, k > lo_ ? 2 : 1);
-            if (k == lo_)  // the span it goes before is no longer the first
-                count(first_[k + 1], 1);
-            widest_ = std::max(widest_, gap(k + 1));  // part of a gap the bound may not cover
             ++hi_;
         }
     }
 
     std::string name_;
     sim::Duration handoff_;
+    sim::Duration min_hold_ = sim::Duration::ns(1);  // see set_min_hold()
     // The spans kept, oldest first, in [lo_, hi_), and at lo_ - 1 the newest one dropped or
     // forgotten (none held at time zero to begin with). A span is sections back to back
     // with no usable gap between them, from first_'s to last_'s.
     std::array<sim::Time, kSlots> start_{}, end_{};
     std::array<uint32_t, kSlots> first_{kNoCpu}, last_{kNoCpu};
     uint32_t lo_ = 1, hi_ = 1;
-    sim::Duration widest_;      // no gap kept is wider (see gap())
-    std::vector<uint32_t> ends_;  // by core: span ends it holds (see count())
     uint64_t acquisitions_ = 0, contended_ = 0;
     sim::Duration spin_total_, spin_max_, hold_total_;
 };

@@ -41,6 +41,13 @@ void Hdd::CmdQueue<Cap>::push(const Cmd& c) {
 }
 
 template <uint32_t Cap>
+void Hdd::CmdQueue<Cap>::refresh(uint32_t i) {
+    cyl[i] = static_cast<float>(cmd[i].pos.cylinder);
+    head[i] = static_cast<float>(cmd[i].pos.head);
+    angle[i] = static_cast<float>(cmd[i].pos.angle_ns);
+}
+
+template <uint32_t Cap>
 void Hdd::CmdQueue<Cap>::remove(uint32_t i) {
     n_high -= cmd[i].high;
     const uint32_t last = --n;
@@ -70,13 +77,16 @@ Hdd::Hdd(sim::EventQueue& eq, const HddConfig& cfg, const HddMechanics& mech)
       prio_(cfg.ncq_prio_enable && cfg.ncq_prio_supported),
       settle_ns_(cfg.write_settle.count()),
       overhead_ns_(cfg.cmd_overhead.count()),
-      max_wait_ns_(cfg.max_wait.count()) {
+      max_wait_ns_(cfg.max_wait.count()),
+      age_weight_(cfg.age_weight) {
     if (cfg.queue_depth == 0 || cfg.queue_depth > kMaxQueue)
         throw std::invalid_argument("hdd: queue_depth must be 1..128 (SATA NCQ: 32, SAS TCQ deeper)");
     if (cfg.cache_segments == 0 || cfg.cache_segments > kMaxSegments)
         throw std::invalid_argument("hdd: cache_segments must be 1..64");
     if (cfg.link_bytes_per_s == 0)
         throw std::invalid_argument("hdd: the link rate must be positive");
+    if (!(cfg.age_weight >= 0))
+        throw std::invalid_argument("hdd: age_weight must be 0 or more");
     const uint64_t cache_sectors = static_cast<uint64_t>(cfg.cache_mb) << 11;  // MiB → sectors
     // Half the buffer may hold dirty data; destaging takes priority from 3/4 of that on.
     dirty_limit_ = cfg.write_cache ? cache_sectors / 2 : 0;
@@ -161,6 +171,10 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
     } else {
         invalidate(lba, lba + n, now);
         stats_.fua_writes += rq->fua();
+        // A destage chosen ahead of data this write replaces is not started yet: back to the
+        // dirty extents, so the write merges with it rather than making a second copy.
+        const bool released =
+            release_next_destage(!rq->fua() && lba < next_.lba + next_.nsect && next_.lba < lba + n);
         if (!rq->fua() && add_dirty(lba, n, now)) {
             // Write back: acknowledged once the data is in the buffer.
             ++stats_.write_back_acks;
@@ -172,12 +186,19 @@ BlkStatus Hdd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*
             eq_.at<&Hdd::host_done>(done, this, reinterpret_cast<uint64_t>(rq));
             if (!busy_)
                 dispatch(now);  // the head may destage while idle
+            else if (released)
+                choose_ahead();
             return BlkStatus::OK;
         }
     }
+    // A command for the head takes the place of a destage chosen ahead as idle work (not
+    // when destages compete with the host's commands, past the high mark, or a flush waits).
+    const bool released = release_next_destage(!flush_pending_ && !dirty_high());
     host_.push(make_cmd(rq, lba, n, write, high, now));
     if (!busy_)
         dispatch(now + Duration::ns(overhead_ns(write, false, after_write)));
+    else if (released)
+        choose_ahead();
     return BlkStatus::OK;
 }
 
@@ -202,15 +223,21 @@ int Hdd::pick(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, Time t_free, 
                 best = static_cast<int>(i);
         return best;
     }
+    // Aged RPO weighs the host's commands by their wait; dirty data has no one waiting on it.
+    const float* credit = nullptr;
+    if constexpr (Cap == kMaxQueue)
+        if (age_weight_ > 0)
+            credit = age_credits(q, t_free);
     if (!explain_ || q.n < 2)
-        return pick_rpo(q, cyl, head, mech_.phase_ns(t_free), high_only, cost);
+        return pick_rpo(q, cyl, head, mech_.phase_ns(t_free), high_only, credit, cost);
     float c = 0.0f;
-    const int i = pick_rpo(q, cyl, head, mech_.phase_ns(t_free), high_only, &c);
+    const int i = pick_rpo(q, cyl, head, mech_.phase_ns(t_free), high_only, credit, &c);
     if (cost)
         *cost = c;
-    explain_(eq_.now(), "hdd: rpo picks {} lba {} among {} queued{}: positioning {} us",
+    explain_(eq_.now(), "hdd: rpo picks {} lba {} among {} queued{}: {} {} us",
              Cap == kMaxQueue ? "command" : "destage", q.cmd[static_cast<uint32_t>(i)].lba, q.n,
-             high_only ? " (high priority only)" : "", static_cast<int64_t>(c) / 1000);
+             high_only ? " (high priority only)" : "", credit ? "positioning less age credit" : "positioning",
+             static_cast<int64_t>(c) / 1000);
     return i;
 }
 
@@ -243,9 +270,10 @@ int best_of_lanes(__m128 best, __m128i besti, float* cost_out) {
     return r;
 }
 
-// The scan, four commands at a time: each lane keeps its cheapest command.
-template <class Queue>
-int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, float* cost_out) {
+// The scan, four commands at a time: each lane keeps its cheapest command. With Aged each
+// command's cost is less its credit for waiting (credit[i], aged RPO).
+template <bool Aged, class Queue>
+int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, const float* credit, float* cost_out) {
     const __m128 vcyl = _mm_set1_ps(m.cyl), vhead = _mm_set1_ps(m.head), vphase = _mm_set1_ps(m.phase);
     const __m128 va = _mm_set1_ps(m.a), vb = _mm_set1_ps(m.b), vc = _mm_set1_ps(m.c), ve = _mm_set1_ps(m.e);
     const __m128 vbound = _mm_set1_ps(m.bound), vhs = _mm_set1_ps(m.head_switch), vsettle = _mm_set1_ps(m.settle);
@@ -273,6 +301,8 @@ int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, float* cost_out)
         const __m128i k = _mm_sub_epi32(_mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(x, vinv), v8)), i8);
         const __m128 wait = _mm_sub_ps(x, _mm_mul_ps(_mm_cvtepi32_ps(k), vrev));
         __m128 cost = _mm_add_ps(seek, wait);
+        if constexpr (Aged)
+            cost = _mm_sub_ps(cost, _mm_load_ps(&credit[i]));
         __m128 valid = _mm_castsi128_ps(_mm_cmplt_epi32(idx, vn));
         if (high_only)
             valid = _mm_and_ps(valid, _mm_cmpneq_ps(_mm_load_ps(&q.high[i]), vzero));
@@ -287,8 +317,8 @@ int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, float* cost_out)
 }
 #else
 // The scan, one command at a time.
-template <class Queue>
-int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, float* cost_out) {
+template <bool Aged, class Queue>
+int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, const float* credit, float* cost_out) {
     int r = -1;
     float rc = std::numeric_limits<float>::infinity();
     for (uint32_t i = 0; i < q.n; ++i) {
@@ -302,7 +332,9 @@ int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, float* cost_out)
             seek += m.settle;
         const float x = q.angle[i] - m.phase - seek;
         const float k = static_cast<float>(static_cast<int32_t>(x * m.inv_rev + 8.0f) - 8);
-        const float cost = seek + (x - k * m.rev);
+        float cost = seek + (x - k * m.rev);
+        if constexpr (Aged)
+            cost -= credit[i];
         if (cost < rc) {
             rc = cost;
             r = static_cast<int>(i);
@@ -322,7 +354,7 @@ int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, float* cost_out)
 // command's timing is then worked out exactly, in integer nanoseconds (start_op).
 template <uint32_t Cap>
 int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t phase0, bool high_only,
-                  float* cost_out) const {
+                  const float* credit, float* cost_out) const {
     const float rev = static_cast<float>(mech_.revolution_ns());
     const RpoModel m{.a = static_cast<float>(mech_.a()),
                      .b = static_cast<float>(mech_.b()),
@@ -336,7 +368,16 @@ int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t p
                      .cyl = static_cast<float>(cyl),
                      .head = static_cast<float>(head),
                      .phase = static_cast<float>(phase0)};
-    return rpo_scan(q, m, high_only, cost_out);
+    return credit ? rpo_scan<true>(q, m, high_only, credit, cost_out) : rpo_scan<false>(q, m, high_only, nullptr, cost_out);
+}
+
+// Aged RPO's credit of each queued host command at t_free: age_weight times its wait. Ages
+// are below max_wait (or the run's length), exact enough in float against positioning
+// times of milliseconds.
+const float* Hdd::age_credits(const CmdQueue<kMaxQueue>& q, Time t_free) {
+    for (uint32_t i = 0; i < q.n; ++i)
+        age_credit_[i] = static_cast<float>(age_weight_ * static_cast<double>(t_free.ns() - q.arrival[i]));
+    return age_credit_.data();
 }
 
 bool Hdd::choose(Time t_free, uint32_t cyl, uint32_t head, Cmd& out) {
@@ -352,13 +393,30 @@ bool Hdd::choose(Time t_free, uint32_t cyl, uint32_t head, Cmd& out) {
         return take(dirty_, pick(dirty_, cyl, head, t_free, nullptr));
     // Past 3/4 of the dirty limit (in sectors or extents) destages compete with the host's
     // commands: the better positioned goes first, unless a host command has aged.
-    if (dirty_.n > 0 && (dirty_sectors_ >= dirty_high_ || dirty_.n >= kMaxDirty / 4 * 3) && !aged(host_, t_free)) {
+    if (dirty_.n > 0 && dirty_high() && !aged(host_, t_free)) {
         float ch = 0, cd = 0;
         const int h = pick(host_, cyl, head, t_free, &ch);
         const int d = pick(dirty_, cyl, head, t_free, &cd);
         return cd < ch || cfg_.sched == HddConfig::Sched::FIFO ? take(dirty_, d) : take(host_, h);
     }
     return take(host_, pick(host_, cyl, head, t_free, nullptr));
+}
+
+// The destage chosen ahead (seek-ahead), if that is what was chosen and `when`, goes back to
+// the dirty extents, not started. Whether it did.
+bool Hdd::release_next_destage(bool when) {
+    if (!when || !have_next_ || next_.rq)
+        return false;
+    dirty_.push(next_);
+    have_next_ = false;
+    return true;
+}
+
+// Seek-ahead: the command for when the operation in service ends (op_done_), chosen as it
+// starts, and again when the choice was released.
+void Hdd::choose_ahead() {
+    if (busy_ && cfg_.sched_lookahead > 0 && !have_next_)
+        have_next_ = choose(op_done_, head_cyl_, head_head_, next_);
 }
 
 // The head is idle; start what there is, from t_free on (now, plus the command overhead
@@ -449,14 +507,7 @@ void Hdd::start_op(const Cmd& cmd, Time t_free) {
     trace_phase(!c.rq ? "destage" : c.write ? "write" : "read", start + Duration::ns(rmw), done, sector);
     if (op_done > done)
         trace_phase("read-ahead", done, op_done, sector);
-    ++stats_.media_ops;
-    stats_.seek_ns += s;
-    stats_.rotation_ns += w + rmw;
-    stats_.transfer_ns += (op_done - start).count() + (before - s);
-    if (c.rq)
-        (c.write ? stats_.write_through : stats_.read_misses) += 1;
-    else
-        ++stats_.destages;
+    count_op(c, s, w + rmw, (op_done - start).count() + (before - s));
     busy_ = true;
     head_cyl_ = c.end_cyl;
     head_head_ = c.end_head;
@@ -465,10 +516,22 @@ void Hdd::start_op(const Cmd& cmd, Time t_free) {
         head_cyl_ = e.cylinder;
         head_head_ = e.head;
     }
+    op_done_ = op_done;
     eq_.at<&Hdd::op_end>(op_done, this, 0);
-    // Seek-ahead: the next command is chosen now, for when this one ends.
-    if (cfg_.sched_lookahead > 0 && !have_next_)
-        have_next_ = choose(op_done, head_cyl_, head_head_, next_);
+    choose_ahead();  // seek-ahead: the next command is chosen now, for when this one ends
+}
+
+void Hdd::count_op(const Cmd& c, int64_t seek_ns, int64_t rotation_ns, int64_t transfer_ns) {
+    ++stats_.media_ops;
+    stats_.seek_ns += seek_ns;
+    stats_.rotation_ns += rotation_ns;
+    stats_.transfer_ns += transfer_ns;
+    if (c.rq)
+        (c.write ? stats_.write_through : stats_.read_misses) += 1;
+    else {
+        ++stats_.destages;
+        stats_.destages_over_host += host_.n > 0;  // a destage the head took while a host command waited
+    }
 }
 
 void Hdd::op_end(uint64_t) {
@@ -792,11 +855,41 @@ void Hdd::invalidate(uint64_t lba, uint64_t end, Time now) {
 bool Hdd::add_dirty(uint64_t lba, uint32_t nsect, Time now) {
     if (dirty_limit_ == 0)
         return false;
-    // Contiguous with (or inside) an extent waiting to be destaged: merge.
+    const uint64_t end = lba + nsect;
+    // Over dirty data waiting to be destaged: the buffer holds one copy of each sector, so
+    // the write and the extents it overlaps become one extent and only the sectors not dirty
+    // before count (the extents are disjoint, so one pass finds them all). The size cap of a
+    // merge does not apply: splitting would only leave the same sectors in two extents.
+    int at = -1;
+    uint64_t lo = lba, hi = end, before = 0;
+    for (uint32_t i = 0; i < dirty_.n; ++i) {
+        const Cmd& c = dirty_.cmd[i];
+        if (lba >= c.lba && end <= c.lba + c.nsect)
+            return true;  // rewrites dirty data: nothing new
+        if (lba < c.lba + c.nsect && c.lba < end) {
+            at = at < 0 ? static_cast<int>(i) : at;
+            lo = std::min(lo, c.lba);
+            hi = std::max(hi, c.lba + c.nsect);
+            before += c.nsect;
+        }
+    }
+    if (at >= 0) {
+        if (dirty_sectors_ - before + (hi - lo) > dirty_limit_)
+            return false;  // full: the write goes through to the media
+        for (uint32_t j = dirty_.n; j-- > static_cast<uint32_t>(at) + 1;)  // (remove() moves only higher slots)
+            if (lba < dirty_.cmd[j].lba + dirty_.cmd[j].nsect && dirty_.cmd[j].lba < end)
+                dirty_.remove(j);
+        Cmd& c = dirty_.cmd[static_cast<uint32_t>(at)];
+        c.lba = lo;
+        c.nsect = static_cast<uint32_t>(hi - lo);
+        set_extent(c);
+        dirty_.refresh(static_cast<uint32_t>(at));
+        dirty_sectors_ = dirty_sectors_ - before + (hi - lo);
+        return true;
+    }
+    // Contiguous with an extent waiting to be destaged: merge.
     for (uint32_t i = 0; i < dirty_.n; ++i) {
         Cmd& c = dirty_.cmd[i];
-        if (lba >= c.lba && lba + nsect <= c.lba + c.nsect)
-            return true;  // rewrites dirty data
         if (lba == c.lba + c.nsect && c.nsect + nsect <= merge_limit_ &&
             dirty_sectors_ + nsect <= dirty_limit_) {
             c.nsect += nsect;
@@ -921,6 +1014,10 @@ constexpr kind::Param<C> kParams[] = {
     kind::time("max_wait", &C::max_wait,
                "Aging bound: a command that has waited this long is served next, oldest first; also the starvation "
                "guard of NCQ priority. 0 = none. Default {default}." BLKSIM_TIME_HELP, 0),
+    kind::number("age_weight", &C::age_weight, 0, 1000,
+                 "Aged RPO (ASPTF): a queued command's positioning time is reduced by this weight times its wait "
+                 "(ns per ns), so waiting commands gain on better-placed ones gradually; max_wait stays the hard bound. "
+                 "0 = pure shortest positioning time first. 0..1000. Default {default}."),
     kind::integer("sched_lookahead", &C::sched_lookahead, 0, 1,
                   "1 = the firmware picks the next command when it starts the current one (seek-ahead), 0 = when the "
                   "current one ends. Default {default}."),

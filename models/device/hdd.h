@@ -81,6 +81,7 @@ public:
         uint64_t stream_hits = 0;     // of the hits: reads the running read-ahead reached (stream_hit)
         uint64_t stream_aheads = 0;   // stream reads the head read on past while commands waited
         uint64_t write_back_acks = 0, write_through = 0, destages = 0, flushes = 0;
+        uint64_t destages_over_host = 0;  // of destages: started while host commands waited
         uint64_t fua_writes = 0;      // of write_through: the host asked for FUA
         uint64_t rmw_writes = 0;      // media writes that read partial physical sectors first (512e)
         uint64_t high_prio = 0;       // commands sent with the NCQ PRIO bit
@@ -125,6 +126,7 @@ private:
         std::vector<Cmd> cmd;
         void push(const Cmd& c);
         void remove(uint32_t i);
+        void refresh(uint32_t i);  // cmd[i]'s position changed: its scan entries follow
     };
     // Command queue slots: SATA NCQ has 32 tags, SAS drives queue more (hdd-7200-sas: 128).
     // pick_rpo scans the n queued commands, not the capacity, so a deeper array costs nothing
@@ -145,18 +147,27 @@ private:
     int pick(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, sim::Time t_free, float* cost);
     // Shortest positioning time over q (only high-priority commands if `high_only`).
     template <uint32_t Cap>
+    // credit: per command, ns taken off its positioning time (aged RPO); nullptr: none.
     int pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t phase0, bool high_only,
-                 float* cost) const;
+                 const float* credit, float* cost) const;
+    const float* age_credits(const CmdQueue<kMaxQueue>& q, sim::Time t_free);
     // The aging bound applies to host commands only: dirty data has no one waiting on it.
     template <uint32_t Cap>
     bool aged(const CmdQueue<Cap>& q, sim::Time t_free) const {
         return Cap == kMaxQueue && q.n > 0 && max_wait_ns_ > 0 && t_free.ns() - q.arrival[q.oldest] >= max_wait_ns_;
     }
     bool choose(sim::Time t_free, uint32_t cyl, uint32_t head, Cmd& out);
+    // Past 3/4 of the dirty limit, in sectors or extents: destages compete with host commands.
+    bool dirty_high() const { return dirty_sectors_ >= dirty_high_ || dirty_.n >= kMaxDirty / 4 * 3; }
+    bool release_next_destage(bool when);
+    void choose_ahead();
     void dispatch(sim::Time t_free);
     // No dirty data waiting, being destaged or chosen to be destaged next.
     bool clean() const { return dirty_.n == 0 && !(busy_ && !cur_.rq) && !(have_next_ && !next_.rq); }
     void start_op(const Cmd& c, sim::Time t_free);
+    // The media statistics of one operation start_op() began (rotation includes a 512e
+    // read-modify-write's extra revolution; transfer, a read-ahead and a write's data wait).
+    void count_op(const Cmd& c, int64_t seek_ns, int64_t rotation_ns, int64_t transfer_ns);
     void op_end(uint64_t);
     void host_done(uint64_t rq_addr);
     BlkStatus queue_flush(blkmq::Request* rq, sim::Time now);
@@ -208,6 +219,8 @@ private:
     blkmq::DriverQueue* q_ = nullptr;
     bool prio_ = false;
     int64_t settle_ns_, overhead_ns_, max_wait_ns_;
+    double age_weight_;             // cfg.age_weight
+    alignas(16) std::array<float, kMaxQueue> age_credit_{};  // age_credits()' scratch
     int64_t sector_xfer_ns_ = 0;    // cfg.sector_xfer
     uint32_t phys_sectors_ = 1;     // 512 B sectors per physical sector
     bool last_write_ = false;       // the previous host command was a write
@@ -221,6 +234,7 @@ private:
 
     bool busy_ = false;             // the head is on cur_ until it ends
     Cmd cur_;
+    sim::Time op_done_;             // when cur_ ends
     bool have_next_ = false;        // chosen ahead (sched_lookahead)
     Cmd next_;
     uint32_t head_cyl_ = 0, head_head_ = 0;  // where the head is (or will be, after cur_)

@@ -51,6 +51,13 @@ struct HddConfig {
     // A command that has waited longer than this is served next, oldest first (the drive's
     // aging bound on RPO and the starvation guard of NCQ priority); 0 = no bound.
     sim::Duration max_wait = sim::Duration::ns(890'000'000);
+    // Aged RPO (ASPTF, Jacobson & Wilkes 1991; Worthington, Ganger & Patt 1994): a host
+    // command's positioning time less age_weight times how long it has waited, so the
+    // longer a command waits the likelier it is chosen, gradually; max_wait stays the hard
+    // bound. Dimensionless (ns of credit per ns waited); 0 = pure shortest positioning time
+    // first. 0 by default: E4's measured drive shows the hard bound (its maximum latency sits
+    // at the bound, 918 ms against 890), which a weight would pull in (docs/model.md).
+    double age_weight = 0;
     // Commands chosen ahead: with 1 the firmware picks the next command when it starts the
     // current one (seek-ahead), so a command that arrives later waits for both.
     uint32_t sched_lookahead = 1;

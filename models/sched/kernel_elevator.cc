@@ -54,6 +54,15 @@ void KernelElevator::timer_arm(void* self, timer_list* t, unsigned long expires)
     ev->event.arm(std::max(e->jif_.to_time(static_cast<int64_t>(expires)), e->eq_.now()));
 }
 
+// hrtimer_start(): the event at the nanosecond.
+void KernelElevator::timer_arm_ns(void* self, timer_list* t, uint64_t expires_ns) {
+    auto* e = static_cast<KernelElevator*>(self);
+    auto& ev = e->timers_[t];
+    if (!ev)
+        ev = std::make_unique<TimerEvent>(e, t);
+    ev->event.arm(std::max(sim::Time::from_ns(static_cast<int64_t>(expires_ns)), e->eq_.now()));
+}
+
 void KernelElevator::timer_cancel(void* self, timer_list* t) {
     auto* e = static_cast<KernelElevator*>(self);
     if (const auto it = e->timers_.find(t); it != e->timers_.end())
@@ -72,12 +81,22 @@ void KernelElevator::host_run_hw_queue(void* self, unsigned int hctx) {
     e->run_hw_queue(hctx, e->eq_.now());
 }
 
+// The plugin's tracepoints, as the kernel's trace buffer would show them, become --explain
+// lines; the plugin formats them only while a sink is attached.
+int KernelElevator::host_tracing(void* self) { return static_cast<KernelElevator*>(self)->explain_ ? 1 : 0; }
+
+void KernelElevator::host_message(void* self, const char* text) {
+    auto* e = static_cast<KernelElevator*>(self);
+    e->explain_(e->eq_.now(), "{}: {}", e->name_, text);
+}
+
 // blk_mq_init_sched(): init_sched and init_hctx on a queue with nr_requests scheduler tags
 // per hctx, then the scenario's sysfs writes; then what the core reads of the queue.
 void KernelElevator::init_sched(ElevatorQueueAttrs& q) {
     set_clock();
     const kcompat_host host{this, &KernelElevator::timer_arm, &KernelElevator::timer_cancel,
-                            &KernelElevator::host_run_hw_queue};
+                            &KernelElevator::host_run_hw_queue, &KernelElevator::host_tracing,
+                            &KernelElevator::host_message, &KernelElevator::timer_arm_ns};
     q_ = api_.queue_create(nr_hw_queues_, q.nr_requests, rotational_ ? 1 : 0, static_cast<int>(nomerges_),
                            static_cast<unsigned>(cpu_to_hctx_.size()), cpu_to_hctx_.data(), &host);
     if (q_ == nullptr)
@@ -116,6 +135,10 @@ kcompat_rq* KernelElevator::sync(Request* rq) const {
         .ioprio_level = rq->ioprio_level,
         .hctx = rq->mq_ctx_cpu < cpu_to_hctx_.size() ? cpu_to_hctx_[rq->mq_ctx_cpu] : 0,
         .cpu = rq->mq_ctx_cpu,
+        .pid = rq->pid,
+        // The task's io_context priority; its first bio carries it (bio_to_request()).
+        .task_ioprio_class = rq->bio ? rq->bio->task_ioprio_class : uint8_t{0},
+        .task_ioprio_level = rq->bio ? rq->bio->task_ioprio_level : uint8_t{4},
     };
     api_.rq_sync(q_, krq, &s);
     return krq;
@@ -159,6 +182,9 @@ ElvMerge KernelElevator::bio_merge(uint32_t cpu, const blkmq::Bio& bio, uint32_t
         .ioprio_class = bio.ioprio_class,
         .ioprio_level = bio.ioprio_level,
         .cpu = cpu,
+        .pid = bio.pid,
+        .task_ioprio_class = bio.task_ioprio_class,
+        .task_ioprio_level = bio.task_ioprio_level,
     };
     void* owner = nullptr;
     const int type = api_.bio_merge(q_, &b, &owner);
@@ -218,8 +244,11 @@ void KernelElevator::direct_dispatched(Request* rq, sim::Time now) {
     api_.dispatched_directly(q_, sync(rq));
 }
 
-// kyber's locks are per ctx and per hctx (kcq->lock, khd->lock); mq-deadline's is dd->lock.
+// kyber's locks are per ctx and per hctx (kcq->lock, khd->lock); mq-deadline's is dd->lock;
+// bfq's bfqd->lock, held as long as blksim's bfq model holds it.
 LockCost KernelElevator::lock_cost(const cpu::CpuCosts& c) const {
+    if (plugin_->elevator_name() == "bfq")
+        return {LockScope::QUEUE, {c.bfq_insert, c.bfq_dispatch, c.elv_insert, c.bfq_finish}};
     return {plugin_->elevator_name() == "kyber" ? LockScope::PER_HCTX : LockScope::QUEUE,
             ElevatorCost::lock_cost(c).hold};
 }
@@ -297,9 +326,32 @@ constinit const KernelSchedulerKind kKernelKyber{
     "the kernel's own block/kyber-iosched.c, unmodified, built from scenario kernel.tree (docs/kernel-schedulers.md)",
     kKyberAttrs, kKyberDefaults};
 
+// bfq_attrs[]: the store functions' ranges (STORE_FUNCTION's MIN, MAX; they clamp).
+// slice_idle_us is left out: a scenario's tunables have no order, and it writes the same
+// bfqd->bfq_slice_idle as slice_idle.
+constexpr TunableInfo kBfqAttrs[] = {
+    {"fifo_expire_sync", 1, INT_MAX, TunableUnit::MSEC, "age after which a queue's oldest request is served next"},
+    {"fifo_expire_async", 1, INT_MAX, TunableUnit::MSEC, "the same for async requests"},
+    {"back_seek_max", 0, INT_MAX, TunableUnit::COUNT, "KiB a next request may lie behind the head"},
+    {"back_seek_penalty", 1, INT_MAX, TunableUnit::COUNT, "a backward seek counts this many times its distance"},
+    {"slice_idle", 0, INT_MAX, TunableUnit::MSEC, "idling for an emptied sync queue (the idle slice hrtimer); 0 = none"},
+    {"max_budget", 0, INT_MAX, TunableUnit::COUNT, "largest budget, sectors; 0 = auto"},
+    {"timeout_sync", 1, INT_MAX, TunableUnit::MSEC, "budget timeout of the in-service queue"},
+    {"strict_guarantees", 0, 1, TunableUnit::BOOL, "always idle, one request in the device at a time"},
+    {"low_latency", 0, 1, TunableUnit::BOOL, "weight raising of interactive and soft real-time queues"},
+};
+constexpr int64_t kBfqDefaults[] = {125, 250, 16384, 2, 8, 0, 125, 0, 1};
+
+constinit const KernelSchedulerKind kKernelBfq{
+    "kernel:bfq", "bfq",
+    "the kernel's own block/bfq-iosched.c with bfq-wf2q.c and bfq-cgroup.c (root group only), unmodified, built "
+    "from scenario kernel.tree (docs/kernel-schedulers.md)",
+    kBfqAttrs, kBfqDefaults};
+
 }  // namespace
 
 const SchedulerKind& kernel_mq_deadline_kind() { return kKernelMqDeadline; }
+const SchedulerKind& kernel_bfq_kind() { return kKernelBfq; }
 const SchedulerKind& kernel_kyber_kind() { return kKernelKyber; }
 
 std::string_view kernel_elevator_of(const SchedulerKind& k) {

@@ -15,8 +15,14 @@
 // the ctx's kcq->lock and the hctx's khd->lock), with ElevatorCost's default hold times;
 // the plugin's spin_lock() costs nothing more.
 //
-// What the plugin asks of blksim (kcompat_host): its timers become events on the
-// simulation's queue, and a wake-up (kyber_domain_wake) runs the hctx through the core.
+// What the plugin asks of blksim (kcompat_host): its timers (jiffies) and hrtimers
+// (nanoseconds: bfq's idle slice timer) become events on the simulation's queue, a wake-up
+// (kyber_domain_wake, bfq_schedule_dispatch) runs the hctx through the core, and its
+// tracepoints (kyber_latency, kyber_adjust, kyber_throttled) are --explain lines.
+//
+// Tasks: every request and bio names its submitting job thread (pid, and the io priority
+// of its io_context); kcompat makes that thread `current` for the call, with an io_context
+// and io_cq of its own (bfq's bic), kept for the run.
 //
 // The seed patches' parts outside the elevator's file (kernel-patches/): E1's queue attribute
 // nr_sched_batch is kcompat's q->nr_sched_batch, handed to the core's dispatch round; a file
@@ -92,9 +98,12 @@ private:
         sim::Timer event;
     };
     static void timer_arm(void* self, timer_list* t, unsigned long expires);
+    static void timer_arm_ns(void* self, timer_list* t, uint64_t expires_ns);
     static void timer_cancel(void* self, timer_list* t);
     static void timer_fired(void* ev, uint64_t);
     static void host_run_hw_queue(void* self, unsigned int hctx);
+    static int host_tracing(void* self);
+    static void host_message(void* self, const char* text);
 
     std::string name_;
     std::shared_ptr<const KernelPlugin> plugin_;
@@ -111,7 +120,7 @@ private:
     std::unordered_map<timer_list*, std::unique_ptr<TimerEvent>> timers_;
 };
 
-// The kernel elevator a kernel:<name> kind runs ("mq-deadline", "kyber"), or "" for
+// The kernel elevator a kernel:<name> kind runs ("mq-deadline", "kyber", "bfq"), or "" for
 // blksim's own.
 std::string_view kernel_elevator_of(const SchedulerKind& k);
 

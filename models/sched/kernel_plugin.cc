@@ -76,7 +76,30 @@ std::string_view source_file_of(std::string_view name) {
         return "mq-deadline.c";
     if (name == "kyber")
         return "kyber-iosched.c";
+    if (name == "bfq")
+        return "bfq-iosched.c";
     return {};
+}
+
+// The files built together with the scheduler's (block/Makefile: bfq-y := bfq-iosched.o
+// bfq-wf2q.o bfq-cgroup.o, with the header they share). bfq-cgroup.c is compiled with
+// CONFIG_BFQ_GROUP_IOSCHED off, as its #else part (the root group only).
+std::vector<std::string> companions_of(std::string_view name) {
+    if (name == "bfq")
+        return {"bfq-iosched.h", "bfq-wf2q.c", "bfq-cgroup.c"};
+    return {};
+}
+
+// A companion is taken from the folder of the scheduler's file (a tree, or a patched copy
+// beside its patched companions), else from the reference tree's block/.
+fs::path companion_path(const fs::path& source, const std::string& file, const KernelPluginData& data) {
+    const fs::path ref = env_or("BLKSIM_KERNEL_REF_TREE", data.ref_tree.string());
+    for (const fs::path& p : {source.parent_path() / file, ref.empty() ? fs::path() : ref / "block" / file})
+        if (!p.empty() && fs::is_regular_file(p))
+            return p;
+    throw KernelPluginError(fmt::format("'{}': no {} beside it (bfq is built from bfq-iosched.c, bfq-wf2q.c, "
+                                        "bfq-cgroup.c and bfq-iosched.h together; give its block/ folder)",
+                                        source.string(), file));
 }
 
 // The kernel tree that supplies lib/rbtree.c and include/linux/rbtree*.h: the one the source
@@ -145,7 +168,7 @@ fs::path kernel_scheduler_source(const fs::path& tree, std::string_view name) {
         throw KernelPluginError(fmt::format("kernel tree '{}' does not exist", tree.string()));
     const std::string_view file = source_file_of(name);
     if (file.empty())
-        throw KernelPluginError(fmt::format("no kernel scheduler called '{}' (kcompat runs: mq-deadline, kyber)", name));
+        throw KernelPluginError(fmt::format("no kernel scheduler called '{}' (kcompat runs: mq-deadline, kyber, bfq)", name));
     for (const fs::path& p : {tree / "block" / file, tree / file})
         if (fs::is_regular_file(p))
             return p;
@@ -156,13 +179,17 @@ namespace {
 
 // Everything the plugin is built from: the compiler, HZ, the scheduler's source, the tree's
 // rbtree and kcompat. The cache keeps one plugin per hash.
-Hash plugin_inputs_hash(const std::string& cc, const fs::path& source, const fs::path& rb, const fs::path& kc,
-                        const std::vector<std::string>& headers) {
+Hash plugin_inputs_hash(const std::string& cc, const fs::path& source, const std::vector<fs::path>& companions,
+                        const fs::path& rb, const fs::path& kc, const std::vector<std::string>& headers) {
     Hash h;
     h.add(cc);
     h.add(std::to_string(kHz));
     h.add(source.filename().string());
     h.add(read_file(source));
+    for (const fs::path& c : companions) {
+        h.add(c.filename().string());
+        h.add(read_file(c));
+    }
     h.add(read_file(rb / "lib" / "rbtree.c"));
     for (const std::string& f : headers)
         h.add(read_file(rb / "include" / "linux" / f));
@@ -189,7 +216,10 @@ fs::path build_kernel_plugin(const fs::path& tree_in, std::string_view name, con
             glue.push_back(e.path());
     std::sort(glue.begin(), glue.end());
     const std::vector<std::string> headers{"rbtree.h", "rbtree_types.h", "rbtree_augmented.h"};
-    const Hash h = plugin_inputs_hash(cc, source, rb, kc, headers);
+    std::vector<fs::path> companions;
+    for (const std::string& f : companions_of(name))
+        companions.push_back(companion_path(source, f, data));
+    const Hash h = plugin_inputs_hash(cc, source, companions, rb, kc, headers);
     const fs::path dir = cache_dir();
     const fs::path so = dir / fmt::format("{}-{:016x}.so", name, h.h);
     if (!fs::exists(so)) {
@@ -203,6 +233,9 @@ fs::path build_kernel_plugin(const fs::path& tree_in, std::string_view name, con
             throw KernelPluginError(fmt::format("cannot create the plugin build folder '{}': {}", work.string(), ec.message()));
         const fs::path c = work / source.filename();
         fs::copy_file(source, c, ec);
+        for (const fs::path& f : companions)
+            if (!ec)
+                fs::copy_file(f, work / f.filename(), ec);
         for (const std::string& f : headers)
             if (!ec)
                 fs::copy_file(rb / "include" / "linux" / f, work / "include" / "linux" / f, ec);
@@ -215,6 +248,9 @@ fs::path build_kernel_plugin(const fs::path& tree_in, std::string_view name, con
                                       fmt::format("-DCONFIG_HZ={}", kHz),
                                       "-I", (work / "include").string(), "-I", (kc / "include").string(),
                                       "-iquote", (kc / "block").string(), c.string(), (rb / "lib" / "rbtree.c").string()};
+        for (const fs::path& f : companions)
+            if (f.extension() == ".c")
+                argv.push_back((work / f.filename()).string());
         for (const fs::path& g : glue)
             argv.push_back(g.string());
         const fs::path tmp = work / "plugin.so";

@@ -22,6 +22,7 @@ const SchedulerKind& bfq_kind();
 const SchedulerKind& noop_kind();
 const SchedulerKind& kernel_mq_deadline_kind();
 const SchedulerKind& kernel_kyber_kind();
+const SchedulerKind& kernel_bfq_kind();
 
 std::span<const SchedulerKind* const> scheduler_kinds() {
     static const SchedulerKind* const kinds[] = {
@@ -32,6 +33,7 @@ std::span<const SchedulerKind* const> scheduler_kinds() {
         &noop_kind(),
         &kernel_mq_deadline_kind(),
         &kernel_kyber_kind(),
+        &kernel_bfq_kind(),
     };
     return kinds;
 }

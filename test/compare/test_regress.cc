@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -126,6 +127,71 @@ TEST_CASE("regress: kyber's domain depths and token use are figures of a run", "
     CHECK(value("nullb0/kyber_write.depth_min") < 16);
     CHECK(value("nullb0/kyber_write.depth_end") >= value("nullb0/kyber_write.depth_min"));
     CHECK(value("nullb0/kyber_write.resizes") >= 3);
+}
+
+TEST_CASE("regress: version 4's batched cases hand the queue plugs of 16 requests", "[regress][cli]") {
+    // What the cases are for: io_submit of 16 I/Os under one plug, so that the order and the
+    // way blk_mq_flush_plug_list() hands a plug's requests on can matter. A model that
+    // flushed each request alone (or a suite that lost iodepth_batch_submit) fails here.
+    const RegressSuite s = load_regress_suite(source_path("scenarios/regress/suite.json"), {"none"});
+    static const std::regex flush(R"(plug flush: (\d+) requests)");
+    for (const char* name : {"hdd-randwrite-batch16", "hdd-seqwrite-batch16-nomerges", "raid5-randwrite-batch16"}) {
+        INFO(name);
+        const auto cell = std::find_if(s.cells.begin(), s.cells.end(),
+                                       [&](const RegressCell& c) { return c.name == std::string(name) + "/none/default"; });
+        REQUIRE(cell != s.cells.end());
+        clitest::TempDir dir("regress-batch");
+        std::string args = "run " + cell->scenario + " -q --explain --trace " + (dir / "trace.txt");
+        for (const std::string& set : cell->sets)
+            args += " --set '" + set + "'";
+        const auto r = run_blksim(args + " --set global.runtime=300ms >/dev/null");
+        INFO(r.out);
+        REQUIRE(r.status == 0);
+        const std::string trace = clitest::slurp(dir / "trace.txt");
+        unsigned most = 0, batches = 0;
+        for (auto it = std::sregex_iterator(trace.begin(), trace.end(), flush); it != std::sregex_iterator(); ++it) {
+            const unsigned n = static_cast<unsigned>(std::stoul((*it)[1]));
+            most = std::max(most, n);
+            batches += n > 1;
+        }
+        CHECK(most == 16);
+        CHECK(batches >= 3);
+    }
+}
+
+TEST_CASE("regress: version 4's priority cases mix I/O priorities with flushes and with requeues", "[regress]") {
+    // Per-priority accounting goes wrong only when requests of several priorities are in
+    // flight while others bypass the scheduler (flushes) or come back to it (requeues).
+    const RegressSuite s = load_regress_suite(source_path("scenarios/regress/suite.json"), {"mq-deadline"});
+    struct Seen {
+        uint64_t flushes = 0, requeues = 0;
+        std::set<int> classes;
+    };
+    const auto run = [&](const std::string& name) {
+        const auto cell = std::find_if(s.cells.begin(), s.cells.end(),
+                                       [&](const RegressCell& c) { return c.name == name + "/mq-deadline/default"; });
+        REQUIRE(cell != s.cells.end());
+        topology::MachineConfig cfg = cell->machine;
+        cfg.seed = 1;
+        Seen seen;
+        const SimOutcome o = simulate_with(cfg, [&](const result::RunResult& r, SimOutcome&) {
+            for (const result::QueueReport& q : r.queues) {
+                seen.flushes += q.flushes;
+                seen.requeues += q.requeues + q.resource_requeues;
+            }
+            for (const Metric& m : regress_metrics(r))
+                if (const auto at = m.key.find("prio"); at != std::string::npos && m.value > 0)
+                    seen.classes.insert(m.key[at + 4] - '0');
+        });
+        REQUIRE(o.status == 0);
+        return seen;
+    };
+    const Seen fsync = run("hdd-prio-fsync");
+    CHECK(fsync.flushes > 0);
+    CHECK(fsync.classes == std::set<int>{1, 2, 3});
+    const Seen requeue = run("nullb-prio-requeue");
+    CHECK(requeue.requeues > 0);
+    CHECK(requeue.classes == std::set<int>{1, 2, 3});
 }
 
 TEST_CASE("regress: a baseline from other seeds or another suite version is refused", "[regress]") {

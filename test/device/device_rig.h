@@ -32,6 +32,7 @@ struct DeviceRig {
     sim::RunningStat lat, lat_high, lat_low;  // ns; high = ioprio class RT
     sim::Time first_done, last_done;
     std::vector<std::pair<int64_t, uint32_t>> done_log;  // (instant, bytes), when `log`
+    std::vector<double> lat_log;                         // every latency (ns), when `log`
     bool log = false;
 
     template <class Cfg>
@@ -48,8 +49,10 @@ struct DeviceRig {
             r->first_done = now;
         r->last_done = now;
         r->bytes += rq->bytes();
-        if (r->log)
+        if (r->log) {
             r->done_log.emplace_back(now.ns(), static_cast<uint32_t>(rq->bytes()));
+            r->lat_log.push_back(l);
+        }
         if (r->to_submit > 0)
             r->submit(rq, now);
     }

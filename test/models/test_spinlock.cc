@@ -315,27 +315,50 @@ TEST_CASE("the timeline kept around the clock places every section where the who
     // earlier work), from 6 cores with sections of 50 ns to 1 us: gaps of every size, some
     // next to the caller's own sections, many too short for it; with a hand-off as long as
     // a long section, most gaps fit only a core next to them.
+    // Told the shortest hold (50 ns), the lock closes the gaps too short for it at once: the
+    // sections must land where they do without that.
     for (const int64_t handoff : {100, 1200}) {
-        INFO("hand-off " << handoff << " ns");
-        WholeTimeline whole{handoff, {}};
-        cpu::Spinlock lock("l", sim::Duration::ns(handoff));
-        std::mt19937_64 rng(42);
-        int64_t now = 0;
-        uint64_t contended = 0, ahead = 0;
-        for (int i = 0; i < 20'000; ++i) {
-            now += static_cast<int64_t>(rng() % 100);
-            const auto cpu = static_cast<uint32_t>(rng() % 6);
-            const int64_t t = now + static_cast<int64_t>(rng() % 4) * static_cast<int64_t>(rng() % 1000);
-            const int64_t hold = 50 + static_cast<int64_t>(rng() % 20) * 50;
-            const auto s = lock.acquire(cpu, sim::Time::from_ns(t), sim::Duration::ns(hold), sim::Time::from_ns(now));
-            ahead += !whole.all.empty() && whole.all.back().start > t;
-            INFO("call " << i << ": core " << cpu << " at " << t << " ns for " << hold << " ns, clock " << now);
-            REQUIRE(s.start.ns() == whole.acquire(cpu, t, hold));
-            contended += s.spin.count() > 0;
+        for (const bool min_hold : {false, true}) {
+            INFO("hand-off " << handoff << " ns, min hold told " << min_hold);
+            WholeTimeline whole{handoff, {}};
+            cpu::Spinlock lock("l", sim::Duration::ns(handoff));
+            if (min_hold)
+                lock.set_min_hold(sim::Duration::ns(50));
+            std::mt19937_64 rng(42);
+            int64_t now = 0;
+            uint64_t contended = 0, ahead = 0;
+            for (int i = 0; i < 20'000; ++i) {
+                now += static_cast<int64_t>(rng() % 100);
+                const auto cpu = static_cast<uint32_t>(rng() % 6);
+                const int64_t t = now + static_cast<int64_t>(rng() % 4) * static_cast<int64_t>(rng() % 1000);
+                const int64_t hold = 50 + static_cast<int64_t>(rng() % 20) * 50;
+                const auto s = lock.acquire(cpu, sim::Time::from_ns(t), sim::Duration::ns(hold), sim::Time::from_ns(now));
+                ahead += !whole.all.empty() && whole.all.back().start > t;
+                INFO("call " << i << ": core " << cpu << " at " << t << " ns for " << hold << " ns, clock " << now);
+                REQUIRE(s.start.ns() == whole.acquire(cpu, t, hold));
+                contended += s.spin.count() > 0;
+            }
+            // The run must have had callers waiting and callers arriving before reserved sections.
+            CHECK(contended > 2'000);
+            CHECK(ahead > 2'000);
+            CHECK(lock.contended() == contended);
         }
-        // The run must have had callers waiting and callers arriving before reserved sections.
-        CHECK(contended > 2'000);
-        CHECK(ahead > 2'000);
-        CHECK(lock.contended() == contended);
     }
+}
+
+TEST_CASE("a gap that holds the shortest section and its hand-off stays open", "[models][spinlock]") {
+    // Told that no section is shorter than 50 ns, the lock closes a gap only if even such a
+    // section with the hand-offs around it cannot fit: one that fits it exactly stays open.
+    cpu::Spinlock l("l", 100_ns);
+    l.set_min_hold(50_ns);
+    const sim::Time zero = sim::Time::zero();
+    CHECK(l.acquire(0, zero, 100_ns, zero).start == zero);                   // [0, 100)
+    CHECK(l.acquire(1, zero + 1000_ns, 100_ns, zero).start == zero + 1000_ns);  // [1000, 1100)
+    // Core 2 in the gap between them, leaving 150 ns after core 0's section: 50 ns and the
+    // hand-off to core 2.
+    CHECK(l.acquire(2, zero + 250_ns, 100_ns, zero).start == zero + 250_ns);
+    // Core 0 back at 100 ns for 50 ns: it fits there, with no spin.
+    const auto s = l.acquire(0, zero + 100_ns, 50_ns, zero);
+    CHECK(s.start == zero + 100_ns);
+    CHECK(s.spin == sim::Duration{});
 }

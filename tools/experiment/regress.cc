@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 using Obj = JsonObj<SuiteError>;
 
-constexpr uint32_t kSuiteVersionMax = 3;  // the suite format this build reads
+constexpr uint32_t kSuiteVersionMax = 4;  // the suite format this build reads
 
 ojson parse_file(const std::string& path, const char* what) {
     std::string why;

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KCOMPAT_API_VERSION 3
+#define KCOMPAT_API_VERSION 5
 
 struct kcompat_queue;
 struct kcompat_rq;
@@ -24,12 +24,18 @@ struct timer_list;
 
 /* What the plugin asks of blksim for one queue: events on simulated time for its timers
  * (timer_arm replaces an earlier arming of the same timer; at the instant jiffy `expires`
- * begins blksim calls timer_fire), and blk_mq_run_hw_queue(hctx, async) for a wake-up. */
+ * begins blksim calls timer_fire), blk_mq_run_hw_queue(hctx, async) for a wake-up, and the
+ * scheduler's own tracepoints as text (`message`, for --explain) when `tracing` says that
+ * someone listens: the text is formatted only then. */
 struct kcompat_host {
 	void *ctx;
 	void (*timer_arm)(void *ctx, struct timer_list *t, unsigned long expires);
 	void (*timer_cancel)(void *ctx, struct timer_list *t);
 	void (*run_hw_queue)(void *ctx, unsigned int hctx);
+	int (*tracing)(void *ctx);
+	void (*message)(void *ctx, const char *text);
+	/* An hrtimer: the event at simulated time `expires_ns` exactly (timer_fire as above). */
+	void (*timer_arm_ns)(void *ctx, struct timer_list *t, uint64_t expires_ns);
 };
 
 /* What blksim's request says, copied into the kernel's request before each call. */
@@ -44,6 +50,11 @@ struct kcompat_rq_state {
 	uint8_t ioprio_level;
 	uint32_t hctx;
 	uint32_t cpu;        /* the submitting CPU: rq->mq_ctx */
+	/* The submitting task (`current` for prepare_request): its pid and io_context
+	 * priority (ioprio_set(); class 0 = none, which follows nice). */
+	uint32_t pid;
+	uint8_t task_ioprio_class;
+	uint8_t task_ioprio_level;
 };
 
 struct kcompat_bio_state {
@@ -54,6 +65,9 @@ struct kcompat_bio_state {
 	uint8_t ioprio_class;
 	uint8_t ioprio_level;
 	uint32_t cpu;        /* the submitting CPU (blk_mq_get_ctx) */
+	uint32_t pid;        /* the submitting task (`current`) */
+	uint8_t task_ioprio_class;
+	uint8_t task_ioprio_level;
 };
 
 /* enum elv_merge */

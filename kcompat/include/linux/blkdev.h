@@ -15,6 +15,7 @@
 #include <linux/err.h>
 #include <linux/percpu.h>
 #include <linux/timer.h>
+#include <linux/iocontext.h>
 
 #define SECTOR_SHIFT 9
 #define READ 0
@@ -212,6 +213,7 @@ static inline dev_t disk_devt(struct gendisk *disk)
 
 struct request_queue {
 	struct request *last_merge;
+	spinlock_t queue_lock;
 	struct gendisk *disk;
 	struct elevator_queue *elevator;
 	unsigned long queue_flags;
@@ -249,6 +251,12 @@ struct blk_mq_alloc_data {
 /* A request an elevator hands back for freeing after an insert or bio merge. blksim's core
  * frees merged requests itself (see kcompat/block/blk-mq-sched.h), so nothing reaches these. */
 void blk_mq_free_request(struct request *rq);
+/* blk_mq_run_hw_queues(): every hctx, through the core (kcompat/lib/blksim.c). */
+void blk_mq_run_hw_queues(struct request_queue *q, bool async);
+/* Freezing waits for requests in flight to end; bfq freezes only around cgroup policy
+ * (de)activation, which kcompat's root-only build never reaches. */
+static inline void blk_mq_freeze_queue(struct request_queue *q) { (void)q; }
+static inline void blk_mq_unfreeze_queue(struct request_queue *q) { (void)q; }
 void blk_mq_free_requests(struct list_head *list);
 
 static inline void blk_mq_sched_mark_restart_hctx(struct blk_mq_hw_ctx *hctx)

@@ -14,6 +14,8 @@
 #define noinline __attribute__((__noinline__))
 #define __maybe_unused __attribute__((__unused__))
 #define __must_check
+#define __cold __attribute__((__cold__))
+#define fallthrough __attribute__((__fallthrough__))
 #define __rcu
 #define __acquires(x)
 #define __releases(x)

@@ -24,6 +24,8 @@ enum {
 #define IOPRIO_NR_LEVELS 8
 #define IOPRIO_BE_NR IOPRIO_NR_LEVELS
 #define IOPRIO_NORM 4
+#define IOPRIO_BE_NORM IOPRIO_NORM
+#define IOPRIO_PRIO_LEVEL(ioprio) IOPRIO_PRIO_DATA(ioprio)
 #define IOPRIO_DEFAULT IOPRIO_PRIO_VALUE(IOPRIO_CLASS_NONE, 0)
 
 static inline bool ioprio_valid(unsigned short ioprio)

@@ -5,6 +5,7 @@
 #ifndef _KCOMPAT_LINUX_JIFFIES_H
 #define _KCOMPAT_LINUX_JIFFIES_H
 
+#include <limits.h>
 #include <linux/types.h>
 
 #ifndef CONFIG_HZ
@@ -16,6 +17,8 @@
 #define NSEC_PER_SEC 1000000000L
 #define NSEC_PER_MSEC 1000000L
 #define NSEC_PER_USEC 1000L
+#define USEC_PER_MSEC 1000L
+#define MAX_JIFFY_OFFSET ((LONG_MAX >> 1) - 1)
 
 extern __thread unsigned long kcompat_jiffies;
 extern __thread u64 kcompat_now_ns;
@@ -27,6 +30,8 @@ extern __thread u64 kcompat_now_ns;
 #define time_before_eq(a, b) time_after_eq(b, a)
 #define time_is_after_jiffies(a) time_before(jiffies, a)
 #define time_is_before_jiffies(a) time_after(jiffies, a)
+#define time_is_after_eq_jiffies(a) time_before_eq(jiffies, a)
+#define time_is_before_eq_jiffies(a) time_after_eq(jiffies, a)
 
 /* The kernel's rounding: up for msecs/usecs to jiffies, down for jiffies to msecs. */
 static inline unsigned long msecs_to_jiffies(const unsigned int m)

@@ -76,6 +76,20 @@ static inline int list_empty_careful(const struct list_head *head)
 	return next == head && next == head->prev;
 }
 
+static inline void list_replace(struct list_head *old, struct list_head *new)
+{
+	new->next = old->next;
+	new->next->prev = new;
+	new->prev = old->prev;
+	new->prev->next = new;
+}
+
+static inline void list_replace_init(struct list_head *old, struct list_head *new)
+{
+	list_replace(old, new);
+	INIT_LIST_HEAD(old);
+}
+
 static inline int list_is_singular(const struct list_head *head)
 {
 	return !list_empty(head) && head->next == head->prev;
@@ -156,5 +170,28 @@ static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
 	h->first = n;
 	n->pprev = &h->first;
 }
+
+#define INIT_HLIST_HEAD(ptr) ((ptr)->first = NULL)
+#define HLIST_HEAD_INIT { .first = NULL }
+static inline int hlist_empty(const struct hlist_head *h)
+{
+	return !READ_ONCE(h->first);
+}
+
+static inline void hlist_del(struct hlist_node *n)
+{
+	hlist_del_init(n);
+}
+
+#define hlist_entry(ptr, type, member) container_of(ptr, type, member)
+#define hlist_entry_safe(ptr, type, member) \
+	({ __typeof__(ptr) ____ptr = (ptr); ____ptr ? hlist_entry(____ptr, type, member) : NULL; })
+#define hlist_for_each_entry(pos, head, member) \
+	for (pos = hlist_entry_safe((head)->first, __typeof__(*(pos)), member); pos; \
+	     pos = hlist_entry_safe((pos)->member.next, __typeof__(*(pos)), member))
+#define hlist_for_each_entry_safe(pos, n, head, member) \
+	for (pos = hlist_entry_safe((head)->first, __typeof__(*pos), member); \
+	     pos && ({ n = pos->member.next; 1; }); \
+	     pos = hlist_entry_safe(n, __typeof__(*pos), member))
 
 #endif
