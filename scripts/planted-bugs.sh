@@ -8,12 +8,14 @@
 # baseline (scenarios/regress/baseline.json), revert. Prints a Markdown table of verdicts
 # (docs/regress.md carries the last one).
 #
-#   scripts/planted-bugs.sh [SCRATCH_DIR]    (default: /tmp/blksim-planted-bugs; kept, so that
-#                                            a second run builds incrementally)
+#   scripts/planted-bugs.sh [SCRATCH_DIR [GLOB]]  (SCRATCH_DIR default: /tmp/blksim-planted-bugs;
+#                                            kept, so that a second run builds incrementally;
+#                                            GLOB: only the patches it matches, e.g. '*bfq*')
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src="$(pwd)"
 scratch="${1:-/tmp/blksim-planted-bugs}"
+only="${2:-*}"
 mkdir -p "$scratch"
 # The tree as committed (the suite and baseline included), not the working copy's changes.
 git archive HEAD | tar -x -C "$scratch"
@@ -28,6 +30,8 @@ echo "| Planted bug | Verdict | Exit | Cells whose reports differ | Regressions 
 echo "|---|---|---|---|---|"
 for patch in "$src"/test/planted-bugs/*.patch; do
   name="$(basename "$patch" .patch)"
+  # shellcheck disable=SC2254
+  case "$name.patch" in $only) ;; *) continue ;; esac
   (cd "$scratch" && patch -s -p1 < "$patch")
   build
   rc=0

@@ -12,6 +12,7 @@
 
 __thread unsigned long kcompat_jiffies;
 __thread u64 kcompat_now_ns;
+__thread u64 kcompat_last_read_ns;
 __thread int kcompat_caller_holds_lock;
 
 static kcompat_bug_fn bug_handler;

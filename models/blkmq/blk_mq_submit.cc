@@ -15,7 +15,8 @@ using sim::Time;
 // X per cut), each a bio of its own, submitted in order.
 void RequestQueue::split_bio(SplitBio& sb, Time now, uint32_t cpu) const {
     const Bio& bio = sb.bio;
-    const uint32_t max = split_sectors_;
+    // bio_split_discard(): a discard is cut at max_discard_sectors, not at the data limits.
+    const uint32_t max = bio.op == ReqOp::DISCARD ? max_discard_sectors_ : split_sectors_;
     sb.nr_pieces = (bio.nr_sectors + max - 1) / max;
     sb.pieces_left = sb.nr_pieces;
     if (sb.pieces.size() < sb.nr_pieces)
@@ -53,7 +54,7 @@ SubmitStatus RequestQueue::submit_bio(SplitBio& sb, Plug& plug, uint32_t cpu, Ti
         trace_bio(TraceAction::QUEUE, bio, now, cpu, bio.pid);
         sb.next_piece = 0;
         sb.piece_tried = false;
-        if (bio.nr_sectors > split_sectors_) [[unlikely]]
+        if (bio.nr_sectors > (bio.op == ReqOp::DISCARD ? max_discard_sectors_ : split_sectors_)) [[unlikely]]
             split_bio(sb, now, cpu);
         else
             sb.nr_pieces = sb.pieces_left = 1;
@@ -82,6 +83,12 @@ SubmitStatus RequestQueue::submit_bio(SplitBio& sb, Plug& plug, uint32_t cpu, Ti
         if (rq == nullptr)
             return SubmitStatus::WAIT_TAG;
         bio_to_request(rq, &bio, bio.pid, sb.queued);
+        // blk_mq_rq_ctx_init()'s ops.prepare_request runs in the submitting task: bfq takes
+        // `current`'s io_cq there (ioc_find_get_icq), so the request must name its task
+        // first; before, a kernel:bfq request was put in the queue of the task that last
+        // held its scheduler tag.
+        if (elevator_)
+            elevator_->prepare_request(rq);
         if (tracing())
             trace_bio(TraceAction::GETRQ, bio, now + cpu_time, cpu, bio.pid);  // blk_add_trace_getrq
         // The piece counts as submitted before blk_insert_flush(), which may end it at once.

@@ -14,7 +14,12 @@ namespace blksim::blkmq {
 
 // enum req_op: REQ_OP_FLUSH is the empty cache flush the flush machinery sends the driver
 // (blk-flush.c's flush_rq); a file system's or fsync()'s flush is a WRITE with REQ_PREFLUSH.
-enum class ReqOp : uint8_t { READ = 0, WRITE = 1, FLUSH = 2 };
+// REQ_OP_DISCARD is blkdev_issue_discard()'s (the BLKDISCARD ioctl fio's trims use): a range
+// to deallocate, no data.
+enum class ReqOp : uint8_t { READ = 0, WRITE = 1, FLUSH = 2, DISCARD = 3 };
+// op_is_write(): the kernel's odd ops (WRITE, DISCARD) count as writes (rq_data_dir(), the
+// schedulers' direction, the disk stats' write side).
+inline bool op_is_write(ReqOp op) { return (static_cast<uint8_t>(op) & 1u) != 0; }
 
 // The blk_opf_t flags the model carries (include/linux/blk_types.h): REQ_PREFLUSH asks for a
 // cache flush before the request's data, REQ_FUA for its data to reach stable media before
@@ -145,7 +150,10 @@ struct Request {
     uint64_t bytes() const { return static_cast<uint64_t>(nr_sectors) << 9; }
     uint64_t end_sector() const { return sector + nr_sectors; }
     // rq_mergeable(): no bio joins a FUA / PREFLUSH request or one inside a flush sequence.
-    bool mergeable() const { return !(cmd_flags & REQ_NOMERGE_FLAGS) && rq_flags == 0; }
+    // *Simplification:* nor a discard (the kernel merges discards into multi-range requests,
+    // bio_attempt_discard_merge(); fio's trims are synchronous, one per job at a time, so
+    // only discards of different jobs could meet: docs/fio.md, Trims).
+    bool mergeable() const { return !(cmd_flags & REQ_NOMERGE_FLAGS) && rq_flags == 0 && op != ReqOp::DISCARD; }
     bool fua() const { return (cmd_flags & REQ_FUA) != 0; }
 };
 

@@ -38,6 +38,8 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
                      (dev.logical_block_size() >> 9)),
       elv_lock_(name_ + ".elevator", costs.lock_handoff) {
     write_cache_ = dev.write_cache();
+    const uint32_t gran = std::max(1u, dev.discard_granularity() >> 9);
+    max_discard_sectors_ = dev.max_discard_sectors() / gran * gran;
     fua_ = write_cache_ && dev.fua();  // blk_validate_limits: no FUA without a write cache
     init_hw_queues(tag_set);
     map_queues(static_cast<uint32_t>(cpus.size()));
@@ -227,9 +229,8 @@ Request* RequestQueue::alloc_request(uint32_t cpu, Time now, bool sync_read) {
                             h.queue_num(), st.in_use(), st.depth(), limit);
             return nullptr;
         }
-        Request* rq = init_request(st.rq(stag), h, BlkMqTags::NO_TAG, cpu, now);
-        elevator_->prepare_request(rq);
-        return rq;
+        // (The elevator's prepare_request comes once the bio is in: prepare_rq().)
+        return init_request(st.rq(stag), h, BlkMqTags::NO_TAG, cpu, now);
     }
     if (tag_set_.shared())
         tag_busy(h);
@@ -277,8 +278,9 @@ void RequestQueue::emit_event(TraceAction a, bool has_op, ReqOp op, uint64_t sec
     e.time = t;
     e.cpu = cpu;
     e.action = a;
-    e.write = has_op && op == ReqOp::WRITE;
-    e.sync = e.write;
+    e.write = has_op && op_is_write(op);
+    e.discard = has_op && op == ReqOp::DISCARD;
+    e.sync = has_op && op == ReqOp::WRITE;  // blkdev_issue_discard()'s bios carry no REQ_SYNC
     e.flush = has_op && ((cmd_flags & REQ_PREFLUSH) || op == ReqOp::FLUSH);
     e.fua = has_op && (cmd_flags & REQ_FUA);
     e.sector = sector;
@@ -300,7 +302,8 @@ void RequestQueue::emit_bio(TraceAction a, const Bio& bio, Time t, uint32_t cpu,
 void RequestQueue::bio_to_request(Request* rq, Bio* bio, uint32_t pid, Time now) {
     rq->sector = bio->sector;
     rq->nr_sectors = bio->nr_sectors;
-    rq->nr_phys_segments = bio_segments(bio->nr_sectors);
+    // A discard carries no data: one range (blk_rq_nr_discard_segments()).
+    rq->nr_phys_segments = bio->op == ReqOp::DISCARD ? 1 : bio_segments(bio->nr_sectors);
     rq->op = bio->op;
     rq->cmd_flags = bio->cmd_flags;
     rq->rq_flags = 0;
@@ -339,7 +342,7 @@ bool RequestQueue::bio_attempt_merge(Request* rq, Bio* bio, Time now, uint32_t c
         rq->nr_phys_segments + segs > cfg_.max_segments ||
         rq->ioprio_class != bio->ioprio_class || rq->ioprio_level != bio->ioprio_level)
         return false;
-    const unsigned dir = bio->op == ReqOp::WRITE ? 1u : 0u;
+    const unsigned dir = op_is_write(bio->op) ? 1u : 0u;
     if (rq->end_sector() == bio->sector) {
         // bio_attempt_back_merge
         rq->biotail->bi_next = bio;
@@ -369,7 +372,7 @@ bool RequestQueue::bio_attempt_merge(Request* rq, Bio* bio, Time now, uint32_t c
 }
 
 bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duration& lock_time) {
-    if (cfg_.nomerges == 2 || (bio->cmd_flags & REQ_NOMERGE_FLAGS))
+    if (cfg_.nomerges == 2 || (bio->cmd_flags & REQ_NOMERGE_FLAGS) || bio->op == ReqOp::DISCARD)
         return false;
     if (!elevator_)
         return attempt_sw_merge(bio, now, cpu);
@@ -387,7 +390,7 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
         !rq->mergeable())
         return false;
     rq->nr_phys_segments += segs;
-    const unsigned dir = bio->op == ReqOp::WRITE ? 1u : 0u;
+    const unsigned dir = op_is_write(bio->op) ? 1u : 0u;
     ++stats_.merges[dir];
     if (m == sched::ElvMerge::BACK_MERGE) {
         rq->biotail->bi_next = bio;
@@ -463,7 +466,7 @@ void RequestQueue::merge_requests(Request* rq, Request* next, Time now, uint32_t
         --elv_held_;
     }
     elevator_->requests_merged(rq, next);
-    ++stats_.merges[rq->op == ReqOp::WRITE ? 1u : 0u];
+    ++stats_.merges[op_is_write(rq->op) ? 1u : 0u];
     free_request(next, now);
 }
 
@@ -472,8 +475,9 @@ void RequestQueue::rq_violation(const Request& rq, const char* what, const char*
     static constexpr const char* state_names[] = {"idle", "in flight", "complete"};
     throw std::logic_error(fmt::format(
         "invariant violated: queue {}: request tag {} (sector {} + {}, {}, pid {}, state {}) {} "
-        "(rule: {})", name_, rq.tag, rq.sector, rq.nr_sectors, rq.op == ReqOp::WRITE ? "write" : "read",
-        rq.pid, state_names[static_cast<unsigned>(rq.state) % 3], what, rule));
+        "(rule: {})", name_, rq.tag, rq.sector, rq.nr_sectors,
+        rq.op == ReqOp::DISCARD ? "discard" : rq.op == ReqOp::WRITE ? "write" : "read", rq.pid,
+        state_names[static_cast<unsigned>(rq.state) % 3], what, rule));
 }
 
 void RequestQueue::start_request(Request* rq, Time now) {
@@ -963,10 +967,13 @@ void RequestQueue::requeue_work(uint64_t arg) {
 
 [[gnu::always_inline]] inline void RequestQueue::end_request_body(Request* rq, Time tc, uint32_t ccpu, Time now) {
     // blk_update_request → trace C; diskstats; btt stage times.
-    const unsigned dir = rq->op == ReqOp::WRITE ? 1u : 0u;
-    ++stats_.ios[dir];
-    stats_.sectors[dir] += rq->nr_sectors;
-    stats_.ticks_ns[dir] += (tc - rq->t_get).count();
+    // A discard goes to the kernel's STAT_DISCARD, which fio's disk stats (read/write) leave out.
+    if (rq->op != ReqOp::DISCARD) [[likely]] {
+        const unsigned dir = rq->op == ReqOp::WRITE ? 1u : 0u;
+        ++stats_.ios[dir];
+        stats_.sectors[dir] += rq->nr_sectors;
+        stats_.ticks_ns[dir] += (tc - rq->t_get).count();
+    }
     stats_.q2g.add((rq->t_get - rq->t_queue).count());
     stats_.g2i.add((rq->t_insert - rq->t_get).count());
     stats_.i2d.add((rq->t_issue - rq->t_insert).count());

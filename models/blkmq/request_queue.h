@@ -129,6 +129,9 @@ public:
     // bio_split_to_limits(): the largest piece, in sectors, a bio may be submitted as: within
     // max_sectors and max_segments pages, whole logical blocks. Larger bios are split.
     uint32_t split_sectors() const { return split_sectors_; }
+    // queue/discard_max_bytes >> 9: the largest discard piece (bio_split_discard(): whole
+    // discard_granularity units); 0 = the device takes no discards.
+    uint32_t max_discard_sectors() const { return max_discard_sectors_; }
 
     // hctx_may_queue(): may this hctx take one more driver tag of a shared set?
     bool hctx_may_queue(const HwQueue& h) const;
@@ -374,6 +377,7 @@ private:
     uint32_t shared_nr_active_ = 0;   // with host-wide tags: driver tags the queue holds  // requests in the elevator by the core's count (Request::elv_queued)
     uint32_t max_sectors_;
     uint32_t split_sectors_;
+    uint32_t max_discard_sectors_ = 0;
     // The scheduler tags' requests outlive the elevator: its intrusive containers must be
     // gone before the requests they may still link (a run stopped by a broken invariant).
     std::vector<std::unique_ptr<BlkMqTags>> sched_tags_;

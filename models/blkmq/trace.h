@@ -30,7 +30,8 @@ struct TraceEvent {
     sim::Time time;
     uint32_t cpu = 0;
     TraceAction action = TraceAction::QUEUE;
-    bool write = false;        // rwbs: 'W' or 'R'
+    bool write = false;        // rwbs: 'W' or 'R' (op_is_write(): a discard is a write)
+    bool discard = false;      // REQ_OP_DISCARD: BLK_TC_DISCARD, rwbs 'D' in place of 'W'
     bool sync = false;         // rwbs 'S' (O_DIRECT reads/writes are REQ_SYNC... see writer)
     bool flush = false;        // REQ_PREFLUSH or REQ_OP_FLUSH: BLK_TC_FLUSH, rwbs 'F' first ("FWS", "FN")
     bool fua = false;          // REQ_FUA: BLK_TC_FUA, rwbs 'F' after the direction ("WFS")

@@ -83,6 +83,11 @@ public:
     // counts only together with a write cache, as blk_validate_limits() has it.
     virtual bool write_cache() const { return false; }
     virtual bool fua() const { return false; }
+    // The discard queue limits the driver sets (sysfs queue/discard_max_hw_bytes >> 9,
+    // queue/discard_granularity in bytes): 0 sectors = no discard support, and the BLKDISCARD
+    // ioctl fails with EOPNOTSUPP before any bio (bdev_max_discard_sectors() == 0).
+    virtual uint32_t max_discard_sectors() const { return 0; }
+    virtual uint32_t discard_granularity() const { return logical_block_size(); }
     // BLK_MQ_F_TAG_HCTX_SHARED: the driver's hctxs all draw on one host-wide tag space
     // (set->shared_tags) instead of queue_depth tags each.
     virtual bool host_tagset() const { return false; }

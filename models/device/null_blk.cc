@@ -112,6 +112,10 @@ constexpr kind::Param<C> kParams[] = {
     kind::flag("memory_backed", &C::memory_backed,
                "null_blk memory_backed: keep the written data (no effect on a simulation's timing; accepted as "
                "null_blk has it). Default {default}."),
+    kind::flag("discard", &C::discard,
+               "null_blk discard: 1 = the disk takes discards (fio's trims), each ending like any request through "
+               "irqmode; honoured only with memory_backed=1, as null_config_discard() has it (otherwise a trim fails "
+               "with EOPNOTSUPP). Default {default}."),
     kind::integer("cache_size", &C::cache_size_mb, 0, 1048576,
                   "null_blk cache_size, MiB: a write cache in front of the device; with it the queue has a volatile "
                   "write cache, so flushes (fsync) and FUA writes reach the driver (null_handle_flush ends them like "

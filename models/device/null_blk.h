@@ -33,6 +33,10 @@ public:
     bool write_cache() const override { return cfg_.cache_size_mb > 0; }
     bool fua() const override { return cfg_.fua; }
     bool host_tagset() const override { return cfg_.shared_tag_bitmap; }
+    // null_config_discard(): UINT_MAX >> 9 sectors, granularity the block size.
+    uint32_t max_discard_sectors() const override {
+        return cfg_.discard && cfg_.memory_backed ? 0xFFFFFFFFu >> 9 : 0;
+    }
 
 private:
     void timer_expired(uint64_t);

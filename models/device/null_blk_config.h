@@ -30,6 +30,10 @@ struct NullBlkConfig {
     // and FUA reach it; 0 (the default): no write cache, flushes end in the block layer.
     bool memory_backed = false;
     uint64_t cache_size_mb = 0;
+    // discard (configfs): REQ_OP_DISCARD support, honoured only with memory_backed
+    // (null_config_discard(): "discard option is ignored without memory backing"). A discard
+    // then ends like any request, through irqmode.
+    bool discard = false;
     bool fua = true;
 };
 

@@ -29,6 +29,12 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
         eq_.at<&Nvme::complete>(fetched + cfg_.flush_latency, this, reinterpret_cast<uint64_t>(rq));
         return BlkStatus::OK;
     }
+    if (rq->op == blkmq::ReqOp::DISCARD) [[unlikely]] {
+        // Dataset Management (deallocate): queued like any command; the controller updates
+        // its mapping, neither the flash units nor the link are used.
+        eq_.at<&Nvme::complete>(fetched + cfg_.deallocate_latency, this, reinterpret_cast<uint64_t>(rq));
+        return BlkStatus::OK;
+    }
     // Flash: the earliest free unit.
     const uint64_t bytes = rq->bytes();
     const uint64_t extra_4k = bytes > 4096 ? (bytes - 1) / 4096 : 0;
@@ -111,6 +117,12 @@ constexpr kind::Param<C> kParams[] = {
     kind::time("program_latency", &C::program_latency,
                "Extra media time of a FUA write (its data programmed before the answer). Suffixes ns, us, ms, s; a bare "
                "number is ns. Default {default}."),
+    kind::flag("dsm", &C::dsm,
+               "Dataset Management supported (ONCS): the disk takes discards (fio's trims) as Deallocate commands; "
+               "0 = a trim fails with EOPNOTSUPP. Default {default}."),
+    kind::time("deallocate_latency", &C::deallocate_latency,
+               "Controller time of a Dataset Management (deallocate) command after it was fetched (an assumption; "
+               "measure with fio rw=randtrim). Suffixes ns, us, ms, s; a bare number is ns. Default {default}."),
 };
 
 constinit const DeviceKindOf<C> kKind{

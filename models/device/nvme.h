@@ -38,6 +38,8 @@ public:
     uint32_t logical_block_size() const override { return cfg_.blocksize; }
     bool write_cache() const override { return cfg_.volatile_write_cache; }
     bool fua() const override { return cfg_.fua; }
+    // nvme_config_discard(): UINT_MAX sectors (no DMRSL given), granularity the block size.
+    uint32_t max_discard_sectors() const override { return cfg_.dsm ? 0xFFFFFFFFu : 0; }
     void seed(uint64_t run_seed, std::string_view name) override;
 
 private:

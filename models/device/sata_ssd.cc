@@ -33,10 +33,10 @@ SataSsd::SataSsd(sim::EventQueue& eq, const SataSsdConfig& cfg)
 void SataSsd::seed(uint64_t run_seed, std::string_view name) { rng_ = sim::Rng(run_seed, std::string(name) + ".flash"); }
 
 BlkStatus SataSsd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_t /*cpu*/) {
-    // FLUSH CACHE is a non-queued ATA command: libata defers it until the NCQ commands are
-    // done, and defers every command while it runs (BLK_STS_DEV_RESOURCE: the next
-    // completion retries).
-    if (flush_cmd_ || (rq->op == blkmq::ReqOp::FLUSH && in_drive_ > 0)) [[unlikely]]
+    // FLUSH CACHE (and a non-NCQ TRIM) is a non-queued ATA command: libata defers it until
+    // the NCQ commands are done, and defers every command while it runs
+    // (BLK_STS_DEV_RESOURCE: the next completion retries).
+    if (flush_cmd_ || (non_queued(*rq) && in_drive_ > 0)) [[unlikely]]
         return BlkStatus::DEV_RESOURCE;
     if (q_)
         q_->start_request(rq, now);
@@ -45,6 +45,17 @@ BlkStatus SataSsd::queue_rq(blkmq::Request* rq, bool /*last*/, Time now, uint32_
         ++stats_.flushes;
         flush_cmd_ = true;
         const Time done = sim::max(now, ctrl_free_) + cfg_.cmd_overhead + cfg_.flush_latency;
+        ctrl_free_ = done;
+        eq_.at<&SataSsd::complete>(done, this, reinterpret_cast<uint64_t>(rq));
+        return BlkStatus::OK;
+    }
+    if (rq->op == blkmq::ReqOp::DISCARD) [[unlikely]] {
+        // DATA SET MANAGEMENT / TRIM: the mapping updated, no data moved (*simplification:*
+        // one cost per command whatever its ranges; the buffer and the flash do not see it).
+        stats_.in_drive_max = std::max(stats_.in_drive_max, ++in_drive_);
+        ++stats_.trims;
+        flush_cmd_ = non_queued(*rq);
+        const Time done = sim::max(now, ctrl_free_) + cfg_.cmd_overhead + cfg_.trim_latency;
         ctrl_free_ = done;
         eq_.at<&SataSsd::complete>(done, this, reinterpret_cast<uint64_t>(rq));
         return BlkStatus::OK;
@@ -168,7 +179,7 @@ Time SataSsd::serve_write(uint64_t b0, uint64_t b1, Time fetched) {
 void SataSsd::complete(uint64_t rq_addr) {
     auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
     --in_drive_;
-    if (rq->op == blkmq::ReqOp::FLUSH)
+    if (non_queued(*rq))
         flush_cmd_ = false;
     end_request(q_, rq, eq_.now(), cfg_.irq_cpu);
 }
@@ -201,6 +212,10 @@ void SataSsd::report(result::DeviceReport& r) const {
         r.new_line();
         r.add("flushes", static_cast<double>(s.flushes));
         r.add("fua_writes", static_cast<double>(s.fua_writes));
+    }
+    if (s.trims) {
+        r.new_line();
+        r.add("trims", static_cast<double>(s.trims));
     }
 }
 
@@ -279,6 +294,15 @@ constexpr kind::Param<C> kParams[] = {
     kind::time("flush_latency", &C::flush_latency,
                "Time of a FLUSH CACHE once the NCQ queue is drained (an estimate for a consumer drive without "
                "power-loss protection). Suffixes ns, us, ms, s; a bare number is ns. Default {default}."),
+    kind::flag("trim", &C::trim,
+               "The drive supports TRIM (DATA SET MANAGEMENT): the disk takes discards (fio's trims); 0 = a trim "
+               "fails with EOPNOTSUPP. Default {default}."),
+    kind::flag("trim_queued", &C::trim_queued,
+               "TRIM as a queued NCQ command (SEND FPDMA QUEUED); 0 = non-queued, as on many drives: it waits for the "
+               "NCQ queue to drain and holds the drive, like FLUSH CACHE. Default {default}."),
+    kind::time("trim_latency", &C::trim_latency,
+               "The drive's time per TRIM command once it has it (an assumption; measure with fio rw=randtrim). "
+               "Suffixes ns, us, ms, s; a bare number is ns. Default {default}."),
 };
 
 kind::Problem validate(const C& c, uint32_t nr_cpus) {

@@ -27,8 +27,9 @@
 // reordering of a real controller is not modelled: a write waiting for buffer room holds the
 // link, and the reads behind it); programs drain as a fluid and do not occupy the dies (no
 // read-behind-program interference); no channel bus timeline; reads of data still in the
-// write buffer go to the flash; no TRIM, no FLUSH (a volatile-cache flush would wait for
-// the drain), no power states.
+// write buffer go to the flash; a TRIM costs its command time only (trimmed space does not
+// lighten garbage collection); no FLUSH drain (a volatile-cache flush would wait for the
+// drain), no power states.
 #pragma once
 
 #include <vector>
@@ -56,6 +57,8 @@ public:
     bool fua() const override { return cfg_.fua; }
     void seed(uint64_t run_seed, std::string_view name) override;
     HostPath host_path() const override { return HostPath::ATA; }
+    // ata_scsiop_inq_b0(): 65535 * ATA_MAX_TRIM_RNUM (64) blocks per WRITE SAME(16) UNMAP.
+    uint32_t max_discard_sectors() const override { return cfg_.trim ? 65535u * 64u * (cfg_.blocksize >> 9) : 0; }
     void report(result::DeviceReport& r) const override;
     std::string check_idle() const override;
     // Commands in the drive, and the write buffer's fill (a write the timelines admitted
@@ -78,6 +81,7 @@ public:
         double buffer_max = 0;            // highest fill, bytes
         uint32_t in_drive_max = 0;        // most commands in the drive at once
         uint64_t flushes = 0, fua_writes = 0;
+        uint64_t trims = 0;
     };
     const Stats& stats() const { return stats_; }
     // Bytes in the write buffer at `t` (at or after the last write's admission).
@@ -124,7 +128,10 @@ private:
 
     uint32_t in_drive_ = 0;
 
-    bool flush_cmd_ = false;  // a FLUSH CACHE (non-queued) is in the drive
+    bool flush_cmd_ = false;  // a non-queued command (FLUSH CACHE, non-NCQ TRIM) is in the drive
+    bool non_queued(const blkmq::Request& rq) const {
+        return rq.op == blkmq::ReqOp::FLUSH || (rq.op == blkmq::ReqOp::DISCARD && !cfg_.trim_queued);
+    }
     Stats stats_;
 };
 

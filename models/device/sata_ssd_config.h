@@ -63,6 +63,16 @@ struct SataSsdConfig {
     // an estimate from published fio fsync=1 runs on consumer SATA SSDs without power-loss
     // protection (a few hundred fsyncs per second). A non-queued command, as on the HDD.
     sim::Duration flush_latency = sim::Duration::ns(2'000'000);
+    // --- TRIM (ATA DATA SET MANAGEMENT) ------------------------------------------------------
+    // `trim`: the drive reports TRIM (IDENTIFY word 169), so libata advertises discard
+    // (WRITE SAME(16) with UNMAP, translated; up to 65535 * 64 sectors per command). Many drives
+    // allow only the non-queued command (libata's ATA_HORKAGE_NO_NCQ_TRIM, or no SEND FPDMA
+    // QUEUED DSM): like FLUSH CACHE it waits for the NCQ queue to drain and holds the drive.
+    // trim_latency: the drive's time per TRIM command. No datasheet gives it; 500 us is an
+    // assumption (set it from fio rw=randtrim on the drive: clat is about this plus the path).
+    bool trim = true;
+    bool trim_queued = false;
+    sim::Duration trim_latency = sim::Duration::ns(500'000);
     // A FUA write is acknowledged once its data is programmed: program_latency after the
     // buffer has it.
     // --- read-ahead ----------------------------------------------------------------------

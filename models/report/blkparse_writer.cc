@@ -57,7 +57,9 @@ Rwbs fill_rwbs(const TraceEvent& e) {
     int i = 0;
     if (e.flush)
         r.s[i++] = 'F';
-    if (e.write)
+    if (e.discard)
+        r.s[i++] = 'D';  // blk_fill_rwbs(): REQ_OP_DISCARD
+    else if (e.write)
         r.s[i++] = 'W';
     else
         r.s[i++] = e.nr_sectors ? 'R' : 'N';

@@ -44,6 +44,8 @@ uint32_t BlktraceWriter::action_word(const TraceEvent& e) {
     what |= bt::tc_act(e.write ? bt::TC_WRITE : bt::TC_READ);
     if (e.sync)
         what |= bt::tc_act(bt::TC_SYNC);
+    if (e.discard)
+        what |= bt::tc_act(bt::TC_DISCARD);  // __blk_add_trace(): REQ_OP_DISCARD
     // MASK_TC_BIT(opf, PREFLUSH) / (op == REQ_OP_FLUSH), MASK_TC_BIT(opf, FUA).
     if (e.flush)
         what |= bt::tc_act(bt::TC_FLUSH);

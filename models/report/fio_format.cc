@@ -375,8 +375,14 @@ double convert_agg_kbytes_percent(const GroupRunStats& rs, Ddir d, double mean_k
     return p_of_agg;
 }
 
+uint64_t ddir_rw_sum_ios(const JobResult& j) {
+    return j.dir[DDIR_READ].total_ios + j.dir[DDIR_WRITE].total_ios + j.dir[DDIR_TRIM].total_ios;
+}
+
+uint64_t ddir_rw_sum_issued(const JobResult& j) { return ddir_rw_sum_ios(j) + j.dir[DDIR_TRIM].failed_ios; }
+
 std::string_view ddir_name(Ddir d) {
-    return d == DDIR_READ ? "read" : "write";
+    return d == DDIR_READ ? "read" : d == DDIR_WRITE ? "write" : "trim";
 }
 
 

@@ -108,6 +108,10 @@ std::array<double, 7> stat_calc_dist(const std::array<uint64_t, 7>& map, uint64_
 uint64_t runtime_msec(sim::Duration d);
 // ts->runtime[ddir]: 0 for a direction that moved no data, so it is not reported.
 uint64_t ddir_runtime_msec(const JobResult& j, Ddir d);
+// fio's ddir_rw_sum(total_io_u): reads, writes and trims; the completed ones (the latency
+// distribution's 100 %), or all issued (a failed trim included).
+uint64_t ddir_rw_sum_ios(const JobResult& j);
+uint64_t ddir_rw_sum_issued(const JobResult& j);
 
 // The cpu line's usr%/sys% (of fio's total_run_time).
 struct CpuUsage {

@@ -230,7 +230,7 @@ void add_ddir_status_json(FioJsonWriter& w, std::string_view name, const DirResu
     w.add_int("bw", bw);
     w.add_float("iops", iops);
     w.add_int("runtime", runt);
-    w.add_int("total_ios", dr.total_ios);
+    w.add_int("total_ios", dr.total_ios + dr.failed_ios);  // fio's total_io_u: issued
     w.add_int("short_ios", 0);
     w.add_int("drop_ios", 0);
     // Percentiles where the job asks for them (fio's default: clat only).
@@ -294,7 +294,8 @@ void show_thread_status_json(FioJsonWriter& w, const JobResult& t, const fio::Gr
                          DDIR_READ, t.options);
     add_ddir_status_json(w, "write", t.dir[DDIR_WRITE], fio::ddir_runtime_msec(t, DDIR_WRITE), &rs,
                          DDIR_WRITE, t.options);
-    add_ddir_status_json(w, "trim", DirResult{}, 0, nullptr, DDIR_READ, t.options);
+    add_ddir_status_json(w, "trim", t.dir[DDIR_TRIM], fio::ddir_runtime_msec(t, DDIR_TRIM), &rs,
+                         DDIR_TRIM, t.options);
     add_sync_status_json(w, t.sync, t.options);
 
     const fio::CpuUsage cpu = fio::cpu_usage(t);
@@ -305,7 +306,7 @@ void show_thread_status_json(FioJsonWriter& w, const JobResult& t, const fio::Gr
     w.add_int("majf", 0);
     w.add_int("minf", 0);
 
-    const uint64_t total = t.dir[DDIR_READ].total_ios + t.dir[DDIR_WRITE].total_ios;
+    const uint64_t total = fio::ddir_rw_sum_ios(t);
     static constexpr std::array<std::string_view, 7> level_keys = {"1", "2", "4", "8", "16", "32", ">=64"};
     static constexpr std::array<std::string_view, 7> batch_keys = {"0", "4", "8", "16", "32", "64", ">=64"};
     add_pct_object(w, "iodepth_level", fio::stat_calc_dist(t.depth.level, t.depth.level_samples),

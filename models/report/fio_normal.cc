@@ -19,15 +19,15 @@ namespace {
 using fio::N2S;
 
 // init.c add_job(): "name: (g=0): rw=..., bs=(R) 4096B-64.0KiB, ..., ioengine=..., iodepth=N":
-// each direction's min_bs-max_bs; trims use the write sizes, as fio's bs=r,w gives trims the
-// last value.
+// each direction's min_bs-max_bs (bs=r,w gives trims the last value: JobConfig::bs_trim).
 std::string job_description(const JobResult& j) {
     const JobOptions& o = j.options;
     auto bs = [](uint64_t v) { return fio::num2str(v, fio::SIG_FIGS, 1, true, N2S::BYTE); };
     const std::string rmin = bs(o.bs[0].min), rmax = bs(o.bs[0].largest());
     const std::string wmin = bs(o.bs[1].min), wmax = bs(o.bs[1].largest());
+    const std::string tmin = bs(o.bs[2].min), tmax = bs(o.bs[2].largest());
     return fmt::format("{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}\n",
-                       j.name, j.groupid, o.rw, rmin, rmax, wmin, wmax, wmin, wmax, o.ioengine,
+                       j.name, j.groupid, o.rw, rmin, rmax, wmin, wmax, tmin, tmax, o.ioengine,
                        o.iodepth);
 }
 
@@ -173,7 +173,7 @@ std::string show_lat(const std::array<double, N>& pct, std::string_view unit) {
 // stat.c show_latencies(): the completion-latency distribution, as percent of all I/Os.
 std::string show_latencies(const JobResult& t) {
     const LatDist b = fio::lat_dist(t);
-    const uint64_t total = t.dir[DDIR_READ].total_ios + t.dir[DDIR_WRITE].total_ios;
+    const uint64_t total = fio::ddir_rw_sum_ios(t);
     return show_lat(fio::stat_calc_lat(b.n, total), "nsec") +
            show_lat(fio::stat_calc_lat(b.u, total), "usec") +
            show_lat(fio::stat_calc_lat(b.m, total), "msec");
@@ -199,7 +199,10 @@ std::string show_depths(const JobResult& t) {
 std::string show_thread_status_normal(const JobResult& t, const fio::GroupRunStats& rs) {
     const DirResult& rd = t.dir[DDIR_READ];
     const DirResult& wr = t.dir[DDIR_WRITE];
-    if (!rd.io_bytes && !wr.io_bytes && !rd.total_ios && !wr.total_ios)
+    const DirResult& tr = t.dir[DDIR_TRIM];
+    // fio: !ddir_rw_sum(io_bytes) && !ddir_rw_sum(total_io_u), the issued I/Os (a failed
+    // trim's too).
+    if (!rd.io_bytes && !wr.io_bytes && !tr.io_bytes && !fio::ddir_rw_sum_issued(t))
         return {};
 
     std::string out;
@@ -228,9 +231,9 @@ std::string show_thread_status_normal(const JobResult& t, const fio::GroupRunSta
     out += fmt::format("  cpu          : usr={:3.2f}%, sys={:3.2f}%, ctx={}, majf=0, minf=0\n",
                        cpu.usr, cpu.sys, t.ctx);
     out += show_depths(t);
-    // The fourth total is DDIR_SYNC's: the fsyncs issued.
-    out += fmt::format("     issued rwts: total={},{},0,{} short=0,0,0,0 dropped=0,0,0,0\n",
-                       rd.total_ios, wr.total_ios, t.sync.total_ios);
+    // The fourth total is DDIR_SYNC's: the fsyncs issued. A trim that failed was issued.
+    out += fmt::format("     issued rwts: total={},{},{},{} short=0,0,0,0 dropped=0,0,0,0\n",
+                       rd.total_ios, wr.total_ios, tr.total_ios + tr.failed_ios, t.sync.total_ios);
     // No latency_target in blksim: fio 3.33 then prints target/window 0 and the job's depth.
     if (t.options.iodepth)
         out += fmt::format("     latency   : target=0, window=0, percentile=100.00%, depth={}\n",
@@ -240,7 +243,7 @@ std::string show_thread_status_normal(const JobResult& t, const fio::GroupRunSta
 
 // stat.c show_group_stats(): aggregate bandwidth, per-job min-max, total io, runtimes.
 std::string show_group_stats(const fio::GroupRunStats& rs) {
-    static constexpr std::string_view str[] = {"   READ", "  WRITE"};
+    static constexpr std::string_view str[] = {"   READ", "  WRITE", "   TRIM"};
     std::string out = fmt::format("\nRun status group {} (all jobs):\n", rs.groupid);
     for (unsigned d = 0; d < DDIR_RWDIR_CNT; ++d) {
         if (!rs.max_run[d])

@@ -103,7 +103,7 @@ std::string show_thread_status_terse(const JobResult& t, const fio::GroupRunStat
     const fio::CpuUsage cpu = fio::cpu_usage(t);
     fmt::format_to(std::back_inserter(out), ";{:f}%;{:f}%;{};0;0", cpu.usr, cpu.sys, t.ctx);
 
-    const uint64_t total = t.dir[DDIR_READ].total_ios + t.dir[DDIR_WRITE].total_ios;
+    const uint64_t total = fio::ddir_rw_sum_ios(t);
     for (double p : fio::stat_calc_dist(t.depth.level, t.depth.level_samples))
         fmt::format_to(std::back_inserter(out), ";{:3.1f}%", p);
 

@@ -164,7 +164,7 @@ void PerfettoWriter::completed(uint32_t dev, const blkmq::TraceEvent& e) {
         return;
     const int64_t g = std::max(q, e.t_get.ns()), i = std::max(g, e.t_insert.ns());
     const int64_t d = std::clamp(e.t_issue.ns(), i, c);
-    const char dir = e.flush && e.nr_sectors == 0 ? 'F' : e.write ? 'W' : 'R';
+    const char dir = e.flush && e.nr_sectors == 0 ? 'F' : e.discard ? 'D' : e.write ? 'W' : 'R';
     const std::string what = fmt::format("{} {}+{}", dir, e.sector, e.nr_sectors);
     const uint32_t name = intern(what);
     const uint32_t args = intern(fmt::format(

@@ -30,14 +30,14 @@ struct Percentiles {
 struct JobOptions {
     std::string rw = "read";          // fio's names, as rw= and ioengine= print them
     std::string ioengine = "psync";
-    // Per direction (0 read, 1 write): bs, and bsrange's / bssplit's largest size (0: bs is
+    // Per direction (0 read, 1 write, 2 trim): bs, and bsrange's / bssplit's largest size (0: bs is
     // the only size) and bssplit's sizes (empty without bssplit).
     struct BlockSizes {
         uint64_t min = 4096;
         uint64_t max = 0;
         std::vector<SizeShare> split;
         uint64_t largest() const { return max ? max : min; }
-    } bs[2];
+    } bs[3];
     uint32_t iodepth = 1;
     uint32_t numjobs = 1;
     bool gtod_reduce = false;

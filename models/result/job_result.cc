@@ -133,6 +133,7 @@ void DirResult::merge(const DirResult& o) {
     merge_prios(*this, o);  // reads clat/clat_hist as they were before this merge
     io_bytes += o.io_bytes;
     total_ios += o.total_ios;
+    failed_ios += o.failed_ios;
     slat.merge(o.slat);
     clat.merge(o.clat);
     lat.merge(o.lat);

@@ -15,7 +15,7 @@
 
 namespace blksim::result {
 
-enum Ddir : unsigned { DDIR_READ = 0, DDIR_WRITE = 1, DDIR_RWDIR_CNT = 2 };
+enum Ddir : unsigned { DDIR_READ = 0, DDIR_WRITE = 1, DDIR_TRIM = 2, DDIR_RWDIR_CNT = 3 };
 
 // fio's io_stat as group_reporting adds up bandwidth and IOPS (stat.c sum_stat() with
 // pure_sum): min, max, mean and S are summed member by member, so a merged job reports the
@@ -78,6 +78,9 @@ uint32_t ioprio_value(const PrioResult& p);
 struct DirResult {
     uint64_t io_bytes = 0;
     uint64_t total_ios = 0;
+    // Issued and ended in error (a trim on a disk without discard): in fio's total_io_u (the
+    // "issued rwts" count), in none of the statistics.
+    uint64_t failed_ios = 0;
     sim::RunningStat slat, clat, lat;   // ns; slat stays empty for sync engines, as in fio
     sim::LatencyHistogram clat_hist;    // ns
     // Kept only for a job with slat_percentiles / lat_percentiles (JobConfig::Percentiles).

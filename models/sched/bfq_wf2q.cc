@@ -324,14 +324,15 @@ void Bfq::bfq_bfqq_served(BfqQueue* bfqq, int served) {
 }
 
 // bfq_bfqq_charge_time(): a slow queue is charged the service it would have received at
-// the peak rate during its slot (time fairness instead of service fairness).
+// the peak rate during its slot (time fairness instead of service fairness): a slot as long
+// as the budget timeout or longer costs the whole max_budget. The timeout is the module's
+// bfq_timeout (HZ/8), not the queue's timeout_sync tunable, as bfq-wf2q.c has it.
 void Bfq::bfq_bfqq_charge_time(BfqQueue* bfqq, int64_t time_ms) {
     BfqEntity& e = bfqq->entity;
-    int64_t tot_serv_to_charge = e.service;
-    const int64_t timeout_ms = jif_.jiffies_to_msecs(bfq_timeout_);
-    if (time_ms > 0 && time_ms < timeout_ms)
-        tot_serv_to_charge = int64_t{max_budget_} * time_ms / timeout_ms;
-    tot_serv_to_charge = std::max<int64_t>(tot_serv_to_charge, e.service);
+    const int64_t timeout_ms = jif_.jiffies_to_msecs(jif_.hz / 8);
+    const int64_t bounded_time_ms = std::clamp<int64_t>(time_ms, 0, timeout_ms);
+    const int64_t serv_to_charge_for_time = int64_t{max_budget_} * bounded_time_ms / timeout_ms;
+    const int64_t tot_serv_to_charge = std::max<int64_t>(serv_to_charge_for_time, e.service);
     // Increase budget to avoid inconsistencies.
     if (tot_serv_to_charge > e.budget)
         e.budget = static_cast<int>(tot_serv_to_charge);

@@ -31,7 +31,7 @@ struct DeviceReport;
 
 namespace blksim::sched {
 
-// enum elv_merge (ELEVATOR_DISCARD_MERGE left out: blksim has no discards).
+// enum elv_merge (ELEVATOR_DISCARD_MERGE left out: blksim merges no discards, docs/fio.md Trims).
 enum class ElvMerge : uint8_t { NO_MERGE, FRONT_MERGE, BACK_MERGE };
 
 class ElevatorBypass;

@@ -40,6 +40,7 @@ KernelElevator::~KernelElevator() {
 }
 
 void KernelElevator::set_clock(sim::Time now) const {
+    clock_ = now;
     api_.set_clock(static_cast<uint64_t>(now.ns()), static_cast<unsigned long>(jif_.at(now)));
 }
 
@@ -78,7 +79,7 @@ void KernelElevator::timer_fired(void* ev, uint64_t) {
 // blk_mq_run_hw_queue(hctx, async) from the plugin: the core runs it from kblockd now.
 void KernelElevator::host_run_hw_queue(void* self, unsigned int hctx) {
     auto* e = static_cast<KernelElevator*>(self);
-    e->run_hw_queue(hctx, e->eq_.now());
+    e->run_hw_queue(hctx, e->clock_);
 }
 
 // The plugin's tracepoints, as the kernel's trace buffer would show them, become --explain

@@ -115,6 +115,10 @@ private:
     uint32_t nomerges_;
     KernelTunables tunables_;
     Jiffies jif_;
+    // The instant the plugin's clock was set to for the call under way: a wake-up it asks for
+    // (blk_mq_run_hw_queue) runs from there, not from the event's instant, as blksim's own
+    // schedulers run it from the `now` of their call.
+    mutable sim::Time clock_;
     kcompat_queue* q_ = nullptr;
     std::vector<kcompat_rq*> rqs_;  // every kernel request made, freed with the elevator
     std::unordered_map<timer_list*, std::unique_ptr<TimerEvent>> timers_;

@@ -32,7 +32,7 @@
 //     sbitmap, every wake_batch = clamp(depth / 8, 1, 8) tokens freed while hctxs wait
 //     wake up to wake_batch of them, each waking rerunning its hctx (kyber_domain_wake).
 //   - the per-CPU histograms are one histogram: the timer sums them anyway.
-//   - blksim's requests are reads and writes only, so DISCARD and OTHER stay empty; and
+//   - blksim's requests are reads, writes and discards (fio's trims), so OTHER stays empty; and
 //     every blksim I/O is O_DIRECT (REQ_SYNC), which kyber_limit_depth never limits, so
 //     async_depth is computed and tested but does not bind in a simulated run.
 //
@@ -148,7 +148,7 @@ public:
     const KyberTunables& tunables() const { return t_; }
 
     static KyberDomain kyber_sched_domain(blkmq::ReqOp op) {
-        return op == blkmq::ReqOp::WRITE ? KYBER_WRITE : KYBER_READ;
+        return op == blkmq::ReqOp::DISCARD ? KYBER_DISCARD : op == blkmq::ReqOp::WRITE ? KYBER_WRITE : KYBER_READ;
     }
 
     // What debugfs shows (/sys/kernel/debug/block/<dev>/sched/ and hctx*/sched/).

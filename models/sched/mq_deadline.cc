@@ -425,7 +425,7 @@ ElvMerge MqDeadline::bio_merge(const Bio& bio, uint32_t max_sectors, Request** o
     if (!t_.front_merges)
         return ElvMerge::NO_MERGE;
     DdPerPrio& pp = per_prio_[ioprio_class_to_prio(bio.ioprio_class)];
-    const DdDataDir dir = bio.op == blkmq::ReqOp::WRITE ? DD_WRITE : DD_READ;
+    const DdDataDir dir = blkmq::op_is_write(bio.op) ? DD_WRITE : DD_READ;
     Request* rq = deadline_from_pos(pp, dir, bio.end_sector());
     if (rq && rq->sector == bio.end_sector() && elv_bio_merge_ok(*rq, bio)) {
         if (!fits(*rq))

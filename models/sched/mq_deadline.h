@@ -198,7 +198,7 @@ private:
     };
 
     static DdDataDir rq_data_dir(const blkmq::Request& rq) {
-        return rq.op == blkmq::ReqOp::WRITE ? DD_WRITE : DD_READ;
+        return blkmq::op_is_write(rq.op) ? DD_WRITE : DD_READ;
     }
     DdPerPrio& per_prio_of(const blkmq::Request& rq) { return per_prio_[ioprio_class_to_prio(rq.ioprio_class)]; }
 

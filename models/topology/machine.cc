@@ -110,14 +110,39 @@ void Machine::index_audit_spaces() {
     audit_sums_.resize(audit_spaces_.size());
 }
 
+// An SQ thread without sqthread_poll_cpu may run on any online CPU (6.1's io_sq_thread() sets
+// cpu_online_mask, whatever the job's cpus_allowed): the scheduler's fork and load balancing
+// (find_idlest_cpu()) put it on the least loaded CPU, the lowest numbered of equals. It is not
+// migrated later (docs/fio.md "sqthread_poll").
+uint32_t Machine::sq_thread_cpu(const workload::JobConfig& j, std::vector<uint32_t>& load) {
+    uint32_t best = 0;
+    if (j.sqthread_poll_cpu) {
+        best = *j.sqthread_poll_cpu;
+        if (best >= load.size())
+            throw std::invalid_argument(fmt::format("job '{}': sqthread_poll_cpu {} does not exist (the host has {} CPUs)",
+                                                    j.name, best, load.size()));
+    } else {
+        for (uint32_t c = 1; c < load.size(); ++c)
+            if (load[c] < load[best])
+                best = c;
+    }
+    ++load[best];
+    return best;
+}
+
 // One thread per numjobs clone; fio numbers them in order. Without cpus_allowed the
 // kernel scheduler spreads threads over the CPUs (thread k on CPU k mod nr_cpus).
 void Machine::make_threads() {
     uint32_t k = 0;
     uint32_t wave = 0;
     std::size_t total = 0;
+    std::vector<uint32_t> thread_cpu, load(cfg_.host.nr_cpus, 0);
     for (const auto& j : cfg_.jobs)
-        total += j.numjobs;
+        for (uint32_t clone = 0; clone < j.numjobs; ++clone, ++total) {
+            thread_cpu.push_back(j.cpus_allowed.empty() ? static_cast<uint32_t>(total % cfg_.host.nr_cpus)
+                                                        : j.cpus_allowed[(j.cpus_split ? total : clone) % j.cpus_allowed.size()]);
+            ++load[thread_cpu.back()];
+        }
     result_.jobs.resize(total);
     std::unordered_map<std::string, blkmq::RequestQueue*> queue_by_device;
     for (auto& rq : queues_)
@@ -131,13 +156,12 @@ void Machine::make_threads() {
             ++wave;  // wait for every earlier job (fio ignores a stonewall on the first)
         for (uint32_t clone = 0; clone < j.numjobs; ++clone, ++k) {
             wave_.push_back(wave);
-            const uint32_t cpu = j.cpus_allowed.empty()
-                                     ? k % cfg_.host.nr_cpus
-                                     : j.cpus_allowed[(j.cpus_split ? k : clone) % j.cpus_allowed.size()];
+            const uint32_t cpu = thread_cpu[k];
+            cpu::Cpu* sq_cpu = j.sqthread_poll ? cpus_[sq_thread_cpu(j, load)].get() : nullptr;
             result::JobResult& r = result_.jobs[k];
             r.pid = 1000 + k;
             threads_.push_back(std::make_unique<workload::JobThread>(
-                eq_, j, clone, cfg_.seed, *cpus_[cpu], *q, cfg_.host, r, cfg_.bw_avg_time));
+                eq_, j, clone, cfg_.seed, *cpus_[cpu], *q, cfg_.host, r, cfg_.bw_avg_time, sq_cpu));
             threads_.back()->enable_logs(k + 1);  // fio numbers its jobs from 1
         }
     }
@@ -387,12 +411,12 @@ void Machine::check_io_accounted() const {
                 "invariant violated: job thread {} ('{}') submitted {} I/Os and completed {} "
                 "({} still in the kernel)", i, result_.jobs[i].name, t.submitted(), t.completed(),
                 t.in_kernel()));
-        for (unsigned d = 0; d < 2; ++d)
+        for (unsigned d = 0; d < 3; ++d)
             if (t.kernel_bytes(d) != result_.jobs[i].dir[d].io_bytes + t.ramp_bytes(d))
                 throw std::logic_error(fmt::format(
                     "invariant violated: job thread {} ('{}'): the report says {} bytes {}, the kernel "
                     "completed {} of which {} during ramp_time (rule: per-job bytes match the report)",
-                    i, result_.jobs[i].name, result_.jobs[i].dir[d].io_bytes, d ? "written" : "read",
+                    i, result_.jobs[i].name, result_.jobs[i].dir[d].io_bytes, d == 2 ? "trimmed" : d ? "written" : "read",
                     t.kernel_bytes(d), t.ramp_bytes(d)));
     }
     for (const auto& q : queues_) {

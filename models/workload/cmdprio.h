@@ -31,7 +31,7 @@ public:
     void set_ioprio(blkmq::Bio& bio, unsigned ddir, uint64_t len, sim::Rng& rng) const {
         bio.ioprio_class = cfg_.prioclass;
         bio.ioprio_level = cfg_.prio;
-        if (cfg_.cmdprio[ddir].used())
+        if (ddir < 2 && cfg_.cmdprio[ddir].used())  // fio's cmdprio: reads and writes (no trims)
             set_cmdprio(bio, ddir, len, rng);
     }
     // The per-priority statistics of direction `ddir`, in fio's order (empty until used).

@@ -9,7 +9,8 @@
 //             reap up to iodepth_batch_complete_max. Completions are read from the shared
 //             ring without a syscall when present (libaio's user_io_getevents, the CQ ring).
 // libaio and io_uring differ only in their cost profile entries (engines/aio.h), and in
-// io_uring's hipri: it reaps by spinning instead of sleeping (Engine::polls()).
+// io_uring's hipri: it reaps by spinning instead of sleeping (Engine::polls()); and in
+// io_uring's sqthread_poll, where a kernel SQ thread submits (JobThread with its SqThread).
 //   pvsync2   preadv2/pwritev2: psync's path (the kernel polls no synchronous I/O).
 //   null      fio's engines/null.c: each io_u completes in ->queue; no kernel at all.
 //
@@ -54,7 +55,7 @@ public:
     bool committed(std::span<const uint32_t> submitted, std::span<IoU> ious, sim::Time ret, bool io_pending) const {
         if (slat_)
             for (const uint32_t i : submitted)
-                if (ious[i].ddir != DDIR_SYNC)
+                if (ious[i].ddir < DDIR_TRIM)  // a trim or fsync: stamped when its ioctl began
                     ious[i].issue_time = ret;
         return blocks_ && io_pending;
     }
@@ -78,6 +79,8 @@ public:
     bool diskless() const { return diskless_; }
     // fio counts the engine's submit and reap calls (io_u_mark_submit / _complete).
     bool marks_calls() const { return marks_calls_; }
+    // The submit syscall returns only once its I/O completed (psync, pvsync2).
+    bool blocks() const { return blocks_; }
 
 protected:
     // `blocks`: the submit syscall returns only once its I/O completed (pread).

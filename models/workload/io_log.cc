@@ -38,7 +38,7 @@ IoLog::IoLog(const JobConfig::Logs& cfg, uint32_t thread_number, bool has_slat)
       iops_(make_log(cfg, cfg.iops, "iops", thread_number)),
       rate_window_end_(sim::Duration::ns(int64_t{cfg.avg_msec} * 1'000'000)) {}
 
-void IoLog::add_lat(result::FioLog& log, std::array<Window, 2>& w, uint64_t ms, const Io& io, uint64_t value) {
+void IoLog::add_lat(result::FioLog& log, std::array<Window, 3>& w, uint64_t ms, const Io& io, uint64_t value) {
     if (!cfg_.avg_msec) {
         log.samples.push_back({ms, value, io.offset, io.bytes, io.ioprio, io.ddir});
         return;
@@ -55,8 +55,8 @@ void IoLog::add_lat(result::FioLog& log, std::array<Window, 2>& w, uint64_t ms, 
     win.last_ms = ms - ms % cfg_.avg_msec;
 }
 
-void IoLog::flush_lat(result::FioLog& log, std::array<Window, 2>& w, uint64_t ms) {
-    for (uint8_t d = 0; d < 2; ++d) {
+void IoLog::flush_lat(result::FioLog& log, std::array<Window, 3>& w, uint64_t ms) {
+    for (uint8_t d = 0; d < 3; ++d) {
         Window& win = w[d];
         if (win.n)
             log.samples.push_back({ms, static_cast<uint64_t>(win.sum / static_cast<double>(win.n) + 0.5), 0, 0, 0, d});
@@ -70,7 +70,7 @@ void IoLog::flush_lat(result::FioLog& log, std::array<Window, 2>& w, uint64_t ms
 void IoLog::close_rate_windows(sim::Duration upto) {
     while (rate_window_end_ <= upto) {
         const uint64_t ms = to_ms(rate_window_end_);
-        for (uint8_t d = 0; d < 2; ++d) {
+        for (uint8_t d = 0; d < 3; ++d) {
             if (!window_bytes_[d])
                 continue;
             if (!bw_.path.empty())

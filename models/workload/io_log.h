@@ -56,17 +56,17 @@ private:
         uint64_t last_ms = 0;       // fio's avg_last[ddir]
     };
     // A latency log's sample (fio's add_log_sample() for an inline log).
-    void add_lat(result::FioLog& log, std::array<Window, 2>& w, uint64_t ms, const Io& io, uint64_t value);
-    void flush_lat(result::FioLog& log, std::array<Window, 2>& w, uint64_t ms);
+    void add_lat(result::FioLog& log, std::array<Window, 3>& w, uint64_t ms, const Io& io, uint64_t value);
+    void flush_lat(result::FioLog& log, std::array<Window, 3>& w, uint64_t ms);
     void close_rate_windows(sim::Duration upto);
 
     const JobConfig::Logs& cfg_;
     bool has_slat_;
     result::FioLog lat_, clat_, slat_, bw_, iops_;
-    std::array<Window, 2> lat_w_{}, clat_w_{}, slat_w_{};
+    std::array<Window, 3> lat_w_{}, clat_w_{}, slat_w_{};
     // bw/iops with log_avg_msec: the open window's end and what it moved so far.
     sim::Duration rate_window_end_;
-    std::array<uint64_t, 2> window_bytes_{}, window_ios_{};
+    std::array<uint64_t, 3> window_bytes_{}, window_ios_{};  // read, write, trim
 };
 
 }  // namespace blksim::workload

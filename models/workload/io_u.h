@@ -9,8 +9,10 @@
 
 namespace blksim::workload {
 
-// fio's DDIR_SYNC: an io_u that is an fsync / fdatasync rather than a read or a write.
-inline constexpr uint8_t DDIR_SYNC = 2;
+// fio's DDIR_TRIM: a trim (BLKDISCARD) of the io_u's range; and DDIR_SYNC: an io_u that is
+// an fsync / fdatasync rather than a read, write or trim (fio's numbering).
+inline constexpr uint8_t DDIR_TRIM = 2;
+inline constexpr uint8_t DDIR_SYNC = 3;
 
 struct IoU {
     enum class State : uint8_t {
@@ -21,7 +23,7 @@ struct IoU {
     };
     uint64_t offset = 0;
     uint32_t len = 0;
-    uint8_t ddir = 0;                 // 0 read, 1 write, DDIR_SYNC
+    uint8_t ddir = 0;                 // 0 read, 1 write, DDIR_TRIM, DDIR_SYNC
     bool datasync = false;            // DDIR_SYNC: fdatasync (fio's DDIR_DATASYNC)
     bool account = true;              // DDIR_SYNC: counted (end_fsync's is not, as in fio)
     State state = State::FREE;

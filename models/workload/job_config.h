@@ -16,7 +16,9 @@
 namespace blksim::workload {
 
 enum class IoEngine : uint8_t { PSYNC, LIBAIO, IO_URING, PVSYNC2, NULL_IO };
-enum class RwPattern : uint8_t { READ, WRITE, RANDREAD, RANDWRITE, RW, RANDRW };
+// fio's td_ddir: TRIM / RANDTRIM trim only; TRIMWRITE / RANDTRIMWRITE trim a block, then
+// write the same range (fio's TD_DDIR_TRIMWRITE: "trims preceding writes").
+enum class RwPattern : uint8_t { READ, WRITE, RANDREAD, RANDWRITE, RW, RANDRW, TRIM, RANDTRIM, TRIMWRITE, RANDTRIMWRITE };
 
 // fio bssplit: one block size and the percentage of a direction's I/Os that get it.
 struct BsSplitEntry {
@@ -41,22 +43,34 @@ struct JobConfig {
     // (IORING_SETUP_IOPOLL); the kernel polls no synchronous direct I/O, so pvsync2 sleeps
     // as psync does (docs/fio.md "Polled completion").
     bool hipri = false;
+    // fio sqthread_poll (io_uring): IORING_SETUP_SQPOLL, a kernel SQ thread submits the job's
+    // I/O from the ring (models/workload/sq_thread.h); sqthread_poll_cpu binds it
+    // (IORING_SETUP_SQ_AFF), else the machine places it (docs/fio.md "sqthread_poll").
+    bool sqthread_poll = false;
+    std::optional<uint32_t> sqthread_poll_cpu;
     RwPattern rw = RwPattern::READ;
-    // fio's td_read() / td_write(): whether the pattern has reads, writes.
-    bool reads() const { return rw != RwPattern::WRITE && rw != RwPattern::RANDWRITE; }
-    bool writes() const { return rw != RwPattern::READ && rw != RwPattern::RANDREAD; }
+    // fio's td_read() / td_write() / td_trim(): whether the pattern has reads, writes, trims.
+    bool reads() const { return rw == RwPattern::READ || rw == RwPattern::RANDREAD || rw == RwPattern::RW || rw == RwPattern::RANDRW; }
+    bool writes() const { return rw != RwPattern::READ && rw != RwPattern::RANDREAD && rw != RwPattern::TRIM && rw != RwPattern::RANDTRIM; }
+    bool trims() const { return rw >= RwPattern::TRIM; }
+    // fio's td_random(): offsets drawn at random.
+    bool random() const {
+        return rw == RwPattern::RANDREAD || rw == RwPattern::RANDWRITE || rw == RwPattern::RANDRW ||
+               rw == RwPattern::RANDTRIM || rw == RwPattern::RANDTRIMWRITE;
+    }
     uint32_t rwmixread = 50;              // percent reads for rw/randrw
     uint64_t bs_read = 4096, bs_write = 4096;  // fio bs=r[,w]; with bsrange/bssplit the smallest size (min_bs)
-    // fio bsrange / bssplit per direction (0 read, 1 write), drawn as fio's get_next_buflen()
+    uint64_t bs_trim = 4096;              // fio bs=r,w,t's third value (bs=r,w: trims take w)
+    // fio bsrange / bssplit per direction (0 read, 1 write, 2 trim), drawn as fio's get_next_buflen()
     // draws them (models/workload/buflen.h). max 0: bs is the only size.
     struct BsRange {
         uint64_t max = 0;                 // the largest size (fio's max_bs)
         std::vector<BsSplitEntry> split;  // bssplit: sizes by percentage; empty: uniform over the range
         bool operator==(const BsRange&) const = default;
-    } bs_range[2];
+    } bs_range[3];
     bool bs_unaligned = false;            // fio blocksize_unaligned: sizes not rounded to min_bs multiples
-    uint64_t blockalign[2] = {0, 0};      // fio blockalign: random offsets' alignment; 0 = min_bs
-    uint64_t min_bs(unsigned d) const { return d ? bs_write : bs_read; }
+    uint64_t blockalign[3] = {0, 0, 0};   // fio blockalign: random offsets' alignment; 0 = min_bs
+    uint64_t min_bs(unsigned d) const { return d == 2 ? bs_trim : d ? bs_write : bs_read; }
     uint64_t max_bs(unsigned d) const { return bs_range[d].max ? bs_range[d].max : min_bs(d); }
     uint64_t size = 0;                    // bytes of the region; 0 = device size - offset
     uint64_t offset = 0;

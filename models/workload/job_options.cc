@@ -12,6 +12,10 @@ std::string_view rw_name(RwPattern rw) {
     case RwPattern::RANDWRITE: return "randwrite";
     case RwPattern::RW: return "rw";
     case RwPattern::RANDRW: return "randrw";
+    case RwPattern::TRIM: return "trim";
+    case RwPattern::RANDTRIM: return "randtrim";
+    case RwPattern::TRIMWRITE: return "trimwrite";
+    case RwPattern::RANDTRIMWRITE: return "randtrimwrite";
     }
     return "read";
 }
@@ -20,7 +24,7 @@ result::JobOptions job_options(const JobConfig& cfg) {
     result::JobOptions o;
     o.rw = rw_name(cfg.rw);
     o.ioengine = engine_kind(cfg.ioengine).name;
-    for (unsigned d = 0; d < 2; ++d) {
+    for (unsigned d = 0; d < 3; ++d) {
         o.bs[d].min = cfg.min_bs(d);
         o.bs[d].max = cfg.bs_range[d].max;
         for (const BsSplitEntry& e : cfg.bs_range[d].split)

@@ -41,7 +41,7 @@ static sim::Rng job_stream(const JobConfig& cfg, uint32_t clone, uint64_t seed, 
 
 JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
                      cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
-                     result::JobResult& result, Duration bw_avg_time)
+                     result::JobResult& result, Duration bw_avg_time, cpu::Cpu* sq_cpu)
     : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(host.costs), res_(result), engine_(make_engine(cfg, host)),
       slat_(engine_->slat()), prio_clat_(cfg.uses_prio()),
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
@@ -49,22 +49,30 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
       os_noise_(host.os_noise), rng_noise_(seed, stream_name(cfg, clone, "os_noise")),
       buflen_{Buflen(cfg, 0, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.read")),
-              Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write"))},
+              Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write")),
+              Buflen(cfg, 2, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.trim"))},
       align_{cfg.blockalign[0] ? cfg.blockalign[0] : cfg.min_bs(0),
-             cfg.blockalign[1] ? cfg.blockalign[1] : cfg.min_bs(1)},
+             cfg.blockalign[1] ? cfg.blockalign[1] : cfg.min_bs(1),
+             cfg.blockalign[2] ? cfg.blockalign[2] : cfg.min_bs(2)},
       cmdprio_(cfg),
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
-      plug_(result.pid), bw_avg_time_(bw_avg_time), replay_(cfg.replay.get()) {
+      plug_(result.pid), slice_(sched_slice(host.nr_cpus)), bw_avg_time_(bw_avg_time),
+      replay_(cfg.replay.get()) {
+    sync_trim_ = cfg.trims() && !engine_->blocks() && !engine_->diskless();
     const uint32_t depth = engine_->depth();
     ious_.resize(depth);
+    if (cfg.sqthread_poll && sq_cpu) {
+        sq_ = std::make_unique<SqThread>(eq, *sq_cpu, q, host, *this, result.pid);
+        sq_ring_.resize(depth);
+    }
     free_ious_.reserve(depth);
     for (uint32_t i = depth; i-- > 0;)
         free_ious_.push_back(i);
     batch_.reserve(depth);
     // fio sizes its io_u buffers for the largest block; here that is the split pieces of the
     // largest bio, made once so that no I/O allocates.
-    const uint64_t max_sectors = std::max(cfg.max_bs(0), cfg.max_bs(1)) >> 9;
+    const uint64_t max_sectors = std::max({cfg.max_bs(0), cfg.max_bs(1), cfg.trims() ? cfg.max_bs(2) : 0}) >> 9;
     for (IoU& io : ious_)
         io.submit.reserve(max_sectors, q.split_sectors());
 
@@ -78,12 +86,15 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     }
     region_len_ = cfg.size ? cfg.size : capacity - std::min(capacity, region_start_);
     io_limit_ = cfg.io_size ? cfg.io_size : region_len_;
+    // do_io(): "in trimwrite mode, each byte is trimmed and then written", twice the bytes.
+    if (cfg.rw == RwPattern::TRIMWRITE || cfg.rw == RwPattern::RANDTRIMWRITE)
+        io_limit_ *= 2;
     if (cfg.random_dist.kind != RandomDistConfig::Kind::RANDOM) {
         // __init_rand_distribution(): the region in blocks of the smallest size.
         const uint64_t bs = std::min(cfg.min_bs(0), cfg.min_bs(1));
         dist_.emplace(cfg.random_dist, (region_len_ + bs - 1) / bs, bs, rng_offsets_);
     }
-    next_seq_offset_[0] = next_seq_offset_[1] = region_start_;
+    next_seq_offset_[0] = next_seq_offset_[1] = next_seq_offset_[2] = region_start_;
     // A time_based job ends by its runtime, which leaves no read-back (fio's terminate).
     checksum_ = cfg.verify.on;
     record_writes_ = cfg.verify.on && cfg.verify.read_back && !cfg.time_based && !replay_ && cfg.writes();
@@ -117,7 +128,7 @@ double JobThread::progress(Time now) const {
         f = static_cast<double>((now - start_time_).count()) / static_cast<double>((end_time_ - start_time_).count());
     if (!cfg_.time_based) {
         if (io_limit_ > 0)
-            f = std::max(f, static_cast<double>(kernel_bytes_[0] + kernel_bytes_[1]) / static_cast<double>(io_limit_));
+            f = std::max(f, static_cast<double>(kernel_bytes_[0] + kernel_bytes_[1] + kernel_bytes_[2]) / static_cast<double>(io_limit_));
         if (cfg_.number_ios > 0)
             f = std::max(f, static_cast<double>(completed_) / static_cast<double>(cfg_.number_ios));
     }
@@ -132,7 +143,7 @@ void JobThread::start(Time t, uint32_t* live) {
     replay_origin_ = replay_last_issue_ = t;
     ramp_end_ = t + cfg_.ramp_time;
     end_time_ = cfg_.runtime.count() > 0 ? ramp_end_ + cfg_.runtime : Time::never();
-    for (unsigned d = 0; d < 2; ++d) {
+    for (unsigned d = 0; d < 3; ++d) {
         bw_[d] = sim::IntervalSampler(ramp_end_, bw_avg_time_);
         iops_[d] = sim::IntervalSampler(ramp_end_, bw_avg_time_);
     }
@@ -142,6 +153,8 @@ void JobThread::start(Time t, uint32_t* live) {
     }
     state_ = State::RUNNING;
     eq_.at<&JobThread::wakeup_event>(t, this);
+    if (sq_)
+        sq_->start(t);
 }
 
 bool JobThread::done_issuing(Time now) const {
@@ -253,6 +266,7 @@ void JobThread::submit_event(uint64_t) {
         if (!polled_) {
             s.sys += costs_.context_switch;
             ++res_.ctx;
+            slice_start_ = s.start;
         }
         polled_ = false;
         s.sys += engine_->wake_cost(tag_wait_ || batch_pos_ < batch_.size());
@@ -260,7 +274,10 @@ void JobThread::submit_event(uint64_t) {
     if (sync_done_ >= 0) {
         IoU& io = ious_[static_cast<uint32_t>(sync_done_)];
         sync_done_ = -1;
-        account_sync(io, s.start + s.sys);
+        if (io.ddir == DDIR_SYNC)
+            account_sync(io, s.start + s.sys);
+        else
+            account_sync_trim(io, s.start + s.sys);
     }
 }
 
@@ -273,7 +290,7 @@ void JobThread::submit_event(uint64_t) {
     bool draining = finishing || pause_ != Pause::NONE;
     if (!get_completions(s, full, draining))
         return false;
-    const bool drained = in_kernel_ == 0 && nr_done_ == 0;
+    const bool drained = in_flight() == 0 && nr_done_ == 0;
     if (finishing && drained && !end_fsync_due()) {
         if (!verify_due(s.start)) {
             finish(cpu_.book(s.start, charge(s)));
@@ -304,7 +321,7 @@ void JobThread::submit_event(uint64_t) {
         engine_->queued(ious_[batch_[0]], s.now());
         return true;
     }
-    if (pause_ != Pause::NONE && in_kernel_ == 0 && nr_done_ == 0) {
+    if (pause_ != Pause::NONE && in_flight() == 0 && nr_done_ == 0) {
         pause(s);
         return false;
     }
@@ -320,7 +337,7 @@ void JobThread::submit_event(uint64_t) {
 // Reap what the engine says to (fio's wait_for_completions()), or sleep in io_getevents
 // until enough have completed. False when the thread sleeps.
 [[gnu::always_inline]] inline bool JobThread::get_completions(Step& s, bool full, bool draining) {
-    const Engine::Reap r = engine_->getevents(nr_done_, in_kernel_, full, draining);
+    const Engine::Reap r = engine_->getevents(nr_done_, in_flight(), full, draining);
     if (r.max > 0) {
         s.usr += reap(s.start + s.sys, r.max);
         if (min_rate_.active())
@@ -332,7 +349,9 @@ void JobThread::submit_event(uint64_t) {
         return true;
     // io_getevents blocks: the syscall is charged when it returns.
     const Time end = cpu_.book(s.start, charge(s));
-    if (engine_->polls()) [[unlikely]] {
+    // An SQPOLL ring is reaped by spinning on its CQ ring in user space (fio makes no
+    // io_uring_enter(GETEVENTS) then), an IOPOLL ring by spinning in the kernel.
+    if (engine_->polls() || sq_) [[unlikely]] {
         poll(end);
         return false;
     }
@@ -367,6 +386,10 @@ void JobThread::submit_event(uint64_t) {
         const int ddir = rate_ddir(t);
         if (ddir < 0)
             break;
+        if (ddir == DDIR_TRIM && sync_trim_) [[unlikely]] {
+            queue_sync_trim(s);
+            break;
+        }
         const uint32_t idx = prep_io_u(t, static_cast<uint8_t>(ddir));
         batch_.push_back(idx);
         s.usr += costs_.io_prep;
@@ -433,6 +456,10 @@ void JobThread::submit_event(uint64_t) {
     } else if (engine_->diskless()) [[unlikely]] {
         queue_null(s);
         return false;
+    }
+    if (sq_) [[unlikely]] {
+        sq_commit(s);
+        return;
     }
     if (!batch_syscall_charged_) {
         s.sys += costs_.syscall;
@@ -509,6 +536,8 @@ void JobThread::step_done(uint64_t) {
         plug_.finish(q_, now, cpu_.id());
     if (cpu_.charged_spin() != spin_before) [[unlikely]]
         add_kernel_spin(cpu_.charged_spin() - spin_before);
+    if (sq_ && sq_queued_ > 0) [[unlikely]]
+        sq_->posted(now);  // the SQ ring's new tail
     const bool in_syscall =
         engine_->committed(std::span<const uint32_t>(batch_).subspan(step_first_, batch_pos_ - step_first_), ious_,
                            sim::max(now, cpu_.free_at()), in_kernel_ > 0 && nr_done_ == 0);
@@ -544,21 +573,98 @@ void JobThread::poll(Time from) {
     state_ = State::POLL;
     poll_from_ = from;
     poll_busy_ = cpu_.busy();
+    // A user-space spin on an SQPOLL ring's CQ ring is preempted like any task's.
+    if (sq_ && !tick_armed_) [[unlikely]] {
+        tick_armed_ = true;
+        eq_.at<&JobThread::poll_tick>(sim::max(from, slice_start_ + slice_), this);
+    }
 }
 
-// The completions are there: the spin ends now. Interrupt and completion work that ran on
-// the core meanwhile is counted already; the rest of the time was the task's own spin.
+// The completions are there: the spin ends now; the reap syscall returns (no context switch).
 void JobThread::poll_found(uint64_t) {
     const Time now = eq_.now();
+    end_poll(now);
+    woken_ = polled_ = true;
+    state_ = State::RUNNING;
+    cpu_.step_end(this, now, true);
+}
+
+// Interrupt and completion work that ran on the core meanwhile is counted already; the rest
+// of the time was the task's own spin: system time in the kernel's poll loop, user time in
+// fio's reap loop on an SQPOLL ring's CQ ring.
+void JobThread::end_poll(Time now) {
     const Duration held = now > poll_from_ ? now - poll_from_ : Duration();
     const Duration others = cpu_.busy() - poll_busy_;
     const Duration spin = held > others ? held - others : Duration();
     cpu_.held(poll_from_, now, spin);
     res_.cpu_busy += spin;
-    res_.cpu_sys += spin;
-    woken_ = polled_ = true;  // the reap syscall returns; no context switch
+    if (!sq_)
+        res_.cpu_sys += spin;
+}
+
+// need_resched() set by the tick: a task waits for the core of a spinning SQPOLL job (its SQ
+// thread, when they share it) and the job's slice is used up. Looked at once per slice.
+void JobThread::poll_tick(uint64_t) {
+    tick_armed_ = false;
+    if (state_ != State::POLL)
+        return;  // poll() arms it again
+    const Time now = eq_.now();
+    if (!cpu_.has_waiting() || now < slice_start_ + slice_) {
+        tick_armed_ = true;
+        eq_.at<&JobThread::poll_tick>(sim::max(now + slice_, slice_start_ + slice_), this);
+        return;
+    }
+    end_poll(now);
+    // Switched out (an involuntary context switch, which fio's ctx counts) and back in later.
+    woken_ = true;
+    polled_ = false;
     state_ = State::RUNNING;
     cpu_.step_end(this, now, true);
+}
+
+// fio_ioring_commit() on an SQPOLL ring (fio 3.34 on): the SQEs are in the ring already (fio's
+// ->queue wrote them); a sleeping SQ thread is woken by io_uring_enter(IORING_ENTER_SQ_WAKEUP),
+// the only syscall. issue_time is stamped here (fio_ioring_queued()), and fio keeps no slat.
+void JobThread::sq_commit(Step& s) {
+    if (sq_->needs_wakeup())
+        s.sys += costs_.syscall;
+    const Time t = s.now();
+    const auto depth = static_cast<uint32_t>(sq_ring_.size());
+    for (; batch_pos_ < batch_.size(); ++batch_pos_) {
+        const uint32_t idx = batch_[batch_pos_];
+        ious_[idx].issue_time = t;
+        sq_ring_[(sq_head_ + sq_queued_) % depth] = idx;
+        ++sq_queued_;
+    }
+    const uint32_t nr = batch_pos_ - step_first_;
+    if (nr > 0 && s.start >= ramp_end_)
+        mark_submit(nr);
+}
+
+// io_submit_sqes() in the SQ thread: each SQE's bio to submit_bio() from its CPU, in ring order.
+SqRing::Submitted JobThread::submit_sqes(blkmq::Plug& plug, uint32_t cpu, Time now, blkmq::TagWaiter* waiter) {
+    Submitted r;
+    const auto depth = static_cast<uint32_t>(sq_ring_.size());
+    while (sq_queued_ > 0) {
+        const uint32_t idx = sq_ring_[sq_head_];
+        IoU& io = ious_[idx];
+        if (!io.submit.started)
+            prep_bio(io, idx);
+        Duration extra;
+        const blkmq::SubmitStatus st = q_.submit_bio(io.submit, plug, cpu, now + r.cost, extra);
+        r.cost += extra;
+        if (st == blkmq::SubmitStatus::WAIT_TAG) {
+            q_.wait_for_tag(cpu, waiter);
+            r.wait_tag = true;
+            break;
+        }
+        r.cost += costs_.bio_submit + costs_.rq_alloc + costs_.plug;
+        sq_head_ = (sq_head_ + 1) % depth;
+        --sq_queued_;
+        note_submitted(io);
+        ++r.nr;
+    }
+    return r;
 }
 
 void JobThread::sleep_until(const Step& s, Time when) {
@@ -585,7 +691,8 @@ void JobThread::pause(Step& s) {
     const Duration left = end_time_ == Time::never() ? Duration::max() : end_time_ - t0;
     const Duration spin = std::min(tt.spin, left);
     const Duration total = std::min(std::max(tt.time, spin), left);  // spin, then sleep the rest
-    rate_.thought(last_ddir_, total);
+    if (last_ddir_ < 2)  // no rate cap with trims (check_trim_job)
+        rate_.thought(last_ddir_, total);
     s.usr += spin;
     sleep_until(s, t0 + total);
     if (total <= spin)
@@ -607,6 +714,26 @@ void JobThread::check_min_rate(Time now) {
     res_.error_msg = std::move(msg);
 }
 
+// blkdev_common_ioctl(BLKDISCARD) on a disk without discard support: EOPNOTSUPP before any
+// bio (bdev_max_discard_sectors() == 0). fio's do_io_u_trim() sets io_u->error, and
+// td_io_queue() turns it into td_verror(): the job stops issuing and exits. The trim was
+// issued (total_io_u), and counts nowhere else.
+void JobThread::fail_trim(IoU& io, uint32_t idx, Time now) {
+    aborted_ = true;
+    if (now >= ramp_end_)
+        ++res_.dir[DDIR_TRIM].failed_ios;
+    // The engine marks the call completed all the same (psync's td_io_queue() and libaio's
+    // ->queue call io_u_mark_complete(1) whatever the ioctl returned).
+    if (now >= ramp_end_ && engine_->marks_calls())
+        mark_complete(1);
+    if (res_.error == 0) {
+        res_.error = 95;  // EOPNOTSUPP
+        res_.verror = "file:ioengines.c:399, func=td_io_queue, error=Operation not supported";
+    }
+    io.state = IoU::State::FREE;
+    free_ious_.push_back(idx);
+}
+
 // fio's get_rw_ddir(): a mix draws each I/O's direction (blksim draws per I/O where fio
 // switches after runs of rwmix-sized issues); a draw the rate cap held back is kept.
 uint8_t JobThread::next_ddir() {
@@ -620,6 +747,12 @@ uint8_t JobThread::next_ddir() {
     case RwPattern::RANDREAD: return 0;
     case RwPattern::WRITE:
     case RwPattern::RANDWRITE: return 1;
+    case RwPattern::TRIM:
+    case RwPattern::RANDTRIM: return DDIR_TRIM;
+    case RwPattern::TRIMWRITE:
+    case RwPattern::RANDTRIMWRITE:
+        // fio's get_rw_ddir() for td_trimwrite(): a trim, then the write of that block.
+        return last_ddir_ == DDIR_TRIM ? 1 : DDIR_TRIM;
     default: return rng_ddir_.below(100) < cfg_.rwmixread ? 0 : 1;
     }
 }
@@ -645,9 +778,12 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
         io.ddir = ddir;
         Buflen& buflen = buflen_[ddir];
         const uint64_t region_end = region_start_ + region_len_;
-        const bool random = cfg_.rw == RwPattern::RANDREAD || cfg_.rw == RwPattern::RANDWRITE ||
-                            cfg_.rw == RwPattern::RANDRW;
-        if (random) {
+        const bool random = cfg_.random();
+        if (cfg_.rw == RwPattern::RANDTRIMWRITE && ddir == 1) {
+            // get_next_block(): randtrimwrite's write goes where the trim before it went
+            // (f->last_start[DDIR_TRIM]).
+            io.offset = last_trim_offset_;
+        } else if (random) {
             // fio's last_block() with norandommap: uniform over the region's blockalign-
             // aligned offsets that leave room for the smallest size.
             const uint64_t align = align_[ddir], min = buflen.min();
@@ -667,13 +803,15 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
             next_seq_offset_[io.ddir] += io.len;
         if (record_writes_ && io.ddir == 1) [[unlikely]]
             written_.push_back({io.offset, io.len});  // fio's log_io_piece()
+        if (io.ddir == DDIR_TRIM)
+            last_trim_offset_ = io.offset;
     }
     cmdprio_.set_ioprio(io.submit.bio, io.ddir, io.len, rng_prio_);
     if (rate_.caps() && !replay_ && !verifying_)
         rate_.issued(io.ddir, io.len);  // fio's usec_for_io() after the submit
     last_ddir_ = io.ddir;
     last_was_sync_ = false;
-    writes_issued_ += io.ddir;
+    writes_issued_ += io.ddir == 1;
     io.start_time = t;
     io.state = IoU::State::PREPPED;
     issued_bytes_ += io.len;
@@ -731,12 +869,42 @@ void JobThread::account_sync(IoU& io, Time done) {
     free_ious_.push_back(static_cast<uint32_t>(&io - ious_.data()));
 }
 
+// libaio's and io_uring's ->queue for a trim (fio's FIO_ASYNCIO_SYNC_TRIM): FIO_Q_BUSY while
+// io_us are queued and not committed, so the trim waits for the next batch; then
+// do_io_u_trim(), the BLKDISCARD ioctl, alone in its submission, the thread blocked in it
+// (prep_bio() sets sync_wait_). td_io_queue() stamped issue_time before ->queue.
+void JobThread::queue_sync_trim(Step& s) {
+    if (!batch_.empty()) {
+        pending_ddir_ = DDIR_TRIM;  // drawn already: the next batch starts with it
+        return;
+    }
+    const uint32_t idx = prep_io_u(s.now(), DDIR_TRIM);
+    batch_.push_back(idx);
+    s.usr += costs_.io_prep;
+    ious_[idx].issue_time = s.now();
+}
+
+// A sync trim returned FIO_Q_COMPLETED: libaio's io_u_mark_submit(1) was the batch's
+// (mark_submit()), its io_u_mark_complete(1) and io_completed() come now, with the clat of
+// the ioctl (issue to return).
+void JobThread::account_sync_trim(IoU& io, Time done) {
+    if (done >= ramp_end_)
+        mark_complete(1);
+    account_done(io, done);
+    io.state = IoU::State::FREE;
+    free_ious_.push_back(static_cast<uint32_t>(&io - ious_.data()));
+}
+
 // fio's td_io_queue() for one io_u: the engine's syscall builds its bio (block/fops.c's
 // __blkdev_direct_IO_simple / _async) and hands it to submit_bio(). False: a piece found no
 // tag; the task sleeps and submits the same io_u again when woken. `extra` gets the CPU time
 // beyond one bio's submission (RequestQueue::submit_bio).
 [[gnu::always_inline]] inline bool JobThread::queue_io_u(uint32_t idx, Time now, Duration& extra) {
     IoU& io = ious_[idx];
+    if (io.ddir == DDIR_TRIM && q_.max_discard_sectors() == 0) [[unlikely]] {
+        fail_trim(io, idx, now);
+        return true;
+    }
     if (!io.submit.started)
         prep_bio(io, idx);
     const blkmq::SubmitStatus st = q_.submit_bio(io.submit, plug_, cpu_.id(), now, extra);
@@ -748,22 +916,22 @@ void JobThread::prep_bio(IoU& io, uint32_t idx) {
     blkmq::Bio& bio = io.submit.bio;
     bio.sector = io.offset >> 9;
     bio.nr_sectors = io.len >> 9;
-    bio.op = io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
+    bio.op = io.ddir == DDIR_TRIM ? blkmq::ReqOp::DISCARD : io.ddir ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
     // blkdev_fsync() → blkdev_issue_flush(): an empty REQ_PREFLUSH write; an O_SYNC or
     // O_DSYNC direct write is REQ_FUA (block/fops.c dio_bio_write_op()).
     // A polling engine's bios are REQ_POLLED (__blkdev_direct_IO_async() with IOCB_HIPRI);
-    // fsync's flush is waited for, not polled.
+    // fsync's flush and a trim's discard (blkdev_issue_discard()) are waited for, not polled.
     bio.cmd_flags = io.ddir == DDIR_SYNC
                         ? blkmq::REQ_PREFLUSH
                         : static_cast<uint8_t>(((io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0) |
-                                               (engine_->polls() ? blkmq::REQ_POLLED : 0));
+                                               (engine_->polls() && io.ddir != DDIR_TRIM ? blkmq::REQ_POLLED : 0));
     bio.end_io = this;
     bio.cookie = idx;
     bio.pid = res_.pid;
     bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
     bio.task_ioprio_level = cfg_.prio;
-    if (io.ddir == DDIR_SYNC)
-        sync_wait_ = true;
+    if (io.ddir >= DDIR_TRIM) [[unlikely]]
+        sync_wait_ = io.ddir == DDIR_SYNC || sync_trim_;  // fsync(), or a sync trim's ioctl
 }
 
 // Every piece of the io_u's bio is in the kernel's hands: it is in flight (submit_bio has
@@ -794,8 +962,11 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     IoU& io = ious_[idx];
     if (--io.submit.pieces_left > 0)
         return;  // bio_endio of a split piece: the chain's parent waits for the rest
-    if (io.ddir == DDIR_SYNC) {
-        // submit_bio_wait() returns in blkdev_issue_flush(): fsync() is about to return.
+    if (io.ddir >= DDIR_TRIM && (io.ddir == DDIR_SYNC || sync_trim_)) [[unlikely]] {
+        // submit_bio_wait() returns in blkdev_issue_flush() (fsync) or blkdev_issue_discard()
+        // (a sync trim's ioctl): the syscall is about to return.
+        if (io.ddir == DDIR_TRIM)
+            kernel_bytes_[DDIR_TRIM] += io.len;
         io.state = IoU::State::DONE;
         io.submit.started = false;
         io.kernel_done = now;
@@ -804,6 +975,11 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
         sync_done_ = static_cast<int>(idx);
         if (state_ == State::SLEEP_IO)
             schedule_wakeup(now);
+        else if (state_ == State::POLL) [[unlikely]] {
+            // An SQPOLL ring's IORING_OP_FSYNC: the job spins for its CQE.
+            state_ = State::RUNNING;
+            eq_.at<&JobThread::poll_found>(now, this);
+        }
         return;
     }
     post_done(idx, now);
@@ -913,11 +1089,13 @@ void JobThread::account_done(IoU& io, Time done) {
         add_prio_clat(d, io.submit.bio.ioprio_class, io.submit.bio.ioprio_level,
                       cfg_.percentiles.lat ? lat : clat);
     d.lat.add(static_cast<double>(lat));
-    if (slat_)
+    // A sync trim returned FIO_Q_COMPLETED: fio's io_u_queued(), which adds slat, never ran.
+    const bool slat = slat_ && !(sync_trim_ && io.ddir == DDIR_TRIM);
+    if (slat)
         d.slat.add(static_cast<double>((io.issue_time - io.start_time).count()));
     if (d.lat_hist) [[unlikely]]
         d.lat_hist->add(lat);
-    if (d.slat_hist && slat_) [[unlikely]]
+    if (d.slat_hist && slat) [[unlikely]]
         d.slat_hist->add(static_cast<uint64_t>((io.issue_time - io.start_time).count()));
     bw_[io.ddir].add(done, io.len);
     iops_[io.ddir].add(done, 1);
@@ -991,6 +1169,8 @@ void JobThread::start_verify(Time now) {
 
 void JobThread::finish(Time now) {
     state_ = State::EXITED;
+    if (sq_)
+        sq_->stop(now);  // the ring is closed: its SQ thread ends
     if (live_)
         --*live_;
     res_.runtime = now > ramp_end_ ? now - ramp_end_ : Duration();
@@ -1003,7 +1183,7 @@ void JobThread::finish(Time now) {
     }
     if (log_)
         log_->finish(res_.runtime);
-    for (unsigned d = 0; d < 2; ++d) {
+    for (unsigned d = 0; d < 3; ++d) {
         bw_[d].roll(now);
         iops_[d].roll(now);
         if (res_.dir[d].total_ios > 0) {

@@ -37,6 +37,7 @@
 #include "models/workload/job_config.h"
 #include "models/workload/random_dist.h"
 #include "models/workload/rate.h"
+#include "models/workload/sq_thread.h"
 #include "models/workload/think_time.h"
 #include "sim/event_queue.h"
 #include "sim/random.h"
@@ -44,11 +45,12 @@
 
 namespace blksim::workload {
 
-class JobThread final : public cpu::Task, public blkmq::TagWaiter, public blkmq::EndIo {
+class JobThread final : public cpu::Task, public blkmq::TagWaiter, public blkmq::EndIo, public SqRing {
 public:
+    // `sq_cpu`: with sqthread_poll, the core of the ring's SQ thread (Machine places it).
     JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
               cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
-              result::JobResult& result, sim::Duration bw_avg_time);
+              result::JobResult& result, sim::Duration bw_avg_time, cpu::Cpu* sq_cpu = nullptr);
     JobThread(const JobThread&) = delete;
     JobThread& operator=(const JobThread&) = delete;
 
@@ -92,6 +94,12 @@ public:
     void run_step(sim::Time now) override;            // cpu::Task
     void tag_wakeup(sim::Time now) override;          // blkmq::TagWaiter
     void end_io(blkmq::Bio* bio, sim::Time now) override;  // blkmq::EndIo
+    // SqRing: the SQ thread's view of the ring (sqthread_poll).
+    Submitted submit_sqes(blkmq::Plug& plug, uint32_t cpu, sim::Time now, blkmq::TagWaiter* waiter) override;
+    uint32_t sq_entries() const override { return sq_queued_; }
+    bool iopoll_pending() const override { return engine_->polls() && in_kernel_ > 0; }
+    // The SQ thread of an sqthread_poll job; nullptr otherwise.
+    const SqThread* sq_thread() const { return sq_.get(); }
 
 private:
     // SLEEP_TIMER: a nanosleep, which completions do not wake: a replaying job waiting for
@@ -127,6 +135,14 @@ private:
     // poll_found() ends the spin once end_io() posted enough of them.
     void poll(sim::Time from);
     void poll_found(uint64_t);
+    // The spin ends at `now` (found, or preempted: poll_tick()); its time is the job's.
+    void end_poll(sim::Time now);
+    // sqthread_poll: the scheduler tick's look at the CQ spin (SqThread::tick_event()).
+    void poll_tick(uint64_t);
+    // sqthread_poll: store the batch's SQEs in the ring (no syscall) instead of submitting.
+    void sq_commit(Step& s);
+    // io_us the job has handed over and not reaped: the kernel's, and those still in the SQ ring.
+    uint32_t in_flight() const { return in_kernel_ + sq_queued_; }
     void step_done(uint64_t);
     void schedule_wakeup(sim::Time when);
     bool done_issuing(sim::Time now) const;
@@ -148,6 +164,8 @@ private:
     bool end_fsync_due() const;
     uint32_t prep_sync_io_u(sim::Time now, bool datasync, bool account);
     void account_sync(IoU& io, sim::Time done);
+    void account_sync_trim(IoU& io, sim::Time done);
+    [[gnu::cold, gnu::noinline]] void queue_sync_trim(Step& s);
     // The step books its CPU time and the thread sleeps until `when` (SLEEP_TIMER).
     void sleep_until(const Step& s, sim::Time when);
     // Thinks or waits for the rate cap, now that nothing is in flight.
@@ -162,6 +180,7 @@ private:
     // The io_u's bio to RequestQueue::submit_bio(); false: it waits for a tag.
     bool queue_io_u(uint32_t idx, sim::Time now, sim::Duration& extra);
     void prep_bio(IoU& io, uint32_t idx);
+    [[gnu::cold, gnu::noinline]] void fail_trim(IoU& io, uint32_t idx, sim::Time now);
     void note_submitted(IoU& io);
     void post_done(uint32_t idx, sim::Time now);
     void queue_null(const Step& s);
@@ -183,8 +202,8 @@ private:
     sim::Duration os_noise_;
     sim::Rng rng_noise_;
     sim::Duration os_noise_delay();
-    Buflen buflen_[2];                        // bs / bsrange / bssplit per direction
-    uint64_t align_[2];                       // random offsets' alignment (fio's blockalign)
+    Buflen buflen_[3];                        // bs / bsrange / bssplit per direction
+    uint64_t align_[3];                       // random offsets' alignment (fio's blockalign)
     Cmdprio cmdprio_;
     RateLimiter rate_;
     MinRate min_rate_;
@@ -207,7 +226,10 @@ private:
     uint64_t writes_issued_ = 0;              // fio's io_issues[DDIR_WRITE]
     bool last_was_sync_ = false;              // fio's td->last_was_sync
     bool sync_wait_ = false;                  // in fsync() until its bio ends
-    int sync_done_ = -1;                      // the io_u of a returned fsync, not yet accounted
+    int sync_done_ = -1;                      // the io_u of a returned fsync (or sync trim), not yet accounted
+    // libaio / io_uring with trims: fio's FIO_ASYNCIO_SYNC_TRIM, each trim a blocking
+    // BLKDISCARD ioctl in ->queue, alone once what is queued is committed (as an fsync).
+    bool sync_trim_ = false;
     bool end_fsync_done_ = false;
     sim::Time start_time_;                    // fio td->start
 
@@ -233,18 +255,27 @@ private:
     bool polled_ = false;                     // ... unless it only stopped spinning (POLL)
     sim::Time poll_from_;                     // POLL: the spin's start
     sim::Duration poll_busy_;                 // and the core's busy time then
+    bool tick_armed_ = false;                 // a poll_tick is pending
+    sim::Time slice_start_;                   // when it last got the core from another task
+    const sim::Duration slice_;               // sched_slice() of the host
+
+    // sqthread_poll: the ring's SQ thread, and the SQEs stored and not consumed (io_u indexes).
+    std::unique_ptr<SqThread> sq_;
+    std::vector<uint32_t> sq_ring_;
+    uint32_t sq_head_ = 0, sq_queued_ = 0;
 
     // Region and progress. io_limit_: the bytes to issue (fio's io_size, else the region).
     uint64_t region_start_ = 0, region_len_ = 0, io_limit_ = 0;
     std::optional<RandomDist> dist_;          // random_distribution other than random
-    uint64_t next_seq_offset_[2] = {0, 0};
+    uint64_t next_seq_offset_[3] = {0, 0, 0};
+    uint64_t last_trim_offset_ = 0;           // fio's f->last_start[DDIR_TRIM] (randtrimwrite)
     uint64_t issued_bytes_ = 0, issued_ios_ = 0;
     uint64_t submitted_ = 0, completed_ = 0;
-    uint64_t kernel_bytes_[2] = {0, 0}, ramp_bytes_[2] = {0, 0};
+    uint64_t kernel_bytes_[3] = {0, 0, 0}, ramp_bytes_[3] = {0, 0, 0};
     sim::Time ramp_end_, end_time_;
     sim::Duration bw_avg_time_;
     uint32_t* live_ = nullptr;
-    sim::IntervalSampler bw_[2], iops_[2];
+    sim::IntervalSampler bw_[3], iops_[3];
     std::unique_ptr<IoLog> log_;              // only when the job writes fio logs
 
     // verify=: the writes issued (offset, length), in issue order, and the next to read back.

@@ -346,6 +346,7 @@ TEST_CASE("fast jobs show bandwidth samples in MiB/s and writes get their own li
     c.ioengine = workload::IoEngine::LIBAIO;
     c.iodepth = 32;
     c.bs_write = 131072;
+    c.bs_trim = 131072;  // what bs=4k,128k gives trims (fio: the last value repeats)
     j.options = workload::job_options(c);
     DirResult& w = j.dir[DDIR_WRITE];
     w.io_bytes = 3ULL << 30;  // 3 GiB in 2 s

@@ -280,7 +280,8 @@ TEST_CASE("rw and ioengine names map to the typed enums", "[scenario]") {
     const std::vector<std::pair<std::string, RwPattern>> rws = {
         {"read", RwPattern::READ},         {"write", RwPattern::WRITE}, {"randread", RwPattern::RANDREAD},
         {"randwrite", RwPattern::RANDWRITE}, {"rw", RwPattern::RW},     {"readwrite", RwPattern::RW},
-        {"randrw", RwPattern::RANDRW}};
+        {"randrw", RwPattern::RANDRW},       {"trim", RwPattern::TRIM},     {"randtrim", RwPattern::RANDTRIM},
+        {"trimwrite", RwPattern::TRIMWRITE}, {"randtrimwrite", RwPattern::RANDTRIMWRITE}};
     for (const auto& [name, rw] : rws) {
         INFO(name);
         CHECK(load(kMinimal, {"jobs.0.rw=" + name}).machine.jobs[0].rw == rw);
@@ -545,8 +546,8 @@ TEST_CASE("out-of-range and not-allowed values", "[scenario]") {
                Catch::StartsWith("test.json: /devices/0/model: \"ssd\" is not allowed here; expected one of: null_blk, nvme"));
     CHECK_THAT(error_of(kMinimal, {"devices.0.name=null b0"}),
                Catch::StartsWith("test.json: /devices/0/name: 'null b0' is not valid here"));
-    CHECK_THAT(error_of(kMinimal, {"jobs.0.rw=trim"}),
-               Catch::StartsWith("test.json: /jobs/0/rw: \"trim\" is not allowed here; expected one of: read, write,"));
+    CHECK_THAT(error_of(kMinimal, {"jobs.0.rw=discard"}),
+               Catch::StartsWith("test.json: /jobs/0/rw: \"discard\" is not allowed here; expected one of: read, write,"));
     CHECK_THAT(error_of(kMinimal, {"jobs.0.ioengine=posixaio"}), Catch::StartsWith("test.json: /jobs/0/ioengine: "));
     CHECK_THAT(error_of(kMinimal, {"jobs.0.time_based=yes"}),
                Catch::StartsWith("test.json: /jobs/0/time_based: \"yes\" is not allowed here; expected one of: true, false, 0, 1, \"0\", \"1\""));

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "test/cli/cli_fixture.h"
+
 namespace kernelsched {
 
 // The reference tree, or "" (tests are skipped, saying so) when linux-source-6.1 was not
@@ -43,6 +45,18 @@ struct Traces {
     std::vector<std::string> blksim, kernel;
 };
 
+// Two runs of blksim (`a`, `b`: `run` and its arguments), each with a --trace: their D events.
+inline Traces run_pair(const std::string& a, const std::string& b, const std::string& tmp_name) {
+    clitest::TempDir tmp(tmp_name);
+    const clitest::CliResult ra = clitest::run_blksim(a + " --trace " + tmp / "a.trace");
+    INFO(ra.out);
+    REQUIRE(ra.status == 0);
+    const clitest::CliResult rb = clitest::run_blksim(b + " --trace " + tmp / "b.trace");
+    INFO(rb.out);
+    REQUIRE(rb.status == 0);
+    return {dispatches(clitest::slurp(tmp / "a.trace")), dispatches(clitest::slurp(tmp / "b.trace"))};
+}
+
 // Same dispatch order, or the first difference named.
 inline void require_same(const Traces& t) {
     REQUIRE(t.blksim.size() > 100);  // the scenario dispatched enough to tell orders apart
@@ -52,6 +66,34 @@ inline void require_same(const Traces& t) {
         REQUIRE(t.blksim[i] == t.kernel[i]);
     }
     REQUIRE(t.blksim.size() == t.kernel.size());
+}
+
+// A trace's D lines without their sequence numbers (message notes take sequence numbers of
+// their CPU, so traces with and without --explain are compared without them), and the
+// texts of the message notes that begin with `prefix` ("kernel:kyber: ", "kernel:bfq: ").
+struct SplitTrace {
+    std::vector<std::string> dispatched;
+    std::vector<std::string> notes;
+};
+
+inline SplitTrace split_trace(const std::string& text, const std::string& prefix) {
+    SplitTrace s;
+    std::istringstream in(text);
+    std::string l;
+    const std::string note = "  m   N " + prefix;
+    while (std::getline(in, l)) {
+        if (const size_t m = l.find(note); m != std::string::npos) {
+            s.notes.push_back(l.substr(m + note.size()));
+            continue;
+        }
+        std::istringstream f(l);
+        std::string dev, cpu, seq, rest;
+        f >> dev >> cpu >> seq;
+        std::getline(f, rest);
+        if (rest.find("  D  ") != std::string::npos)
+            s.dispatched.push_back(dev + " " + cpu + rest);
+    }
+    return s;
 }
 
 }  // namespace kernelsched

@@ -506,22 +506,29 @@ TEST_CASE("bfq: budget feedback at each expiration reason", "[bfq]") {
         CHECK(rig.dispatch()->pid == 1001);
     }
     SECTION("a slow queue is charged the service its slot was worth at the peak rate") {
-        for (const bool slow : {true, false}) {
+        // 50 ms and 200 ms for 8 sectors are far below half the peak rate; 10 us is a short slot.
+        for (const sim::Duration slot : {50_ms, 200_ms, 10_us}) {
             BfqTunables t = Rig::no_wr();
             t.slice_idle = 0_ns;
             Rig rig(t);
             Request* r = rig.insert(1000, 0, 8);
             REQUIRE(rig.dispatch() == r);
-            // 50 ms for 8 sectors is far below half the peak rate; 10 us is a short slot.
-            rig.advance(slow ? 50_ms : 10_us);
+            rig.advance(slot);
             rig.complete(r);
-            REQUIRE(rig.q(1000).expirations[sched::BFQQE_NO_MORE_REQUESTS] == 1);
+            // (Past the timeout the queue expires for it, at the completion.)
+            const auto& expired = rig.q(1000).expirations;
+            REQUIRE(expired[slot == 200_ms ? sched::BFQQE_BUDGET_TIMEOUT : sched::BFQQE_NO_MORE_REQUESTS] == 1);
             // B-WF2Q+ advanced the BE virtual time by the charge << 22 / the weight sum (40):
-            // the peak-rate budget for 50 ms of a 124 ms timeout, or the 8 sectors served.
+            // the peak-rate budget for 50 ms of a 124 ms timeout; for a slot past the timeout
+            // the whole max_budget (bfq_bfqq_charge_time bounds the time by the timeout; a
+            // charge of the 8 sectors served instead let a slow queue be served again and
+            // again); for a short slot the 8 sectors served.
             const double charged = static_cast<double>(rig.bfq.vtime(1)) * 40 / (1 << 22);
-            INFO("charged " << charged << " sectors");
-            if (slow)
+            INFO("slot " << slot.count() << " ns: charged " << charged << " sectors");
+            if (slot == 50_ms)
                 CHECK(charged == Approx(sched::bfq_default_max_budget * 50 / 124).margin(1));
+            else if (slot == 200_ms)
+                CHECK(charged == Approx(sched::bfq_default_max_budget).margin(1));
             else
                 CHECK(rig.bfq.vtime(1) == (uint64_t{8} << 22) / 40);
         }

@@ -19,16 +19,9 @@ namespace {
 
 // The scenario with blksim's kyber and with the kernel's; `extra` options to both.
 Traces run_both(const std::string& scenario, const std::string& tree, const std::string& extra = "") {
-    TempDir tmp("kkyber");
     const std::string sc = source_path("test/fixtures/kernel-sched/" + scenario) + " -q " + extra;
-    const CliResult a = run_blksim("run " + sc + " --trace " + tmp / "a.trace");
-    INFO(a.out);
-    REQUIRE(a.status == 0);
-    const CliResult b = run_blksim("run " + sc + " --trace " + tmp / "b.trace" + " --kernel-tree " + tree +
-                                   " --set queues.0.scheduler=kernel:kyber");
-    INFO(b.out);
-    REQUIRE(b.status == 0);
-    return {dispatches(slurp(tmp / "a.trace")), dispatches(slurp(tmp / "b.trace"))};
+    return run_pair("run " + sc, "run " + sc + " --kernel-tree " + tree + " --set queues.0.scheduler=kernel:kyber",
+                    "kkyber");
 }
 
 }  // namespace
@@ -129,37 +122,6 @@ TEST_CASE("kernel:kyber: list, run --set and fio --scheduler", "[kernel-sched][k
     CHECK(fio.out.find("IOPS=") != std::string::npos);
 }
 
-namespace {
-
-// The trace's dispatches (D events) without their sequence numbers, which the messages
-// shift, and the texts of the kernel scheduler's --explain messages ("kernel:kyber: ...").
-struct SplitTrace {
-    std::vector<std::string> dispatched;
-    std::vector<std::string> kyber;
-};
-
-SplitTrace split_trace(const std::string& text) {
-    SplitTrace s;
-    std::istringstream in(text);
-    std::string l;
-    while (std::getline(in, l)) {
-        const size_t m = l.find("  m   N ");
-        if (m == std::string::npos) {
-            std::istringstream f(l);
-            std::string dev, cpu, seq, rest;
-            f >> dev >> cpu >> seq;
-            std::getline(f, rest);
-            if (rest.find("  D  ") != std::string::npos)
-                s.dispatched.push_back(dev + " " + cpu + rest);
-        } else if (l.compare(m + 8, 14, "kernel:kyber: ") == 0) {
-            s.kyber.push_back(l.substr(m + 22));
-        }
-    }
-    return s;
-}
-
-}  // namespace
-
 TEST_CASE("kernel:kyber: --explain shows the kernel's own tracepoints and changes nothing else",
           "[kernel-sched][kernel-kyber][explain]") {
     const std::string tree = kernel_tree("kyber-iosched.c");
@@ -175,9 +137,9 @@ TEST_CASE("kernel:kyber: --explain shows the kernel's own tracepoints and change
     REQUIRE(off.status == 0);
     REQUIRE(on.status == 0);
     CHECK(on.out == off.out);
-    const SplitTrace plain = split_trace(slurp(tmp / "off.trace"));
-    const SplitTrace told = split_trace(slurp(tmp / "on.trace"));
-    CHECK(plain.kyber.empty());
+    const SplitTrace plain = split_trace(slurp(tmp / "off.trace"), "kernel:kyber: ");
+    const SplitTrace told = split_trace(slurp(tmp / "on.trace"), "kernel:kyber: ");
+    CHECK(plain.notes.empty());
     // (The messages take sequence numbers of their CPU: the dispatches are compared without.)
     CHECK(told.dispatched.size() == plain.dispatched.size());
     CHECK((told.dispatched == plain.dispatched));  // (a bool: the lists are long to print)
@@ -186,7 +148,7 @@ TEST_CASE("kernel:kyber: --explain shows the kernel's own tracepoints and change
     // and the writes' depth cut below its 128 tokens (trace_kyber_adjust); dispatches that
     // find no write token (trace_kyber_throttled).
     unsigned read_p99 = 0, write_p99 = 0, write_cuts = 0, throttled = 0;
-    for (const std::string& m : told.kyber) {
+    for (const std::string& m : told.notes) {
         read_p99 += m.starts_with("kyber_latency: READ total p99 ");
         write_p99 += m.starts_with("kyber_latency: WRITE total p99 ");
         if (m.starts_with("kyber_adjust: WRITE "))

@@ -26,19 +26,14 @@ namespace {
 // only to blksim's (its switches for what a patched file does).
 Traces run_both(const std::string& scenario, const std::string& tree, const std::string& iosched = "",
                 const std::string& extra = "", const std::string& own_iosched = "") {
-    TempDir tmp("kmqdl");
     const std::string sc = source_path("test/fixtures/kernel-sched/" + scenario);
     const std::string own = "'queues.0.iosched={\"next_rq\": 1" + (iosched.empty() ? "" : ", " + iosched) +
                             (own_iosched.empty() ? "" : ", " + own_iosched) + "}'";
     const std::string kern = "'queues.0.iosched={" + iosched + "}'";
-    const CliResult a = run_blksim("run " + sc + " -q --trace " + tmp / "a.trace" + " --set " + own + " " + extra);
-    INFO(a.out);
-    REQUIRE(a.status == 0);
-    const CliResult b = run_blksim("run " + sc + " -q --trace " + tmp / "b.trace" + " --kernel-tree " + tree +
-                                   " --set queues.0.scheduler=kernel:mq-deadline --set " + kern + " " + extra);
-    INFO(b.out);
-    REQUIRE(b.status == 0);
-    return {dispatches(slurp(tmp / "a.trace")), dispatches(slurp(tmp / "b.trace"))};
+    return run_pair("run " + sc + " -q --set " + own + " " + extra,
+                    "run " + sc + " -q --kernel-tree " + tree + " --set queues.0.scheduler=kernel:mq-deadline --set " +
+                        kern + " " + extra,
+                    "kmqdl");
 }
 
 }  // namespace

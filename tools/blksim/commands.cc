@@ -324,14 +324,16 @@ static void print_blktrace_summary(const RunOptions& o, const report::BlktraceWr
                    blktrace->late_events());
 }
 
-// A job that ended with an error (rate_min not met): fio's two lines on stderr and fio's
+// A job that ended with an error (rate_min not met, a trim the disk refused): fio's lines on stderr and fio's
 // exit status 1, after the full report, as fio does.
 static int job_errors(const result::RunResult& result) {
     int status = 0;
     for (const result::JobResult& j : result.jobs) {
         if (j.error == 0)
             continue;
-        fmt::print(stderr, "{}\nfio: pid={}, err={}/{}\n", j.error_msg, j.pid, j.error, j.verror);
+        if (!j.error_msg.empty())
+            fmt::print(stderr, "{}\n", j.error_msg);
+        fmt::print(stderr, "fio: pid={}, err={}/{}\n", j.pid, j.error, j.verror);
         status = 1;
     }
     return status;

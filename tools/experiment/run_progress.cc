@@ -20,23 +20,26 @@ constexpr sim::Duration kTick = sim::Duration::ns(1'000'000);
 constexpr auto kRedraw = std::chrono::milliseconds(250);
 constexpr auto kFirstDraw = std::chrono::milliseconds(100);
 
-// fio's run-state letter of a thread (fio's td_run_state: P not started, _ exited; running:
-// R/r read, W/w write, M/m mixed, upper case sequential, lower case random).
+// fio's run-state letter of a thread, as fio 3.33's eta.c check_str_update() sets it: P not
+// started; exited: X after an error (td->error: rate_min, a trim the disk refused), else _;
+// running: M/m mixed (R/r or W/w when rwmixread is 100 or 0), R/r read, W/w write (trimwrite
+// too: td_write() is tested before the trim case), D/d trim; upper case sequential, lower
+// case random (td_random()).
 char state_letter(const workload::JobThread& t) {
     if (t.exited())
-        return '_';
+        return t.result().error ? 'X' : '_';
     if (!t.started())
         return 'P';
-    using workload::RwPattern;
-    switch (t.config().rw) {
-    case RwPattern::READ: return 'R';
-    case RwPattern::RANDREAD: return 'r';
-    case RwPattern::WRITE: return 'W';
-    case RwPattern::RANDWRITE: return 'w';
-    case RwPattern::RW: return 'M';
-    case RwPattern::RANDRW: return 'm';
-    }
-    return 'R';
+    const workload::JobConfig& c = t.config();
+    const bool rnd = c.random();
+    auto letter = [rnd](char seq) { return rnd ? static_cast<char>(seq - 'A' + 'a') : seq; };
+    if (c.reads() && c.writes())  // td_rw()
+        return letter(c.rwmixread == 100 ? 'R' : c.rwmixread == 0 ? 'W' : 'M');
+    if (c.reads())
+        return letter('R');
+    if (c.writes())
+        return letter('W');
+    return letter('D');
 }
 
 // "R(2),_(1)": runs of one letter, as fio prints them.

@@ -9,7 +9,7 @@ namespace blksim::scenario {
 
 namespace {
 
-constexpr std::string_view kDir[2] = {"read", "write"};
+constexpr std::string_view kDir[3] = {"read", "write", "trim"};
 
 // fio's compatibility mode makes "4KiB" 4000 bytes; say so when that is the likely cause.
 std::string kib_note(const Opt& v, units::KbBase kb_base) {
@@ -61,14 +61,14 @@ private:
         };
         one(sizes.read, j_.bs_read, 0);
         one(sizes.write, j_.bs_write, 1);
-        // sizes.trim: blksim has no trim workload; fio's third value is accepted and unused.
+        one(sizes.trim, j_.bs_trim, 2);
     }
 
     void bsrange(const Opt& range) {
         const units::DdirRanges r =
             in_.parse_at(range, [&](const std::string& t) { return units::parse_ddir_ranges(t, in_.kb_base); });
-        const std::optional<units::SizeRange>* slots[2] = {&r.read, &r.write};
-        for (unsigned dir = 0; dir < 2; ++dir) {
+        const std::optional<units::SizeRange>* slots[3] = {&r.read, &r.write, &r.trim};
+        for (unsigned dir = 0; dir < 3; ++dir) {
             if (!*slots[dir]) continue;
             const units::SizeRange x = **slots[dir];
             check(range, x.min, sized(x.min, dir));
@@ -81,8 +81,8 @@ private:
     void bssplit(const Opt& split) {
         const units::DdirBsSplit sp =
             in_.parse_at(split, [&](const std::string& t) { return units::parse_bssplit(t, in_.kb_base); });
-        const std::optional<units::BsSplit>* slots[2] = {&sp.read, &sp.write};
-        for (unsigned dir = 0; dir < 2; ++dir) {
+        const std::optional<units::BsSplit>* slots[3] = {&sp.read, &sp.write, &sp.trim};
+        for (unsigned dir = 0; dir < 3; ++dir) {
             if (!*slots[dir]) continue;
             uint64_t lo = units::kMaxSize, hi = 0;
             for (const units::BsSplitEntry& e : **slots[dir]) {
@@ -100,8 +100,8 @@ private:
     void blockalign(const Opt& v) {
         const units::DdirSizes a =
             in_.parse_at(v, [&](const std::string& t) { return units::parse_ddir_sizes(t, in_.kb_base); });
-        const std::optional<uint64_t>* slots[2] = {&a.read, &a.write};
-        for (unsigned dir = 0; dir < 2; ++dir) {
+        const std::optional<uint64_t>* slots[3] = {&a.read, &a.write, &a.trim};
+        for (unsigned dir = 0; dir < 3; ++dir) {
             if (!*slots[dir]) continue;
             check(v, **slots[dir], "blockalign " + std::to_string(**slots[dir]) + " (" + std::string(kDir[dir]) + ")");
             j_.blockalign[dir] = **slots[dir];
@@ -109,7 +109,7 @@ private:
     }
 
     // The smallest size of a direction (fio's min_bs).
-    uint64_t* min_bs(unsigned dir) { return dir ? &j_.bs_write : &j_.bs_read; }
+    uint64_t* min_bs(unsigned dir) { return dir == 2 ? &j_.bs_trim : dir ? &j_.bs_write : &j_.bs_read; }
 
     const JobInput& in_;
     workload::JobConfig& j_;
@@ -198,7 +198,7 @@ void decode_random_distribution(const JobInput& in, workload::JobConfig& j) {
 void decode_region(const JobInput& in, workload::JobConfig& j) {
     const dev::DeviceConfig& d = in.device;
     const uint64_t capacity = capacity_bytes(d);
-    const uint64_t min_bs = std::min(j.bs_read, j.bs_write);
+    const uint64_t min_bs = std::min({j.bs_read, j.bs_write, j.bs_trim});  // fio's td_min_bs()
     const auto size_or_percent = [&](const Opt& v) {
         return in.parse_at(v, [&](const std::string& s) { return units::parse_size_or_percent(s, in.kb_base); });
     };

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/workload/engine_kinds.h"
+#include "models/workload/job_options.h"
 #include "models/workload/verify.h"
 #include "tools/scenario/decode_job.h"
 #include "tools/scenario/job_options.h"
@@ -56,6 +57,27 @@ size_t job_device(const DecodeState& st, const Options& o, const std::string& pt
                          " devices; add \"device\": one of " + st.device_names() + " (in a fio job: filename=/dev/NAME)");
 }
 
+// io_uring's sqthread_poll and sqthread_poll_cpu (a CPU the host has: io_uring_setup()
+// refuses another with EINVAL). sqthread_poll_cpu alone does nothing, as in fio.
+void decode_sqpoll(const JobInput& in, workload::JobConfig& j) {
+    if (const Opt* v = in.get("sqthread_poll"); v && boolean(*v)) {
+        if (j.ioengine != workload::IoEngine::IO_URING)
+            in.rep().fail(v->ptr, "sqthread_poll is an option of ioengine io_uring, not of " +
+                                      std::string(workload::engine_kind(j.ioengine).name));
+        j.sqthread_poll = true;
+    }
+    if (const Opt* v = in.get("sqthread_poll_cpu")) {
+        const uint64_t c = number(*v);
+        if (c >= in.st.nr_cpus)
+            in.rep().fail(v->ptr, "sqthread_poll_cpu " + std::to_string(c) + ": CPU " + std::to_string(c) +
+                                      " does not exist: the host has " + plural(in.st.nr_cpus, "CPU") + " (0-" +
+                                      std::to_string(in.st.nr_cpus - 1) + ")");
+        j.sqthread_poll_cpu = static_cast<uint32_t>(c);
+    }
+}
+
+void check_trim_job(const JobInput& in, const workload::JobConfig& j);
+
 // What kind of I/O: ioengine, rw, rwmixread, direct, and the sync options.
 void decode_io_kind(const JobInput& in, workload::JobConfig& j) {
     if (const Opt* v = in.get("ioengine")) j.ioengine = lookup(workload::engine_names(), text(*v)).engine;
@@ -66,6 +88,7 @@ void decode_io_kind(const JobInput& in, workload::JobConfig& j) {
                                       std::string(workload::engine_kind(j.ioengine).name));
         j.hipri = true;
     }
+    decode_sqpoll(in, j);
     if (const Opt* v = in.get("rw")) j.rw = lookup(kRwPatterns, text(*v)).rw;
     if (const Opt* v = in.get("rwmixread")) {
         const uint32_t pct = static_cast<uint32_t>(number(*v));
@@ -88,6 +111,20 @@ void decode_io_kind(const JobInput& in, workload::JobConfig& j) {
         j.verify.ps_per_byte = k.ps_per_byte();
     }
     if (const Opt* v = in.get("do_verify")) j.verify.read_back = boolean(*v);
+    if (j.trims()) check_trim_job(in, j);
+}
+
+// fio's trims through blksim (docs/fio.md, Trims): the BLKDISCARD ioctl, with every engine.
+// What the model keeps per read/write direction only (rate caps, cmdprio, zoned random
+// distributions, verify, fsync) is refused with trims rather than silently applied to two
+// directions of three.
+void check_trim_job(const JobInput& in, const workload::JobConfig& j) {
+    const std::string what = "rw=" + std::string(workload::rw_name(j.rw));
+    for (const char* name : {"rate", "rate_iops", "rate_min", "rate_iops_min", "cmdprio_percentage", "cmdprio_bssplit",
+                             "random_distribution", "verify", "fsync", "fdatasync", "read_iolog"})
+        if (const Opt* v = in.get(name))
+            in.rep().fail(v->ptr, std::string(v->given_name) + " with " + what +
+                                      " is not modelled (allowed with trims: the other options; docs/fio.md, Trims)");
 }
 
 void decode_depths(const JobInput& in, workload::JobConfig& j) {

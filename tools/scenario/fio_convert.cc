@@ -60,7 +60,7 @@ constexpr HarmlessFioValue kHarmlessFioValues[] = {
     {"loops", "1"},                {"startdelay", "0"},
     {"nrfiles", "1"},              {"zonemode", "none"},      {"unified_rw_reporting", "0|none"},
     {"stats", "1"},
-    {"buffered", "0"},             {"io_submit_mode", "inline"}, {"sqthread_poll", "0"},
+    {"buffered", "0"},             {"io_submit_mode", "inline"},
     {"verify_only", "0"},          {"trim_percentage", "0"},  {"create_only", "0"},  {"pre_read", "0"},
 };
 
@@ -275,11 +275,6 @@ private:
             return unsupported_.add(o, "buffered I/O: the page cache is not modelled, runs as direct I/O", false);
         if (canon == "zonemode" && value != "none")  // the job needs a kind of device blksim has not
             return unsupported_.add(o, "zoned block devices are not modelled: docs/fio.md, Zoned block devices", true);
-        // A submission-queue polling thread: the job would mean nothing without it. Modelling it
-        // needs a kernel thread on another CPU spinning on the SQ ring (hipri is modelled).
-        if (canon == "sqthread_poll" && value != "0")
-            return unsupported_.add(o, "io_uring's SQ polling thread (a kernel thread spinning on another CPU) is "
-                                       "not modelled; hipri (polled completion) is", true);
         if (ignored_fio_option(canon, o.value)) return;
         unsupported_.add(o, "", false);
     }

@@ -17,6 +17,8 @@ constexpr FioOption kFioOptions[] = {
     {"filename", "filename"},
     {"ioengine", "ioengine"},
     {"hipri", "hipri"},
+    {"sqthread_poll", "sqthread_poll"},
+    {"sqthread_poll_cpu", "sqthread_poll_cpu", true},
     {"rw", "rw"},
     {"readwrite", "rw"},
     {"rwmixread", "rwmixread", true},

@@ -19,6 +19,8 @@ inline constexpr RwName kRwPatterns[] = {
     {"randread", workload::RwPattern::RANDREAD},   {"randwrite", workload::RwPattern::RANDWRITE},
     {"rw", workload::RwPattern::RW},               {"readwrite", workload::RwPattern::RW},
     {"randrw", workload::RwPattern::RANDRW},
+    {"trim", workload::RwPattern::TRIM},           {"randtrim", workload::RwPattern::RANDTRIM},
+    {"trimwrite", workload::RwPattern::TRIMWRITE}, {"randtrimwrite", workload::RwPattern::RANDTRIMWRITE},
 };
 
 // The fio options a job (or global) may carry. `canonical` names the option an alias

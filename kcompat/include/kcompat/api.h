@@ -42,7 +42,7 @@ struct kcompat_host {
 struct kcompat_rq_state {
 	uint64_t sector;
 	uint32_t nr_sectors;
-	uint8_t op;          /* 0 read, 1 write, 2 flush */
+	uint8_t op;          /* 0 read, 1 write, 2 flush, 3 discard (blkmq::ReqOp) */
 	uint8_t fua;         /* REQ_FUA */
 	uint8_t preflush;    /* REQ_PREFLUSH */
 	uint8_t flush_seq;   /* inside the flush machinery (RQF_FLUSH_SEQ) */

@@ -8,6 +8,7 @@
 #include <linux/timer.h>
 #include "elevator.h"
 #include "kcompat/api.h"
+#include "kcompat/vsprintf.h"
 
 struct kcompat_queue {
 	struct request_queue q;
@@ -29,6 +30,8 @@ struct kcompat_queue {
 	/* The tasks (blksim's job threads) that submitted to this queue, each with its
 	 * io_context and, once it asked, its io_cq (kcompat/lib/iocontext.c). */
 	struct list_head tasks;
+	/* The pointers its trace messages printed (%p prints an id, kcompat/lib/vsprintf.c). */
+	struct kcompat_ptr_ids ptr_ids;
 };
 
 static inline struct kcompat_queue *kcompat_queue_of(struct request_queue *q)

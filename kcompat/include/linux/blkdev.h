@@ -161,7 +161,7 @@ static inline bool rq_mergeable(struct request *rq)
 	return true;
 }
 
-/* blksim models no discards and no zoned devices. */
+/* blksim merges no discards (docs/fio.md, Trims) and models no zoned devices. */
 static inline bool blk_discard_mergable(struct request *req) { (void)req; return false; }
 
 struct blk_mq_tags {

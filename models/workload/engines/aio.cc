@@ -4,8 +4,8 @@
 
 namespace blksim::workload::engines {
 
-Aio::Aio(const JobConfig& cfg, const cpu::HostConfig& host)
-    : Engine(std::max(1u, cfg.iodepth), std::max(1u, cfg.iodepth_batch_submit), true, true, false, host.costs.reap),
+Aio::Aio(const JobConfig& cfg, const cpu::HostConfig& host, bool slat)
+    : Engine(std::max(1u, cfg.iodepth), std::max(1u, cfg.iodepth_batch_submit), true, slat, false, host.costs.reap),
       complete_min_(cfg.iodepth_batch_complete_min),
       complete_max_(cfg.iodepth_batch_complete_max ? cfg.iodepth_batch_complete_max
                                                    : std::max(1u, cfg.iodepth_batch_complete_min)),

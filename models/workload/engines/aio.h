@@ -23,7 +23,8 @@ public:
     void queued(IoU& first, sim::Time t) const override;
 
 protected:
-    Aio(const JobConfig& cfg, const cpu::HostConfig& host);
+    // `slat`: fio keeps the submission latency (not on an SQPOLL ring).
+    Aio(const JobConfig& cfg, const cpu::HostConfig& host, bool slat = true);
 
 private:
     uint32_t complete_min_;   // iodepth_batch_complete_min
