@@ -459,7 +459,7 @@ void JobThread::submit_event(uint64_t) {
     }
     if (sq_) [[unlikely]] {
         sq_commit(s);
-        return;
+        return false;  // the SQ thread submits them
     }
     if (!batch_syscall_charged_) {
         s.sys += costs_.syscall;
