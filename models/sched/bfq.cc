@@ -1,7 +1,8 @@
 // BFQ: see bfq.h for the policy and what is simplified. This file: tunables, queues,
 // requests and their choice inside a queue, insert and merging. Dispatch (queue selection,
 // expiration, budget feedback, idling) and completion are in bfq_dispatch.cc, B-WF2Q+ in
-// bfq_wf2q.cc, the peak rate, weight raising and bursts in bfq_wr.cc.
+// bfq_wf2q.cc, the peak rate, weight raising and bursts in bfq_wr.cc, queue merging of
+// cooperating processes in bfq_coop.cc.
 #include "models/sched/bfq.h"
 #include "models/sched/scheduler_kind.h"
 
@@ -90,11 +91,13 @@ Bfq::Bfq(const BfqTunables& t, sim::EventQueue& eq, bool rotational)
 
 // The trees link entities of queues_, which is destroyed first: unlink them before.
 Bfq::~Bfq() {
+    active_list_.clear();
     for (ServiceTree& st : st_) {
         st.eligible.clear();
         st.ineligible.clear();
         st.idle.clear();
     }
+    rq_pos_tree_.clear();
 }
 
 // The sysfs stores: slice_idle / slice_idle_us in ns, timeout_sync in jiffies (HZ / 8 by
@@ -176,6 +179,7 @@ void Bfq::bfq_init_bfqq(BfqQueue* bfqq, uint32_t pid) {
     bfqq->split_time = bfq_smallest_from_now();
     bfqq->soft_rt_next_start = now_j;
     bfqq->seek_history = 1;  // the first request is almost certainly seeky
+    bfqq->creation_time = now_j;
     BfqEntity& e = bfqq->entity;
     e.weight = e.orig_weight = e.new_weight;
     bfqq->ioprio = bfqq->new_ioprio;
@@ -192,21 +196,24 @@ BfqQueue* Bfq::bfq_get_queue(uint32_t pid) {
     return nullptr;
 }
 
-// bfq_init_rq(): the request joins its task's queue (which is created if needed) when it is
-// inserted; large-burst detection looks at every new queue.
+// bfq_get_queue()'s allocation of a sync queue for rq's task.
+BfqQueue* Bfq::bfq_alloc_queue(Request* rq) {
+    queues_.push_back(std::make_unique<BfqQueue>());
+    BfqQueue* bfqq = queues_.back().get();
+    const Bio* bio = rq->bio;
+    bfq_set_next_ioprio_data(bfqq, bio ? bio->task_ioprio_class : 0, bio ? bio->task_ioprio_level : 4);
+    bfq_init_bfqq(bfqq, rq->pid);
+    ++stats_.queues_created;
+    return bfqq;
+}
+
+// bfq_init_rq(): the request joins its task's queue (which is created if needed, and may be
+// shared with cooperating tasks, see bfq_coop.cc) when it is inserted; large-burst
+// detection looks at every new queue.
 BfqQueue* Bfq::bfq_init_rq(Request* rq) {
     if (BfqQueue* q = RQ_BFQQ(rq))
         return q;
-    BfqQueue* bfqq = bfq_get_queue(rq->pid);
-    if (bfqq == nullptr) {
-        queues_.push_back(std::make_unique<BfqQueue>());
-        bfqq = queues_.back().get();
-        const Bio* bio = rq->bio;
-        bfq_set_next_ioprio_data(bfqq, bio ? bio->task_ioprio_class : 0, bio ? bio->task_ioprio_level : 4);
-        bfq_init_bfqq(bfqq, rq->pid);
-        queue_by_pid_.emplace(rq->pid, bfqq);
-        ++stats_.queues_created;
-    }
+    BfqQueue* bfqq = bfq_rq_bic_queue(rq);
     ++bfqq->entity.allocated;
     rq->elv_priv = bfqq;
     if (bfqq->just_created && (burst_size_ > 0 || busy_queues() == 0))
@@ -356,7 +363,13 @@ void Bfq::bfq_update_has_short_ttime(BfqQueue* bfqq) {
     if (bfqq->ttime.ttime_samples > BFQ_TTIME_SAMPLES_VALID &&
         bfqq->ttime.ttime_mean > static_cast<uint64_t>(bfq_slice_idle_ >> 1))
         has_short_ttime = false;
+    const bool state_changed = has_short_ttime != bfqq->has_short_ttime;
     bfqq->has_short_ttime = has_short_ttime;
+    // Without a baseline the inject limit follows the think time (bfq_reset_inject_limit);
+    // not back to short within 100 ms of the last update, lest it oscillate.
+    if (state_changed && bfqq->last_serv_time_ns == 0 &&
+        (jiffies() >= bfqq->decrease_time_jif + jif_.msecs_to_jiffies(100) || !has_short_ttime))
+        bfq_reset_inject_limit(bfqq);
 }
 
 // bfq_update_io_intensity(): I/O bound = busy at least ~80 % of a window of up to 200 ms.
@@ -386,12 +399,15 @@ void Bfq::bfq_add_request(Request* rq) {
     bool interactive = false;
     bfqq->queued[1]++;
     ++queued_;
+    bfq_add_request_inject(bfqq);  // waker detection, inject limit (bfq_inject.cc)
     bfq_update_io_intensity(bfqq);
     bfqq->sort_list.insert(*rq);
 
     // Is this request a better next-serve candidate?
     Request* prev = bfqq->next_rq;
     bfqq->next_rq = bfq_choose_req(bfqq->next_rq, rq, last_position_);
+    if (prev != bfqq->next_rq)
+        bfq_pos_tree_update(bfqq);  // cooperator search: the queue's position moved
 
     if (!bfqq->busy) {
         bfq_bfqq_handle_idle_busy_switch(bfqq, old_wr_coeff, &interactive);
@@ -421,9 +437,9 @@ void Bfq::bfq_rq_enqueued(BfqQueue* bfqq, Request* rq) {
         bfq_bfqq_expire(bfqq, false, BFQQE_BUDGET_TIMEOUT);
 }
 
-// __bfq_insert_request() (no cooperator queue merging).
+// __bfq_insert_request().
 void Bfq::bfq_insert_bfqq_request(Request* rq) {
-    BfqQueue* bfqq = RQ_BFQQ(rq);
+    BfqQueue* bfqq = bfq_insert_cooperator(rq);  // rq may move to a shared queue
     bfq_update_io_thinktime(bfqq);
     bfq_update_has_short_ttime(bfqq);
     bfq_update_io_seektime(bfqq, rq);
@@ -477,6 +493,9 @@ void Bfq::bfq_remove_request(Request* rq) {
             // Emptied out of service: reset service and budget for consistency.
             bfqq->entity.budget = bfqq->entity.service = 0;
         }
+        bfq_pos_tree_remove(bfqq);
+    } else {
+        bfq_pos_tree_update(bfqq);
     }
 }
 
@@ -488,12 +507,14 @@ void Bfq::bfq_remove_request(Request* rq) {
 // queue. A candidate that would exceed max_sectors means no merge at all (the kernel does
 // not fall back to another one either).
 ElvMerge Bfq::bio_merge(const Bio& bio, uint32_t max_sectors, Request** out) {
-    const BfqQueue* bio_bfqq = bfq_get_queue(bio.pid);
-    if (bio_bfqq == nullptr)
+    bio_bfqq_ = bfq_get_queue(bio.pid);
+    if (bio_bfqq_ == nullptr)
         return ElvMerge::NO_MERGE;  // no queue yet: nothing of the task's to merge with
+    bio_bic_ = bfq_bic_lookup(bio.pid);
+    // bfq_allow_bio_merge() may first merge the task's queue with a cooperator's.
     auto merge_ok = [&](const Request& rq) {
         return rq.op == bio.op && rq.ioprio_class == bio.ioprio_class && rq.ioprio_level == bio.ioprio_level &&
-               RQ_BFQQ(&rq) == bio_bfqq;
+               bfq_allow_bio_merge(bio) && RQ_BFQQ(&rq) == bio_bfqq_;
     };
     auto fits = [&](const Request& rq) { return uint64_t{rq.nr_sectors} + bio.nr_sectors <= max_sectors; };
     auto take = [&](Request* rq, ElvMerge type) {
@@ -513,8 +534,8 @@ ElvMerge Bfq::bio_merge(const Bio& bio, uint32_t max_sectors, Request** out) {
     if (Request* rq = insert_merge_find(bio.sector); rq && merge_ok(*rq))
         return take(rq, ElvMerge::BACK_MERGE);
     // bfq_find_rq_fmerge(): elv_rb_find() in the bio's queue.
-    const auto it = bio_bfqq->sort_list.find(bio.end_sector());
-    if (it != bio_bfqq->sort_list.end() && merge_ok(*it))
+    const auto it = bio_bfqq_->sort_list.find(bio.end_sector());
+    if (it != bio_bfqq_->sort_list.end() && merge_ok(*it))
         return take(const_cast<Request*>(&*it), ElvMerge::FRONT_MERGE);
     return ElvMerge::NO_MERGE;
 }
@@ -537,8 +558,10 @@ void Bfq::request_merged(Request* rq, ElvMerge type) {
             sl.insert(*rq);
             Request* prev = bfqq->next_rq;
             bfqq->next_rq = bfq_choose_req(bfqq->next_rq, rq, last_position_);
-            if (prev != bfqq->next_rq)
+            if (prev != bfqq->next_rq) {
                 bfq_updated_next_req(bfqq);
+                bfq_pos_tree_update(bfqq);
+            }
         }
     }
     if (type == ElvMerge::BACK_MERGE && rq->hash_node.is_linked()) {

@@ -21,10 +21,18 @@
 //  - Inside a queue the next request is the closest to the head (bfq_choose_req, backward
 //    seeks up to back_seek_max at back_seek_penalty), or once per slot the FIFO head when
 //    it has waited fifo_expire_sync.
+//  - I/O injection (bfq_inject.cc): while the in-service sync queue is idled for, other
+//    queues' requests fill the hole: its waker queue's (detected by bfq_check_waker) or a
+//    queue it wakes, else any queue's while fewer than its inject_limit are in the driver;
+//    inject_limit is fed back from the measured total service time of its requests.
 //  - low_latency: interactive weight raising (x30 for a device-speed dependent time, or
 //    until 120000 sectors of service), soft real-time raising (x3000 for 300 ms windows),
 //    large-burst detection (>= 8 queues created within 180 ms get no raising), and tighter
 //    tag limits while a queue is raised (bfq_limit_depth).
+//  - Queue merging (bfq_coop.cc): processes doing I/O close to each other (BFQQ_CLOSE_THR,
+//    on rotational or non-queueing devices) or whose queues were created within 180 ms
+//    with one priority (stable merge: at once on a queueing SSD, after 600 ms on a disk
+//    unless idling pays) share one queue; a shared queue found seeky is split again.
 //
 // Simplifications (docs/model.md, "bfq"):
 //  - every blksim request is synchronous (reads, and O_DIRECT writes are REQ_SYNC), so no
@@ -32,9 +40,9 @@
 //    and async weight raising are not reachable and not modelled;
 //  - no cgroups: one root group, so the hierarchy loops run once and
 //    bfqq_request_over_limit() (a cgroup-era per-entity tag limit) is not modelled;
-//  - no early/stable queue merging and splitting, no waker/wakee detection and no I/O
-//    injection while idling: while the in-service queue idles, dispatch returns nothing;
-//  - a process never exits during the run (bfqq_process_refs() > 0 throughout);
+//  - no async queues, so the in-service queue's own async queue is never injected first;
+//  - a process never exits during the run; a queue all of whose processes were merged
+//    into another one keeps existing (bfqq_process_refs() 0), it is never freed;
 //  - one actuator; the active tree is kept as two trees, see bfq_wf2q.cc.
 //
 // Locking (the core charges it, see ElevatorCost): insert, bio merge, dispatch and
@@ -87,6 +95,7 @@ inline constexpr int bfq_stats_min_budgets = 194;
 inline constexpr int bfq_default_max_budget = 16 * 1024;
 
 struct BfqQueue;
+struct BfqIoCq;
 
 // struct bfq_entity: what B-WF2Q+ schedules (here always a queue: no groups).
 struct BfqEntity {
@@ -161,10 +170,52 @@ struct BfqQueue {
 
     int weight_counter = 0;              // the weight counted in the weights tree, 0 = none
 
+    // I/O injection and waker detection (bfq_inject.cc). inject_limit: how many requests may
+    // be in the driver while this queue, in service, has none queued; tuned by the total
+    // service time of its first request after a hole (last_serv_time_ns is the baseline).
+    unsigned int inject_limit = 0;
+    uint64_t last_serv_time_ns = 0;
+    int64_t decrease_time_jif = 0;       // jiffies of the last decrease (or reset) of the limit
+    BfqQueue* waker_bfqq = nullptr;      // the queue whose completions this one waits for
+    BfqQueue* tentative_waker_bfqq = nullptr;
+    unsigned int num_waker_detections = 0;
+    uint64_t waker_detection_started = 0;  // ns
+    // woken_list: the queues whose waker_bfqq this is, newest first (the kernel's hlist:
+    // woken_list is the head, woken_next / woken_pprev the node; linked = woken_pprev set).
+    BfqQueue* woken_list = nullptr;
+    BfqQueue* woken_next = nullptr;
+    BfqQueue** woken_pprev = nullptr;
+    boost::intrusive::list_member_hook<> bfqq_list;  // on bfqd->active_list while on an active tree
+
     // What the model counts (the kernel's blkg stats are elsewhere): sectors dispatched,
     // service slots begun and how they ended.
     uint64_t served_sectors = 0, slots = 0;
     uint64_t expirations[BFQQE_NR] = {};
+
+    // Queue merging of cooperating processes (bfq_coop.cc).
+    BfqQueue* new_bfqq = nullptr;        // scheduled merge: this queue's processes move there
+    int process_refs = 1;                // bfqq_process_refs(): processes (bics) using it
+    bool coop = false, split_coop = false;  // BFQQF_coop (shared), BFQQF_split_coop
+    BfqIoCq* bic = nullptr;              // the owning process's bic; null while shared
+    int64_t creation_time = 0;           // jiffies
+    boost::intrusive::set_member_hook<> pos_node;  // in rq_pos_tree_ (bfqq->pos_root != NULL)
+};
+
+// struct bfq_io_cq: a process's view of the device (the kernel's per-io_context data): its
+// sync queue is queue_by_pid_[pid]; here what queue merging keeps of it.
+struct BfqIoCq {
+    uint32_t pid = 0;
+    BfqQueue* stable_merge_bfqq = nullptr;  // delayed stable merge scheduled with this queue
+    bool stably_merged = false;             // never split again
+    // bfq_bfqq_save_state(): the queue's state when it was merged, resumed on a split.
+    bool saved_has_short_ttime = false, saved_IO_bound = false, saved_in_large_burst = false,
+         was_in_burst_list = false;
+    int saved_weight = 0;
+    BfqTtime saved_ttime;
+    int64_t saved_io_start_time = 0, saved_tot_idle_time = 0;
+    unsigned int saved_wr_coeff = 1;
+    int64_t saved_wr_start_at_switch_to_srt = 0, saved_last_wr_start_finish = 0, saved_wr_cur_max_time = 0;
+    uint64_t saved_service_from_wr = 0;
 };
 
 // The kernel's generic __sw_hweight32(): a few inline instructions where std::popcount
@@ -192,6 +243,8 @@ struct BfqStats {
     uint64_t queues_created = 0;
     uint64_t wr_interactive = 0, wr_soft_rt = 0;  // weight-raising periods started
     uint64_t peak_rate_updates = 0;
+    uint64_t queue_merges = 0, queue_splits = 0;  // bfq_merge_bfqqs(), bfq_split_bfqq()
+    uint64_t injected = 0;     // dispatched from a queue not in service, while idling for it
 };
 
 class Bfq final : public Elevator, public ElevatorAudit, public ElevatorCost, public ElevatorReport {
@@ -386,6 +439,14 @@ private:
     void bfq_finish_requeue_request(Request* rq);
     void bfq_update_hw_tag();
 
+    // --- I/O injection and waker/wakee detection (bfq_inject.cc) ---------------------------
+    void bfq_reset_inject_limit(BfqQueue* bfqq);
+    void bfq_check_waker(BfqQueue* bfqq, uint64_t now_ns);
+    void bfq_add_request_inject(BfqQueue* bfqq);
+    void bfq_update_inject_limit(BfqQueue* bfqq);
+    BfqQueue* bfq_choose_bfqq_for_injection();
+    BfqQueue* bfq_select_queue_while_idling(BfqQueue* bfqq);
+
     // --- peak rate, weight raising, bursts (bfq_wr.cc) ---------------------------------------
     void bfq_update_peak_rate(const Request* rq);
     void bfq_update_rate_reset(const Request* rq);
@@ -401,6 +462,43 @@ private:
     void bfq_end_wr();
     void switch_back_to_interactive_wr(BfqQueue* bfqq);
     int64_t bfq_bfqq_softrt_next_start(const BfqQueue* bfqq) const;
+    // --- queue merging: cooperating processes (bfq_coop.cc) ----------------------------------
+    struct PosKeyOf {
+        using type = uint64_t;
+        uint64_t operator()(const BfqQueue& q) const { return q.next_rq->sector; }
+    };
+    // bfqd->rq_pos_tree: queues by their next request's sector, one queue per sector.
+    using PosTree = boost::intrusive::set<
+        BfqQueue, boost::intrusive::member_hook<BfqQueue, boost::intrusive::set_member_hook<>, &BfqQueue::pos_node>,
+        boost::intrusive::key_of_value<PosKeyOf>>;
+    BfqIoCq* bfq_bic_lookup(uint32_t pid);
+    BfqQueue* bfq_alloc_queue(Request* rq);
+    BfqQueue* bfq_rq_bic_queue(Request* rq);
+    BfqQueue* bfq_get_bfqq_handle_split(BfqIoCq* bic, Request* rq, bool split, bool* new_queue);
+    BfqQueue* bfq_do_or_sched_stable_merge(BfqQueue* bfqq, BfqIoCq* bic);
+    BfqQueue* bfq_split_bfqq(BfqIoCq* bic, BfqQueue* bfqq);
+    void bic_set_bfqq(BfqIoCq* bic, BfqQueue* bfqq);
+    bool nonrot_with_queueing() const { return nonrot() && hw_tag_ != 0; }  // hw_tag -1: unknown yet
+    bool bfq_too_late_for_merging(const BfqQueue* bfqq) const;
+    void bfq_pos_tree_add_move(BfqQueue* bfqq);
+    void bfq_pos_tree_remove(BfqQueue* bfqq);
+    void bfq_pos_tree_update(BfqQueue* bfqq) {  // the `unlikely(!nonrot_with_queueing)` calls
+        if (!nonrot_with_queueing())
+            bfq_pos_tree_add_move(bfqq);
+    }
+    BfqQueue* bfqq_find_close(uint64_t sector);
+    bool bfq_may_be_close_cooperator(const BfqQueue* bfqq, const BfqQueue* new_bfqq) const;
+    BfqQueue* bfq_setup_merge(BfqQueue* bfqq, BfqQueue* new_bfqq);
+    BfqQueue* bfq_setup_stable_merge(BfqQueue* bfqq, BfqIoCq* bic);
+    BfqQueue* bfq_setup_cooperator(BfqQueue* bfqq, const uint64_t* sector, BfqIoCq* bic);
+    void bfq_bfqq_save_state(BfqQueue* bfqq);
+    void bfq_bfqq_resume_state(BfqQueue* bfqq, BfqIoCq* bic, bool bfqq_already_existing);
+    BfqQueue* bfq_merge_bfqqs(BfqIoCq* bic, BfqQueue* bfqq);
+    void bfq_release_process_ref(BfqQueue* bfqq);
+    void bfq_put_cooperator(BfqQueue* bfqq);
+    bool bfq_allow_bio_merge(const blkmq::Bio& bio);
+    BfqQueue* bfq_insert_cooperator(Request* rq);
+
     void bfq_handle_burst(BfqQueue* bfqq);
     void bfq_reset_burst_list(BfqQueue* bfqq);
     void bfq_add_to_burst(BfqQueue* bfqq);
@@ -486,6 +584,26 @@ private:
     // word depths for bfq_limit_depth, computed for the last nr_requests seen
     mutable uint32_t depth_nr_requests_ = 0;
     mutable uint32_t depth_limits_[2][2] = {};
+
+    // queue merging (bfq_coop.cc)
+    std::unordered_map<uint32_t, BfqIoCq> bics_;  // by pid; elements never move
+    PosTree rq_pos_tree_;
+    BfqQueue* last_bfqq_created_ = nullptr;   // bfqd->last_bfqq_created: stable merging
+    BfqQueue* bio_bfqq_ = nullptr;            // bfqd->bio_bfqq / bio_bic during bio_merge
+    BfqIoCq* bio_bic_ = nullptr;
+
+    // I/O injection (bfq_inject.cc): bfqd->active_list (the queues on an active tree, the
+    // newest activated first), the request whose total service time is being measured
+    // (waited_rq, picked at dispatch while wait_dispatch), whether requests were injected
+    // since, when the measured request arrived, and the last completion's queue.
+    using ActiveList = boost::intrusive::list<
+        BfqQueue, boost::intrusive::member_hook<BfqQueue, boost::intrusive::list_member_hook<>, &BfqQueue::bfqq_list>>;
+    ActiveList active_list_;
+    BfqQueue* last_completed_rq_bfqq_ = nullptr;
+    const Request* waited_rq_ = nullptr;
+    bool wait_dispatch_ = false, rqs_injected_ = false;
+    uint64_t last_empty_occupied_ns_ = 0;
+    int64_t last_idling_start_jiffies_ = 0;
 
     BfqStats stats_;
 };

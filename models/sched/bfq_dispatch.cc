@@ -147,6 +147,8 @@ void Bfq::bfq_bfqq_expire(BfqQueue* bfqq, bool compensate, BfqqExpiration reason
     ++bfqq->expirations[reason];
     explain_(now_, "bfq{}{} expire: {}{}, service {} of budget {}", bfqq->pid, bfqq->sync ? 'S' : 'A',
              kExpirationNames[reason], slow ? " (slow)" : "", e.service, e.budget);
+    rqs_injected_ = wait_dispatch_ = false;  // no total service time measured across slots
+    waited_rq_ = nullptr;
     bfq_bfqq_recalc_budget(bfqq, reason);
     bfq_bfqq_expire_finish(bfqq, reason);
     // Waiting for a request: if it comes in time, the queue goes on with this budget.
@@ -160,6 +162,9 @@ void Bfq::bfq_bfqq_expire(BfqQueue* bfqq, bool compensate, BfqqExpiration reason
 // while it needs idling for its guarantees (so that it is served before queues with later
 // finish times), else out of the busy set.
 void Bfq::bfq_bfqq_expire_finish(BfqQueue* bfqq, BfqqExpiration reason) {
+    // A shared queue gone seeky: its processes no longer cooperate, split it (bfq_coop.cc).
+    if (bfqq->coop && bfqq_seeky(bfqq))
+        bfqq->split_coop = true;
     if (bfqq->sort_list.empty() &&
         !(reason == BFQQE_PREEMPTED && idling_needed_for_service_guarantees(bfqq))) {
         if (bfqq->dispatched == 0)
@@ -167,6 +172,8 @@ void Bfq::bfq_bfqq_expire_finish(BfqQueue* bfqq, BfqqExpiration reason) {
         bfq_del_bfqq_busy(bfqq, true);
     } else {
         bfq_requeue_bfqq(bfqq, true);
+        if (!bfqq->sort_list.empty())
+            bfq_pos_tree_update(bfqq);  // resort the potential close cooperators
     }
     bfq_bfqd_reset_in_service();
 }
@@ -184,6 +191,8 @@ bool Bfq::bfq_may_expire_for_budg_timeout(const BfqQueue* bfqq) const {
 // short think time; never while some busy queue is weight-raised (they would starve).
 // hw_tag is -1 until detected: !hw_tag is then false.
 bool Bfq::idling_boosts_thr_without_issues(const BfqQueue* bfqq) const {
+    if (bfqq->process_refs == 0)
+        return false;  // merged away: no more requests will come
     const bool rot_without_queueing = !nonrot() && hw_tag_ == 0;
     const bool seq_io_bound = !bfqq_seeky(bfqq) && bfqq->IO_bound && bfqq->has_short_ttime;
     const bool idling_boosts_thr = rot_without_queueing || ((!nonrot() || hw_tag_ == 0) && seq_io_bound);
@@ -195,6 +204,8 @@ bool Bfq::idling_boosts_thr_without_issues(const BfqQueue* bfqq) const {
 // queue take over the device's internal queue).
 bool Bfq::idling_needed_for_service_guarantees(const BfqQueue* bfqq) const {
     const uint32_t tot_busy_queues = busy_queues();
+    if (bfqq->process_refs == 0)
+        return false;
     return (bfqq->wr_coeff > 1 &&
             (wr_busy_queues_ < tot_busy_queues ||
              tot_rq_in_driver_ >= static_cast<uint32_t>(bfqq->dispatched) + 4)) ||
@@ -202,6 +213,8 @@ bool Bfq::idling_needed_for_service_guarantees(const BfqQueue* bfqq) const {
 }
 
 bool Bfq::bfq_better_to_idle(const BfqQueue* bfqq) const {
+    if (bfqq->process_refs == 0)
+        return false;
     if (t_.strict_guarantees)
         return true;
     // No idling without slice_idle, for async queues or for the idle class.
@@ -221,6 +234,7 @@ void Bfq::bfq_arm_slice_timer() {
     else if (bfqq->wr_coeff > 1)
         sl = std::max(sl, 20 * BFQ_NSEC_PER_MSEC);
     last_idling_start_ = now_ns();
+    last_idling_start_jiffies_ = jiffies();
     idle_slice_timer_.arm(now_ + sim::Duration::ns(sl));
     explain_(now_, "bfq{}{} idling starts: {} us for its next request", bfqq->pid, bfqq->sync ? 'S' : 'A', sl / 1000);
     ++stats_.idle_slices;
@@ -289,8 +303,8 @@ BfqQueue* Bfq::bfq_select_queue() {
             }
         } else if (bfqq->wait_request || (bfqq->dispatched != 0 && bfq_better_to_idle(bfqq))) {
             // Idling, or waiting for in-flight requests after which it may idle: keep the
-            // queue and dispatch nothing (I/O injection from other queues is not modelled).
-            return nullptr;
+            // queue, and maybe dispatch from another one meanwhile (bfq_inject.cc).
+            return bfq_select_queue_while_idling(bfqq);
         } else {
             reason = BFQQE_NO_MORE_REQUESTS;
         }
@@ -311,6 +325,10 @@ void Bfq::bfq_dispatch_remove(Request* rq) {
 Request* Bfq::bfq_dispatch_rq_from_bfqq(BfqQueue* bfqq) {
     Request* rq = bfqq->next_rq;
     bfq_bfqq_served(bfqq, bfq_serv_to_charge(rq, bfqq));
+    if (bfqq == in_service_queue_ && wait_dispatch_) {
+        wait_dispatch_ = false;
+        waited_rq_ = rq;  // its total service time feeds the inject limit (bfq_inject.cc)
+    }
     bfqq->served_sectors += rq->nr_sectors;
     bfq_dispatch_remove(rq);
     if (bfqq != in_service_queue_)
@@ -391,6 +409,7 @@ void Bfq::bfq_completed_request(BfqQueue* bfqq) {
         (uint64_t{last_rq_max_size_} << 16) / delta_us < (uint64_t{1} << (16 - 10)))
         bfq_update_rate_reset(nullptr);
     last_completion_ = now;
+    last_completed_rq_bfqq_ = bfqq;  // a candidate waker (bfq_check_waker)
 
     if (bfqq->softrt_update && bfqq->dispatched == 0 && bfqq->sort_list.empty() && bfqq->wr_coeff != BFQ_WR_COEFF)
         bfqq->soft_rt_next_start = bfq_bfqq_softrt_next_start(bfqq);
@@ -417,8 +436,11 @@ void Bfq::bfq_finish_requeue_request(Request* rq) {
     BfqQueue* bfqq = RQ_BFQQ(rq);
     if (!bfqq)
         return;  // never inserted (absorbed by an insert merge), or already finished
-    if (rq->elv_counted)
+    if (rq->elv_counted) {
+        if (rq == waited_rq_)
+            bfq_update_inject_limit(bfqq);
         bfq_completed_request(bfqq);
+    }
     --bfqq->entity.allocated;
     rq->elv_priv = nullptr;
     rq->elv_counted = false;
@@ -551,6 +573,10 @@ void Bfq::report(result::DeviceReport& r) const {
     r.add("wr_interactive", static_cast<double>(stats_.wr_interactive));
     r.add("wr_soft_rt", static_cast<double>(stats_.wr_soft_rt));
     r.add("peak_rate_updates", static_cast<double>(stats_.peak_rate_updates));
+    if (stats_.queue_merges > 0) {  // only where cooperating processes were found
+        r.add("queue_merges", static_cast<double>(stats_.queue_merges));
+        r.add("queue_splits", static_cast<double>(stats_.queue_splits));
+    }
     // The first queues one per line: pid, class, weight, service and slots, each key named
     // after its queue (q0_, q1_ ...) as the JSON object's keys must differ.
     constexpr size_t kMaxListed = 16;

@@ -47,6 +47,7 @@ void Bfq::bfq_active_insert(ServiceTree& st, BfqEntity& e) {
         st.ineligible.insert(e);
         e.tree = BfqEntity::Tree::ACTIVE_INELIGIBLE;
     }
+    active_list_.push_front(*e.bfqq);  // list_add(&bfqq->bfqq_list, &bfqd->active_list)
 }
 
 void Bfq::bfq_active_extract(ServiceTree& st, BfqEntity& e) {
@@ -54,6 +55,8 @@ void Bfq::bfq_active_extract(ServiceTree& st, BfqEntity& e) {
         st.eligible.erase(st.eligible.iterator_to(e));
     else if (e.tree == BfqEntity::Tree::ACTIVE_INELIGIBLE)
         st.ineligible.erase(st.ineligible.iterator_to(e));
+    if (e.bfqq->bfqq_list.is_linked())
+        active_list_.erase(active_list_.iterator_to(*e.bfqq));
     e.tree = BfqEntity::Tree::NONE;
 }
 

@@ -93,6 +93,10 @@ struct Task {
 std::map<uint32_t, uint64_t> serve_backlogged(Rig& rig, std::vector<Task> tasks, int dispatches,
                                               uint32_t nr = 256, int depth = 4,
                                               sim::Duration service = 500_us) {
+    // Each task in its own area of the disk (2^24 sectors apart): tasks doing I/O close to
+    // each other would be cooperators and share one queue (bfq_setup_cooperator()).
+    for (Task& t : tasks)
+        t.next_sector += uint64_t{t.pid} << 24;
     for (Task& t : tasks)
         for (int i = 0; i < depth; ++i, t.next_sector += nr)
             rig.insert(t.pid, t.next_sector, nr, t.cls, t.lvl);
@@ -178,6 +182,15 @@ TEST_CASE("bfq: a queue per task, its class and weight from the task's io_contex
 TEST_CASE("bfq: B-WF2Q+ gives two backlogged queues of equal weight the same service", "[bfq]") {
     for (const bool rotational : {true, false}) {
         Rig rig(Rig::no_wr(), rotational);
+        if (!rotational) {
+            // On an SSD a queue created within bfq_burst_interval (180 ms) of the previous
+            // one, with its priority, is merged with it at once (stable merge): a queue made
+            // 200 ms before, and used no more, keeps 1000's and 1001's apart.
+            Request* first = rig.insert(999, 1ull << 34, 8);
+            REQUIRE(rig.dispatch() == first);
+            rig.complete(first);
+            rig.advance(200_ms);
+        }
         const auto served = serve_backlogged(rig, {{1000}, {1001, 0, 4, 1ull << 30}}, 4000);
         const double a = static_cast<double>(served.at(1000)), b = static_cast<double>(served.at(1001));
         INFO("rotational " << rotational << ": " << a << " vs " << b << " sectors");
@@ -427,6 +440,127 @@ TEST_CASE("bfq: idling only when needed on a non-rotational device; seeky queues
     }
 }
 
+TEST_CASE("bfq: I/O injection: while the in-service queue idles, another queue's requests fill the hole up to "
+          "inject_limit, fed back from the in-service queue's total service times",
+          "[bfq]") {
+    // Non-rotational, hw_tag unknown: idling does not boost throughput, but the reader's weight
+    // (80 against 40) needs it for its share. The reader has one 4 KiB read at a time, 1 ms in
+    // the device, and 3 ms of think time; the other task has a deep backlog.
+    Rig rig(Rig::no_wr(), false);
+    Request* r = rig.insert(1000, 0, 8, 2, 0);
+    for (int i = 0; i < 256; ++i)
+        rig.insert(2000, (1ull << 30) + i * 4096ull, 8, 2, 4);
+    const sched::BfqQueue* reader = rig.bfq.queue_of(1000);
+    uint64_t sector = 0;
+    int injected = 0, rounds_without = 0;
+    unsigned int grown_to = 0;
+    for (int round = 0; round < 20; ++round) {
+        Request* d = rig.dispatch();
+        REQUIRE(d == r);  // the reader's request goes first, even with injected ones in flight
+        rig.advance(1_ms);
+        rig.complete(d);
+        // The hole: the reader stays in service and the idle timer runs; the other task's
+        // requests are dispatched while fewer than inject_limit are in the driver.
+        std::vector<Request*> in_hole;
+        while (Request* x = rig.dispatch()) {
+            CHECK(x->pid == 2000);
+            in_hole.push_back(x);
+        }
+        REQUIRE(rig.bfq.in_service_queue() == reader);
+        CHECK(rig.bfq.idle_timer_armed());
+        CHECK(in_hole.size() == reader->inject_limit);  // filled up to the limit, no further
+        if (in_hole.empty())
+            ++rounds_without;
+        injected += static_cast<int>(in_hole.size());
+        if (round == 11)
+            grown_to = reader->inject_limit;
+        rig.advance(3_ms);
+        sector += 8;
+        r = rig.insert(1000, sector, 8, 2, 0);  // arrives with the injected ones in flight
+        for (Request* x : in_hole) {
+            rig.complete(x);
+            rig.advance(10_us);
+        }
+        // From round 12 on, the injected requests delay the reader's next one by 1 ms: its
+        // total service time doubles, beyond 1.5x the baseline.
+        if (round >= 11)
+            rig.advance(1_ms);
+    }
+    // No baseline before the reader's first request 10 ms after it was given the device
+    // (decrease_time_jif + 10 ms): no injection in the first rounds. Then the baseline (1 ms)
+    // sets the limit to 1, and each total service time within 1.5x of it raises it by one;
+    // once they are longer, it drops (at most once per 10 ms).
+    CHECK(rounds_without >= 3);
+    CHECK(reader->last_serv_time_ns >= 1'000'000);
+    CHECK(reader->last_serv_time_ns < 1'500'000);
+    CHECK(grown_to >= 8);
+    CHECK(reader->inject_limit < grown_to);
+    CHECK(rig.bfq.stats().injected == static_cast<uint64_t>(injected));
+    CHECK(rig.bfq.stats().expirations[sched::BFQQE_TOO_IDLE] == 0);
+}
+
+TEST_CASE("bfq: waker detection: a queue whose requests keep coming just after another's complete gets it as "
+          "its waker, served while bfq idles for it",
+          "[bfq]") {
+    // Task 1000 (weight 80) reads once every ~12 ms: a long think time. Each time, 1 ms
+    // before its read, a read of task 2000 completes: task 2000 wakes it (as a pipeline's
+    // stages would). After three such wake-ups in a row (bfq_check_waker), 2000 is 1000's
+    // waker, and 1000 is on 2000's woken_list.
+    Rig rig(Rig::no_wr(), false);
+    const auto serve = [&rig](Request* want) {
+        // Dispatch until `want` goes (the idle timer may hold it back), then complete it 1 ms later.
+        for (int i = 0; i < 100; ++i) {
+            Request* d = rig.dispatch();
+            if (d == want) {
+                rig.advance(1_ms);
+                rig.complete(d);
+                return;
+            }
+            REQUIRE(d == nullptr);
+            rig.advance(1_ms);
+        }
+        FAIL("never dispatched");
+    };
+    uint64_t a = 0, b = 1ull << 30;
+    for (int round = 0; round < 10; ++round) {
+        serve(rig.insert(2000, b += 8, 8, 2, 4));
+        rig.advance(1_ms);
+        serve(rig.insert(1000, a += 8, 8, 2, 0));
+        rig.advance(10_ms);
+    }
+    const sched::BfqQueue* sleeper = rig.bfq.queue_of(1000);
+    const sched::BfqQueue* waker = rig.bfq.queue_of(2000);
+    CHECK_FALSE(sleeper->has_short_ttime);
+    CHECK(sleeper->waker_bfqq == waker);
+    CHECK(waker->woken_list == sleeper);
+    CHECK(waker->waker_bfqq == nullptr);  // 2000's reads come 1 ms after 1000's complete, but
+                                          // its think time is short: no detection for it
+    // While 1000 is in service with its read in flight (bfq would idle for it after), its
+    // waker's read is dispatched at once, although that makes more requests in the driver
+    // than 1000's inject_limit lets injection add. (2000 comes back more than 3 slice_idle
+    // after its last completion: not in time to preempt.)
+    rig.advance(30_ms);
+    Request* r = rig.insert(1000, a += 8, 8, 2, 0);
+    Request* d = rig.dispatch();
+    for (int i = 0; d != r && i < 100; ++i) {
+        REQUIRE(d == nullptr);
+        rig.advance(1_ms);
+        d = rig.dispatch();
+    }
+    REQUIRE(d == r);
+    REQUIRE(rig.bfq.in_service_queue() == sleeper);
+    const uint64_t injected = rig.bfq.stats().injected;
+    Request* w = rig.insert(2000, b += 8, 8, 2, 4);
+    REQUIRE(rig.bfq.in_service_queue() == sleeper);
+    CHECK(rig.bfq.tot_rq_in_driver() >= sleeper->inject_limit);
+    CHECK(rig.dispatch() == w);
+    CHECK(rig.bfq.in_service_queue() == sleeper);
+    CHECK(rig.bfq.stats().injected == injected + 1);
+    rig.advance(1_ms);
+    rig.complete(w);
+    rig.complete(d);
+}
+
 TEST_CASE("bfq: budget feedback at each expiration reason", "[bfq]") {
     SECTION("budget exhausted: x4, up to max_budget") {
         Rig rig(Rig::no_wr());
@@ -585,7 +719,9 @@ TEST_CASE("bfq: a request older than fifo_expire_sync is served next, once per s
 TEST_CASE("bfq: bio merges only into the submitting task's requests; request merges; requeue", "[bfq]") {
     Rig rig(Rig::no_wr());
     Request* a = rig.insert(1000, 100, 8);
-    Request* b = rig.insert(2000, 200, 8);
+    // Task 2000 is of the idle class: never a cooperator, so its queue stays its own
+    // (bfq_may_be_close_cooperator()) although its I/O is close to task 1000's.
+    Request* b = rig.insert(2000, 200, 8, 3);
     Bio bio;
     bio.sector = 108;
     bio.nr_sectors = 8;
@@ -595,6 +731,7 @@ TEST_CASE("bfq: bio merges only into the submitting task's requests; request mer
     CHECK(into == a);
     bio.pid = 2000;  // another task's bio: bfq_allow_bio_merge says no
     CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::NO_MERGE);
+    bio.ioprio_class = 3;  // (a request merges only bios of its own priority)
     bio.sector = 192;  // ends where b starts: a front merge in task 2000's queue
     CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::FRONT_MERGE);
     CHECK(into == b);
@@ -632,6 +769,84 @@ TEST_CASE("bfq: bio merges only into the submitting task's requests; request mer
     CHECK(rig.bfq.queued() == 0);
     CHECK(rig.bfq.stats().requeued == 1);
     CHECK(rig.bfq.check_idle().empty());
+}
+
+// Queue merging (bfq_setup_cooperator(), bfq_coop.cc): two tasks reading one area in
+// interleaved sequential chunks, as the threads of a dump or a reader and a writer of one
+// file do, end up sharing one queue on a rotational disk; far apart, they do not.
+TEST_CASE("bfq: cooperating tasks doing interleaved sequential I/O end up sharing one queue", "[bfq]") {
+    for (const uint64_t gap : {uint64_t{8}, uint64_t{1'000'000}}) {
+        CAPTURE(gap);
+        Rig rig(Rig::no_wr());
+        // Task 1 reads 0, 16, 32 ...; task 2 the chunks in between (or far away).
+        for (uint64_t s = 0; s < 64; s += 16)
+            rig.insert(1, s, 8);
+        Request* first = rig.dispatch();  // task 1 in service, its head at sector 8
+        REQUIRE(first != nullptr);
+        CHECK(first->pid == 1);
+        rig.insert(2, gap, 8);       // task 2's queue is created (and becomes busy)
+        rig.insert(2, gap + 16, 8);  // close to where task 1 is served: merge
+        const bool close = gap < 8192;
+        CHECK((&rig.q(1) == &rig.q(2)) == close);
+        CHECK(rig.q(1).coop == close);
+        CHECK(rig.bfq.stats().queue_merges == (close ? 1u : 0u));
+        if (close) {
+            // The shared queue has task 2's new request in sector order with task 1's: no
+            // switch between queues (and no idling) for the interleaved reads.
+            CHECK(rig.q(2).queued[1] == 4);
+            std::vector<uint64_t> order;
+            rig.complete(first);
+            while (Request* r = rig.dispatch()) {
+                order.push_back(r->sector);
+                rig.complete(r);
+            }
+            CHECK(order == std::vector<uint64_t>{16, 24, 32, 48});
+        }
+        if (close) {
+            // Task 2's bio may now merge into task 1's request: they share the queue.
+            Bio bio;
+            bio.sector = 72;
+            bio.nr_sectors = 8;
+            bio.pid = 2;
+            Request* a = rig.insert(1, 64, 8);
+            Request* into = nullptr;
+            CHECK(rig.bfq.bio_merge(bio, 2560, &into) == sched::ElvMerge::BACK_MERGE);
+            CHECK(into == a);
+        }
+    }
+}
+
+// A shared queue found seeky at its expiration (BFQQF_split_coop) is split at each task's
+// next request: the task gets a queue of its own again (bfq_split_bfqq()).
+TEST_CASE("bfq: a shared queue gone seeky is split at its tasks' next requests", "[bfq]") {
+    Rig rig(Rig::no_wr());
+    for (uint64_t s = 0; s < 64; s += 16)
+        rig.insert(1, s, 8);
+    Request* r = rig.dispatch();
+    REQUIRE(r != nullptr);
+    rig.insert(2, 8, 8);
+    rig.insert(2, 24, 8);
+    REQUIRE(&rig.q(1) == &rig.q(2));
+    rig.complete(r);
+    // Both tasks now seek all over the disk: the shared queue's history fills with seeks.
+    uint64_t far = 10'000'000;
+    for (int i = 0; i < 40; ++i) {
+        while (Request* d = rig.dispatch())
+            rig.complete(d);
+        rig.insert(1 + i % 2, far, 8);
+        far = far * 7 % 900'000'000 + 5'000'000;
+    }
+    while (Request* d = rig.dispatch())
+        rig.complete(d);
+    rig.advance(50_ms);  // the idle slice ends: the queue expires, seeky and shared
+    while (Request* d = rig.dispatch())
+        rig.complete(d);
+    rig.insert(1, 123'456, 8);
+    rig.insert(2, 654'321'000, 8);
+    CHECK(&rig.q(1) != &rig.q(2));
+    CHECK(rig.bfq.stats().queue_splits >= 1);
+    CHECK(!rig.q(1).coop);
+    CHECK(!rig.q(2).coop);
 }
 
 TEST_CASE("bfq: with nomerges=1 a bio merges through the one-hit cache only", "[bfq]") {

@@ -1,6 +1,6 @@
 // BFQ through the whole stack: fio jobs on the HDD model (two sequential readers get equal
 // service, idling keeps a sequential reader's stream against a random reader, priorities
-// give weights, RT before BE), the lock on null_blk, the scenario's tunables and the
+// give weights, RT before BE but for injection), the lock on null_blk, the scenario's tunables and the
 // command line. The policy alone is tested in test_bfq.cc.
 #include <catch2/catch.hpp>
 
@@ -83,8 +83,10 @@ TEST_CASE("bfq on an HDD: idling keeps a sequential reader's stream against a ra
                                << bytes_of(idle, 1) << " / " << bytes_of(no_idle, 1));
     // With idling the sequential reader holds the disk between its requests (its think time
     // is microseconds), for up to its budget timeout; without, the two alternate request by
-    // request and every request seeks.
-    CHECK(seq_idle > 20 * seq_no_idle);
+    // request and every request seeks. (The two queues, created together with one priority,
+    // are merged stably after bfq_late_stable_merging, 600 ms, as the kernel's bfq does: the
+    // random reads then join the sequential reader's queue, which costs it 1/20 of its bytes.)
+    CHECK(seq_idle > 15 * seq_no_idle);
     CHECK(bytes_of(no_idle, 0) == Approx(static_cast<double>(bytes_of(no_idle, 1))).epsilon(0.05));
     CHECK(bytes_of(idle, 1) < bytes_of(no_idle, 1));
 }
@@ -103,8 +105,25 @@ TEST_CASE("bfq on an HDD: priorities are weights, (8 - level) x 10; RT before BE
     const std::string classes = R"({ "name": "rt", "rw": "read", "offset": "0", "prioclass": 1, "prio": 4 },
             { "name": "be", "rw": "read", "offset": "300g", "prioclass": 2, "prio": 4 })";
     const auto c = run(hdd_scenario("bfq", "", classes));
-    INFO("RT " << bytes_of(c, 0) << " bytes, BE " << bytes_of(c, 1));
-    CHECK(bytes_of(c, 1) * 1000 < bytes_of(c, 0));
+    // The BE reader gets the device (a service slot) only when the RT one has none; it is
+    // served mostly by I/O injection, in the RT reader's think-time holes (the RT reader,
+    // psync 4 KiB, is idle more than a fifth of the time: not I/O-bound, so idling does not
+    // boost throughput and bfq_select_queue injects; the kernel's bfq dispatches alike).
+    auto bfq_field = [&c](const std::string& key) {
+        for (const auto& d : c.devices)
+            for (const auto& line : d.lines)
+                for (const auto& f : line)
+                    if (d.model == "bfq" && f.key == key)
+                        return f.value;
+        FAIL("no bfq report field " << key);
+        return 0.0;
+    };
+    REQUIRE(bfq_field("q0_class") == 1);
+    REQUIRE(bfq_field("q1_class") == 2);
+    INFO("RT " << bytes_of(c, 0) << " bytes in " << bfq_field("q0_slots") << " slots, BE " << bytes_of(c, 1)
+               << " bytes in " << bfq_field("q1_slots") << " slots");
+    CHECK(bfq_field("q1_slots") * 100 < bfq_field("q0_slots"));
+    CHECK(bytes_of(c, 1) < bytes_of(c, 0));
 }
 
 TEST_CASE("bfq in a machine: an IDLE-class job gets the device every BFQ_CL_IDLE_TIMEOUT while another "
