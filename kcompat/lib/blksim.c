@@ -273,10 +273,18 @@ void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx, bool async)
 	host->run_hw_queue(host->ctx, hctx->queue_num);
 }
 
+/* An elevator that dispatches queue-wide sets QUEUE_FLAG_SQ_SCHED (bfq, mq-deadline): 6.1
+ * runs the current CPU's hctx (blk_mq_get_sq_hctx) and each hctx whose dispatch list holds
+ * requests; blksim keeps those lists, so the host picks them. Otherwise (kyber) every hctx. */
 void blk_mq_run_hw_queues(struct request_queue *q, bool async)
 {
+	const struct kcompat_host *host = &kcompat_queue_of(q)->host;
 	unsigned int i;
 
+	if (blk_queue_sq_sched(q)) {
+		host->run_hw_queues_sq(host->ctx, kcompat_this_cpu);
+		return;
+	}
 	for (i = 0; i < q->nr_hw_queues; i++)
 		blk_mq_run_hw_queue(q->queue_hw_ctx[i], async);
 }
@@ -405,6 +413,13 @@ static void prepare_request(struct kcompat_queue *kq, struct kcompat_rq *r)
 	}
 }
 
+/* The plugin runs on `cpu` (smp_processor_id(); one outside the queue's CPUs is CPU 0). */
+static void enter_cpu(const struct kcompat_queue *kq, unsigned int cpu)
+{
+	kcompat_nr_cpu_ids = kq->nr_cpus;
+	kcompat_this_cpu = cpu < kq->nr_cpus ? cpu : 0;
+}
+
 /* blk_mq_sched_insert_request(): a list of one for ops.insert_requests. */
 static void insert_request(struct kcompat_queue *kq, struct kcompat_rq *r, int at_head)
 {
@@ -438,8 +453,7 @@ static int bio_merge(struct kcompat_queue *kq, const struct kcompat_bio_state *b
 	kq->merge_type = ELEVATOR_NO_MERGE;
 	kq->merge_rq = NULL;
 	kq->merge_by_elv = false;
-	kcompat_nr_cpu_ids = kq->nr_cpus;
-	kcompat_this_cpu = b->cpu < kq->nr_cpus ? b->cpu : 0;
+	enter_cpu(kq, b->cpu);
 	kcompat_set_current(kq, b->pid, b->task_ioprio_class, b->task_ioprio_level);
 	if (!ops()->bio_merge)
 		return KCOMPAT_NO_MERGE;
@@ -485,30 +499,30 @@ static void *rqhash_find(struct kcompat_queue *kq, uint64_t sector)
 
 /* __blk_mq_end_request() → blk_mq_sched_completed_request(): for a request of the
  * elevator that went to the device. */
-static void completed_request(struct kcompat_queue *kq, struct kcompat_rq *r, uint64_t now_ns, uint64_t start_ns,
-			      uint64_t io_start_ns)
+static void completed_request(struct kcompat_queue *kq, struct kcompat_rq *r, unsigned int cpu, uint64_t now_ns,
+			      uint64_t start_ns, uint64_t io_start_ns)
 {
 	struct request *rq = krq(r);
 
-	kcompat_nr_cpu_ids = kq->nr_cpus;
-	kcompat_this_cpu = rq->mq_ctx ? rq->mq_ctx->cpu : 0;
+	enter_cpu(kq, cpu);
 	rq->start_time_ns = start_ns;
 	rq->io_start_time_ns = io_start_ns;
 	if ((rq->rq_flags & RQF_ELV) && ops()->completed_request)
 		ops()->completed_request(rq, now_ns);
 }
 
-static void timer_fire(struct kcompat_queue *kq, struct timer_list *t)
+static void timer_fire(struct kcompat_queue *kq, struct timer_list *t, unsigned int cpu)
 {
-	kcompat_nr_cpu_ids = kq->nr_cpus;
+	enter_cpu(kq, cpu);
 	kcompat_timer_fire(t);
 }
 
 /* blk_mq_free_request(): the elevator's finish hook for a request it prepared. */
-static void finish_request(struct kcompat_queue *kq, struct kcompat_rq *r)
+static void finish_request(struct kcompat_queue *kq, struct kcompat_rq *r, unsigned int cpu)
 {
 	struct request *rq = krq(r);
 
+	enter_cpu(kq, cpu);
 	if ((rq->rq_flags & RQF_ELVPRIV) && ops()->finish_request)
 		ops()->finish_request(rq);
 	if (kq->q.last_merge == rq)
@@ -516,9 +530,9 @@ static void finish_request(struct kcompat_queue *kq, struct kcompat_rq *r)
 	rq->rq_flags &= ~RQF_ELVPRIV;
 }
 
-static void requeue_request(struct kcompat_queue *kq, struct kcompat_rq *r)
+static void requeue_request(struct kcompat_queue *kq, struct kcompat_rq *r, unsigned int cpu)
 {
-	(void)kq;
+	enter_cpu(kq, cpu);
 	if ((krq(r)->rq_flags & RQF_ELV) && ops()->requeue_request)
 		ops()->requeue_request(krq(r));
 }

@@ -31,6 +31,7 @@ public:
     // The CPU the model runs on now, for the decisions made without one at hand (a scheduler's
     // dispatch runs on the CPU that runs the hardware queue; the core says which).
     void set_cpu(uint32_t cpu) { cpu_ = cpu; }
+    uint32_t cpu() const { return cpu_; }
 
     // One decision at `t` on the current CPU.
     template <typename... T>

@@ -146,6 +146,7 @@ struct Request {
     sim::Time fifo_time;       // deadline (FIFO) or insertion instant (at-head)
     bool elv_counted = false;  // rq->elv.priv[0]: counted in the scheduler's statistics
     void* elv_priv = nullptr;  // rq->elv.priv[1]: the policy's per-request object (bfq: its bfq_queue)
+    void* elv_icq = nullptr;   // rq->elv.icq: the submitting process's data (bfq: its bfq_io_cq)
 
     uint64_t bytes() const { return static_cast<uint64_t>(nr_sectors) << 9; }
     uint64_t end_sector() const { return sector + nr_sectors; }

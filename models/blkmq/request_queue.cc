@@ -94,6 +94,20 @@ void RequestQueue::init_elevator(const cpu::CpuCosts& costs) {
         ++h.run_gen;
         q->queue_run_work(h, now);
     }, this);
+    // blk_mq_run_hw_queues(q, async) under QUEUE_FLAG_SQ_SCHED (6.1 blk-mq.c): the hctx of
+    // the calling CPU (blk_mq_get_sq_hctx), and any hctx with requests on its dispatch list
+    // (those bypass the scheduler and would wait for no one else), in hctx order.
+    elevator_->set_run_hw_queues([](void* self, uint32_t cpu, Time now) {
+        auto* q = static_cast<RequestQueue*>(self);
+        const uint32_t sq = q->mq_map_[cpu < q->mq_map_.size() ? cpu : 0];
+        for (auto& hp : q->hctxs_) {
+            HwQueue& h = *hp;
+            if (h.queue_num() != sq && h.dispatch.empty())
+                continue;
+            ++h.run_gen;
+            q->queue_run_work(h, now);
+        }
+    }, this);
     elv_audit_ = dynamic_cast<const sched::ElevatorAudit*>(elevator_.get());
     elv_report_ = dynamic_cast<const sched::ElevatorReport*>(elevator_.get());
     const auto* cost = dynamic_cast<const sched::ElevatorCost*>(elevator_.get());
@@ -910,6 +924,7 @@ void RequestQueue::requeue_request(Request* rq, Time now, uint32_t cpu) {
         // blk_mq_put_driver_tag: only a request with a scheduler tag gives its driver tag
         // back (without an elevator the driver tag is the request's own).
         put_driver_tag(h, rq, now);
+        elevator_->explain().set_cpu(cpu);
         elevator_->requeue_request(rq);  // blk_mq_sched_requeue_request
     }
     // blk_mq_add_to_requeue_list(rq, BLK_MQ_INSERT_AT_HEAD) + blk_mq_kick_requeue_list: the

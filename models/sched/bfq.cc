@@ -213,9 +213,12 @@ BfqQueue* Bfq::bfq_alloc_queue(Request* rq) {
 BfqQueue* Bfq::bfq_init_rq(Request* rq) {
     if (BfqQueue* q = RQ_BFQQ(rq))
         return q;
-    BfqQueue* bfqq = bfq_rq_bic_queue(rq);
-    ++bfqq->entity.allocated;
+    BfqIoCq* bic = bfq_bic_lookup(rq->pid);
+    BfqQueue* bfqq = bfq_rq_bic_queue(bic, rq);
+    ++bfqq->entity.allocated;  // bfqq_request_allocated()
+    ++bic->requests;
     rq->elv_priv = bfqq;
+    rq->elv_icq = bic;
     if (bfqq->just_created && (burst_size_ > 0 || busy_queues() == 0))
         bfq_handle_burst(bfqq);
     return bfqq;
@@ -223,6 +226,7 @@ BfqQueue* Bfq::bfq_init_rq(Request* rq) {
 
 void Bfq::prepare_request(Request* rq) {
     rq->elv_priv = nullptr;
+    rq->elv_icq = nullptr;
     rq->elv_counted = false;
 }
 
@@ -399,7 +403,7 @@ void Bfq::bfq_add_request(Request* rq) {
     bool interactive = false;
     bfqq->queued[1]++;
     ++queued_;
-    bfq_add_request_inject(bfqq);  // waker detection, inject limit (bfq_inject.cc)
+    bfq_add_request_inject(bfqq, rq);  // waker detection, inject limit (bfq_inject.cc)
     bfq_update_io_intensity(bfqq);
     bfqq->sort_list.insert(*rq);
 

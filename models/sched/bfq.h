@@ -207,6 +207,10 @@ struct BfqIoCq {
     uint32_t pid = 0;
     BfqQueue* stable_merge_bfqq = nullptr;  // delayed stable merge scheduled with this queue
     bool stably_merged = false;             // never split again
+    // The process's requests allocated in bfq and not yet finished (bic->requests): with
+    // merged queues a queue's allocated count is several processes', and waker detection
+    // and the inject-limit measurement look at the process's own I/O (bfq_add_request()).
+    int requests = 0;
     // bfq_bfqq_save_state(): the queue's state when it was merged, resumed on a split.
     bool saved_has_short_ttime = false, saved_IO_bound = false, saved_in_large_burst = false,
          was_in_burst_list = false;
@@ -216,6 +220,10 @@ struct BfqIoCq {
     unsigned int saved_wr_coeff = 1;
     int64_t saved_wr_start_at_switch_to_srt = 0, saved_last_wr_start_finish = 0, saved_wr_cur_max_time = 0;
     uint64_t saved_service_from_wr = 0;
+    // I/O injection state (bfq_inject.cc): the process's inject limit and its baseline.
+    uint64_t saved_last_serv_time_ns = 0;
+    unsigned int saved_inject_limit = 0;
+    int64_t saved_decrease_time_jif = 0;
 };
 
 // The kernel's generic __sw_hweight32(): a few inline instructions where std::popcount
@@ -297,6 +305,10 @@ public:
 
     // What debugfs / blktrace's bfq messages would show, for tests and the report.
     const BfqQueue* queue_of(uint32_t pid) const;
+    const BfqIoCq* bic_of(uint32_t pid) const {  // null: the process has sent no request yet
+        const auto it = bics_.find(pid);
+        return it == bics_.end() ? nullptr : &it->second;
+    }
     std::span<const std::unique_ptr<BfqQueue>> queues() const { return queues_; }
     const BfqQueue* in_service_queue() const { return in_service_queue_; }
     const BfqStats& stats() const { return stats_; }
@@ -393,6 +405,8 @@ private:
 
     // --- queues and requests (bfq.cc) -----------------------------------------------------
     static BfqQueue* RQ_BFQQ(const Request* rq) { return static_cast<BfqQueue*>(rq->elv_priv); }
+    // RQ_BIC(): the submitting process's bic (set by bfq_init_rq()).
+    static BfqIoCq* RQ_BIC(const Request* rq) { return static_cast<BfqIoCq*>(rq->elv_icq); }
     BfqQueue* bfq_get_queue(uint32_t pid);
     BfqQueue* bfq_init_rq(Request* rq);
     void bfq_init_bfqq(BfqQueue* bfqq, uint32_t pid);
@@ -442,7 +456,8 @@ private:
     // --- I/O injection and waker/wakee detection (bfq_inject.cc) ---------------------------
     void bfq_reset_inject_limit(BfqQueue* bfqq);
     void bfq_check_waker(BfqQueue* bfqq, uint64_t now_ns);
-    void bfq_add_request_inject(BfqQueue* bfqq);
+    void bfq_add_request_inject(BfqQueue* bfqq, const Request* rq);
+    void bfq_inherit_waker(BfqQueue* bfqq, BfqQueue* waker_bfqq);
     void bfq_update_inject_limit(BfqQueue* bfqq);
     BfqQueue* bfq_choose_bfqq_for_injection();
     BfqQueue* bfq_select_queue_while_idling(BfqQueue* bfqq);
@@ -473,7 +488,8 @@ private:
         boost::intrusive::key_of_value<PosKeyOf>>;
     BfqIoCq* bfq_bic_lookup(uint32_t pid);
     BfqQueue* bfq_alloc_queue(Request* rq);
-    BfqQueue* bfq_rq_bic_queue(Request* rq);
+    BfqQueue* bfq_rq_bic_queue(BfqIoCq* bic, Request* rq);
+    BfqQueue* bfq_waker_bfqq(BfqQueue* bfqq) const;
     BfqQueue* bfq_get_bfqq_handle_split(BfqIoCq* bic, Request* rq, bool split, bool* new_queue);
     BfqQueue* bfq_do_or_sched_stable_merge(BfqQueue* bfqq, BfqIoCq* bic);
     BfqQueue* bfq_split_bfqq(BfqIoCq* bic, BfqQueue* bfqq);
@@ -548,6 +564,7 @@ private:
     int hw_tag_ = -1;                    // -1 = not yet known
     int budgets_assigned_ = 0;
     sim::LazyTimer idle_slice_timer_;   // armed at nearly every completion, fires rarely
+    uint32_t idle_timer_cpu_ = 0;       // the CPU that armed it, where it fires
     uint64_t last_position_ = 0, in_serv_last_pos_ = 0;
 
     // peak rate estimation (ns, sectors)

@@ -176,6 +176,9 @@ void Bfq::bfq_bfqq_save_state(BfqQueue* bfqq) {
     BfqIoCq* bic = bfqq->bic;
     if (!bic)
         return;  // already shared or redirected: saved then
+    bic->saved_last_serv_time_ns = bfqq->last_serv_time_ns;
+    bic->saved_inject_limit = bfqq->inject_limit;
+    bic->saved_decrease_time_jif = bfqq->decrease_time_jif;
     bic->saved_weight = bfqq->entity.orig_weight;
     bic->saved_ttime = bfqq->ttime;
     bic->saved_has_short_ttime = bfqq->has_short_ttime;
@@ -205,6 +208,9 @@ void Bfq::bfq_bfqq_resume_state(BfqQueue* bfqq, BfqIoCq* bic, bool bfqq_already_
     unsigned int old_wr_coeff = 1;
     bfqq->has_short_ttime = bic->saved_has_short_ttime;
     bfqq->IO_bound = bic->saved_IO_bound;
+    bfqq->last_serv_time_ns = bic->saved_last_serv_time_ns;
+    bfqq->inject_limit = bic->saved_inject_limit;
+    bfqq->decrease_time_jif = bic->saved_decrease_time_jif;
     bfqq->entity.new_weight = bic->saved_weight;
     bfqq->ttime = bic->saved_ttime;
     bfqq->io_start_time = bic->saved_io_start_time;
@@ -255,6 +261,9 @@ BfqQueue* Bfq::bfq_merge_bfqqs(BfqIoCq* bic, BfqQueue* bfqq) {
     if (bfqq->IO_bound)
         new_bfqq->IO_bound = true;
     bfqq->IO_bound = false;
+    // bfqq's processes cooperate with new_bfqq's: let bfqq's waker inject for them all.
+    if (bfqq->waker_bfqq && !new_bfqq->waker_bfqq && bfqq->waker_bfqq != new_bfqq)
+        bfq_inherit_waker(new_bfqq, bfqq->waker_bfqq);
     if (new_bfqq->wr_coeff == 1 && bfqq->wr_coeff > 1) {
         new_bfqq->wr_coeff = bfqq->wr_coeff;
         new_bfqq->wr_cur_max_time = bfqq->wr_cur_max_time;
@@ -389,11 +398,11 @@ BfqQueue* Bfq::bfq_get_bfqq_handle_split(BfqIoCq* bic, Request* rq, bool split, 
 
 // bfq_init_rq()'s choice of queue: the bic's, split off a shared queue gone seeky, with the
 // process's saved state resumed when the queue is its own again.
-BfqQueue* Bfq::bfq_rq_bic_queue(Request* rq) {
-    BfqIoCq* bic = bfq_bic_lookup(rq->pid);
+BfqQueue* Bfq::bfq_rq_bic_queue(BfqIoCq* bic, Request* rq) {
     bool new_queue = false, split = false, bfqq_already_existing = false;
     BfqQueue* bfqq = bfq_get_bfqq_handle_split(bic, rq, false, &new_queue);
     if (!new_queue && bfqq->coop && bfqq->split_coop && !bic->stably_merged) {
+        BfqQueue* waker_bfqq = bfq_waker_bfqq(bfqq);
         if (bfqq->in_large_burst)
             bic->saved_in_large_burst = true;
         bfqq = bfq_split_bfqq(bic, bfqq);
@@ -402,6 +411,8 @@ BfqQueue* Bfq::bfq_rq_bic_queue(Request* rq) {
             bfqq = bfq_get_bfqq_handle_split(bic, rq, true, nullptr);
         else
             bfqq_already_existing = true;
+        if (!bfqq_already_existing)  // a new queue: the shared queue's waker still wakes it
+            bfq_inherit_waker(bfqq, waker_bfqq);
     }
     if (!bfqq->new_bfqq && bfqq->process_refs == 1) {
         bfqq->bic = bic;

@@ -236,6 +236,7 @@ void Bfq::bfq_arm_slice_timer() {
     last_idling_start_ = now_ns();
     last_idling_start_jiffies_ = jiffies();
     idle_slice_timer_.arm(now_ + sim::Duration::ns(sl));
+    idle_timer_cpu_ = this_cpu();  // hrtimer_start(): the hrtimer fires on the arming CPU
     explain_(now_, "bfq{}{} idling starts: {} us for its next request", bfqq->pid, bfqq->sync ? 'S' : 'A', sl / 1000);
     ++stats_.idle_slices;
 }
@@ -244,6 +245,7 @@ void Bfq::bfq_arm_slice_timer() {
 // timed out); expire it and let the next queue be served.
 void Bfq::bfq_idle_slice_timer() {
     now_ = eq_.now();
+    explain_.set_cpu(idle_timer_cpu_);
     BfqQueue* bfqq = in_service_queue_;
     if (!bfqq)
         return;
@@ -259,10 +261,11 @@ void Bfq::bfq_idle_slice_timer() {
 }
 
 // bfq_schedule_dispatch() → blk_mq_run_hw_queues(q, async). bfq dispatches queue-wide
-// (QUEUE_FLAG_SQ_SCHED): running one hctx serves every request.
+// and sets QUEUE_FLAG_SQ_SCHED: the core runs the hctx of the CPU this runs on (the
+// completing CPU, or the one that armed the idle timer), which serves every request.
 void Bfq::bfq_schedule_dispatch() {
     if (queued_ != 0 || !dispatch_.empty())
-        run_hw_queue(0, now_);
+        run_hw_queues_sq(this_cpu(), now_);
 }
 
 // --- dispatch -------------------------------------------------------------------------------
@@ -409,7 +412,10 @@ void Bfq::bfq_completed_request(BfqQueue* bfqq) {
         (uint64_t{last_rq_max_size_} << 16) / delta_us < (uint64_t{1} << (16 - 10)))
         bfq_update_rate_reset(nullptr);
     last_completion_ = now;
-    last_completed_rq_bfqq_ = bfqq;  // a candidate waker (bfq_check_waker)
+    // A candidate waker (bfq_check_waker), unless shared: a shared queue's I/O comes at a
+    // high rate and would pass for the waker of queues it does not wake, then steal their
+    // bandwidth by injection.
+    last_completed_rq_bfqq_ = bfqq->coop ? nullptr : bfqq;
 
     if (bfqq->softrt_update && bfqq->dispatched == 0 && bfqq->sort_list.empty() && bfqq->wr_coeff != BFQ_WR_COEFF)
         bfqq->soft_rt_next_start = bfq_bfqq_softrt_next_start(bfqq);
@@ -441,7 +447,8 @@ void Bfq::bfq_finish_requeue_request(Request* rq) {
             bfq_update_inject_limit(bfqq);
         bfq_completed_request(bfqq);
     }
-    --bfqq->entity.allocated;
+    --bfqq->entity.allocated;  // bfqq_request_freed()
+    --RQ_BIC(rq)->requests;
     rq->elv_priv = nullptr;
     rq->elv_counted = false;
 }

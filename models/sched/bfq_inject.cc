@@ -13,6 +13,10 @@
 // completion) of the in-service queue's first request after a hole is measured, without
 // injection for a baseline, then with it; within 1.5x the baseline the limit grows, above it
 // shrinks. It is reset every second, and when the think time changes class before a baseline.
+// With queue merging (bfq_coop.cc): detection looks at the process's own requests
+// (bic->requests), a shared queue is never a candidate waker, a merge hands the merged
+// queue's waker to the shared queue and a split hands the shared queue's to the new one,
+// and the limit and its baseline are saved and resumed with the process's other state.
 #include "models/sched/bfq.h"
 
 #include <algorithm>
@@ -86,13 +90,39 @@ void Bfq::bfq_check_waker(BfqQueue* bfqq, uint64_t now_ns) {
     }
 }
 
+// The waker hand-over of bfq_merge_bfqqs() and of a split in bfq_init_rq(): bfqq takes
+// waker_bfqq (null: none) as its waker, and joins its woken_list so that the waker's end
+// resets it. The kernel adds to the list without unlinking first: bfqq has no waker here.
+void Bfq::bfq_inherit_waker(BfqQueue* bfqq, BfqQueue* waker_bfqq) {
+    bfqq->waker_bfqq = waker_bfqq;
+    bfqq->tentative_waker_bfqq = nullptr;
+    if (waker_bfqq) {
+        explain_(now_, "bfq{}S inherits waker bfq{}S", bfqq->pid, waker_bfqq->pid);
+        woken_list_add_head(bfqq, waker_bfqq);
+    }
+}
+
+// bfq_waker_bfqq(): the waker a queue split off bfqq inherits: bfqq's, unless it has no
+// process left to wake anyone (in bfqq's merge chain: only the splitting one).
+BfqQueue* Bfq::bfq_waker_bfqq(BfqQueue* bfqq) const {
+    BfqQueue* waker_bfqq = bfqq->waker_bfqq;
+    if (!waker_bfqq)
+        return nullptr;
+    for (const BfqQueue* new_bfqq = bfqq->new_bfqq; new_bfqq; new_bfqq = new_bfqq->new_bfqq) {
+        if (new_bfqq == waker_bfqq)
+            return waker_bfqq->process_refs == 1 ? nullptr : waker_bfqq;
+    }
+    return waker_bfqq->process_refs == 0 ? nullptr : waker_bfqq;
+}
+
 // bfq_add_request()'s part for a sync request that is its process's only one in bfq or the
-// driver (RQ_BIC(rq)->requests <= 1; a queue is one process's here, so its allocated count):
+// driver (RQ_BIC(rq)->requests <= 1: the process's count, not the queue's, which a merged
+// queue shares among its processes):
 // waker detection, the periodic reset of the limit, and, for the in-service queue, the start
 // of a total-service-time measurement (the request arrives with nothing in flight, or after
 // injection against a known baseline; at most every 10 ms after a decrease).
-void Bfq::bfq_add_request_inject(BfqQueue* bfqq) {
-    if (!bfqq->sync || bfqq->entity.allocated > 1)
+void Bfq::bfq_add_request_inject(BfqQueue* bfqq, const Request* rq) {
+    if (!bfqq->sync || RQ_BIC(rq)->requests > 1)
         return;
     const auto now = static_cast<uint64_t>(now_ns());
     bfq_check_waker(bfqq, now);

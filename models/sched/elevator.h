@@ -117,9 +117,18 @@ public:
         run_fn_ = fn;
         run_ctx_ = ctx;
     }
+    // blk_mq_run_hw_queues(q, async=true) of a queue with QUEUE_FLAG_SQ_SCHED (bfq,
+    // mq-deadline: a policy that dispatches queue-wide from any hctx), called on `cpu`: the
+    // core runs the hctx `cpu` maps to (blk_mq_get_sq_hctx) and every hctx whose dispatch
+    // list holds requests, each as run_hw_queue does.
+    using RunHwQueuesFn = void (*)(void* ctx, uint32_t cpu, sim::Time now);
+    void set_run_hw_queues(RunHwQueuesFn fn, void* ctx) {
+        runs_fn_ = fn;
+        runs_ctx_ = ctx;
+    }
 
     // --explain: the policy's decisions (models/blkmq/explain.h). The core attaches it and
-    // sets the CPU before it calls insert, dispatch and finish.
+    // sets the CPU before it calls insert, dispatch, finish and requeue.
     blkmq::Explain& explain() { return explain_; }
 
 protected:
@@ -127,12 +136,21 @@ protected:
         if (run_fn_)
             run_fn_(run_ctx_, hctx_idx, now);
     }
+    void run_hw_queues_sq(uint32_t cpu, sim::Time now) const {
+        if (runs_fn_)
+            runs_fn_(runs_ctx_, cpu, now);
+    }
+    // smp_processor_id() of the call under way: the CPU the core set before it (the
+    // submitter's at insert, the hctx runner's at dispatch, the completing CPU at finish).
+    uint32_t this_cpu() const { return explain_.cpu(); }
 
     blkmq::Explain explain_;
 
 private:
     RunHwQueueFn run_fn_ = nullptr;
     void* run_ctx_ = nullptr;
+    RunHwQueuesFn runs_fn_ = nullptr;
+    void* runs_ctx_ = nullptr;
 };
 
 // The run's checks of a policy's own bookkeeping (what the kernel would leave to WARN_ONs).

@@ -53,6 +53,7 @@ void KernelElevator::timer_arm(void* self, timer_list* t, unsigned long expires)
     if (!ev)
         ev = std::make_unique<TimerEvent>(e, t);
     ev->event.arm(std::max(e->jif_.to_time(static_cast<int64_t>(expires)), e->eq_.now()));
+    ev->cpu = e->this_cpu();
 }
 
 // hrtimer_start(): the event at the nanosecond.
@@ -62,6 +63,7 @@ void KernelElevator::timer_arm_ns(void* self, timer_list* t, uint64_t expires_ns
     if (!ev)
         ev = std::make_unique<TimerEvent>(e, t);
     ev->event.arm(std::max(sim::Time::from_ns(static_cast<int64_t>(expires_ns)), e->eq_.now()));
+    ev->cpu = e->this_cpu();
 }
 
 void KernelElevator::timer_cancel(void* self, timer_list* t) {
@@ -73,13 +75,21 @@ void KernelElevator::timer_cancel(void* self, timer_list* t) {
 void KernelElevator::timer_fired(void* ev, uint64_t) {
     auto* te = static_cast<TimerEvent*>(ev);
     te->self->set_clock();
-    te->self->api_.timer_fire(te->self->q_, te->timer);
+    te->self->explain_.set_cpu(te->cpu);
+    te->self->api_.timer_fire(te->self->q_, te->timer, te->cpu);
 }
 
 // blk_mq_run_hw_queue(hctx, async) from the plugin: the core runs it from kblockd now.
 void KernelElevator::host_run_hw_queue(void* self, unsigned int hctx) {
     auto* e = static_cast<KernelElevator*>(self);
     e->run_hw_queue(hctx, e->clock_);
+}
+
+// blk_mq_run_hw_queues(q, async) of a QUEUE_FLAG_SQ_SCHED elevator on `cpu`: the core
+// picks the hctxs (it keeps their dispatch lists).
+void KernelElevator::host_run_hw_queues_sq(void* self, unsigned int cpu) {
+    auto* e = static_cast<KernelElevator*>(self);
+    e->run_hw_queues_sq(cpu, e->clock_);
 }
 
 // The plugin's tracepoints, as the kernel's trace buffer would show them, become --explain
@@ -97,7 +107,8 @@ void KernelElevator::init_sched(ElevatorQueueAttrs& q) {
     set_clock();
     const kcompat_host host{this, &KernelElevator::timer_arm, &KernelElevator::timer_cancel,
                             &KernelElevator::host_run_hw_queue, &KernelElevator::host_tracing,
-                            &KernelElevator::host_message, &KernelElevator::timer_arm_ns};
+                            &KernelElevator::host_message, &KernelElevator::timer_arm_ns,
+                            &KernelElevator::host_run_hw_queues_sq};
     q_ = api_.queue_create(nr_hw_queues_, q.nr_requests, rotational_ ? 1 : 0, static_cast<int>(nomerges_),
                            static_cast<unsigned>(cpu_to_hctx_.size()), cpu_to_hctx_.data(), &host);
     if (q_ == nullptr)
@@ -217,19 +228,21 @@ Request* KernelElevator::insert_merge_last() const { return static_cast<Request*
 Request* KernelElevator::insert_merge_find(uint64_t sector) { return static_cast<Request*>(api_.rqhash_find(q_, sector)); }
 
 // blk_mq_end_request() of a request that went to the device runs ops.completed_request
-// with its allocation and issue times; every request freed runs ops.finish_request.
+// with its allocation and issue times; every request freed runs ops.finish_request. Both
+// run on the completing CPU (the core's), not the request's submitting one.
 void KernelElevator::finish_request(Request* rq, sim::Time now) {
     set_clock(now);
     auto* krq = static_cast<kcompat_rq*>(rq->elv_priv);
     if (rq->state == blkmq::RqState::COMPLETE)
-        api_.completed_request(q_, krq, static_cast<uint64_t>(now.ns()), static_cast<uint64_t>(rq->t_get.ns()),
-                               static_cast<uint64_t>(rq->t_issue.ns()));
-    api_.finish_request(q_, krq);
+        api_.completed_request(q_, krq, this_cpu(), static_cast<uint64_t>(now.ns()),
+                               static_cast<uint64_t>(rq->t_get.ns()), static_cast<uint64_t>(rq->t_issue.ns()));
+    api_.finish_request(q_, krq, this_cpu());
 }
 
+// On the CPU of the driver that hands the request back (the core's).
 void KernelElevator::requeue_request(Request* rq) {
     set_clock();
-    api_.requeue_request(q_, sync(rq));
+    api_.requeue_request(q_, sync(rq), this_cpu());
 }
 
 // blk-mq's half of the conditions (hctx_idle) first; the file's ops decide the rest.

@@ -16,9 +16,10 @@
 // the plugin's spin_lock() costs nothing more.
 //
 // What the plugin asks of blksim (kcompat_host): its timers (jiffies) and hrtimers
-// (nanoseconds: bfq's idle slice timer) become events on the simulation's queue, a wake-up
-// (kyber_domain_wake, bfq_schedule_dispatch) runs the hctx through the core, and its
-// tracepoints (kyber_latency, kyber_adjust, kyber_throttled) are --explain lines.
+// (nanoseconds: bfq's idle slice timer) become events on the simulation's queue, fired on
+// the CPU that armed them, a wake-up (kyber_domain_wake's blk_mq_run_hw_queue, and
+// bfq_schedule_dispatch's blk_mq_run_hw_queues, which under QUEUE_FLAG_SQ_SCHED runs the
+// calling CPU's hctx) runs hctxs through the core, and its tracepoints (kyber_latency, kyber_adjust, kyber_throttled) are --explain lines.
 //
 // Tasks: every request and bio names its submitting job thread (pid, and the io priority
 // of its io_context); kcompat makes that thread `current` for the call, with an io_context
@@ -96,12 +97,14 @@ private:
         KernelElevator* self;
         timer_list* timer;
         sim::Timer event;
+        uint32_t cpu = 0;  // the CPU that armed it (mod_timer / hrtimer_start), where it fires
     };
     static void timer_arm(void* self, timer_list* t, unsigned long expires);
     static void timer_arm_ns(void* self, timer_list* t, uint64_t expires_ns);
     static void timer_cancel(void* self, timer_list* t);
     static void timer_fired(void* ev, uint64_t);
     static void host_run_hw_queue(void* self, unsigned int hctx);
+    static void host_run_hw_queues_sq(void* self, unsigned int cpu);
     static int host_tracing(void* self);
     static void host_message(void* self, const char* text);
 

@@ -30,14 +30,16 @@ struct Rig {
     std::vector<uint32_t> free_list;
     sim::EventQueue eq;
     Bfq bfq;
-    std::vector<uint32_t> runs;  // hctxs bfq asked the core to run (bfq_schedule_dispatch)
+    // The CPUs bfq_schedule_dispatch ran the queue from (blk_mq_run_hw_queues under
+    // QUEUE_FLAG_SQ_SCHED: the core runs that CPU's hctx).
+    std::vector<uint32_t> runs;
 
     explicit Rig(const BfqTunables& t = BfqTunables{}, bool rotational = true, size_t n = 8192)
         : rqs(n), bios(n), bfq(t, eq, rotational) {
         for (size_t i = n; i-- > 0;)
             free_list.push_back(static_cast<uint32_t>(i));
-        bfq.set_run_hw_queue([](void* self, uint32_t h, sim::Time) { static_cast<Rig*>(self)->runs.push_back(h); },
-                             this);
+        bfq.set_run_hw_queues([](void* self, uint32_t cpu, sim::Time) { static_cast<Rig*>(self)->runs.push_back(cpu); },
+                              this);
     }
     static BfqTunables no_wr() {
         BfqTunables t;
@@ -69,7 +71,9 @@ struct Rig {
         return &r;
     }
     Request* dispatch() { return bfq.dispatch_request(eq.now()); }
-    void complete(Request* r) {
+    // The core names the completing CPU before the finish hook.
+    void complete(Request* r, uint32_t cpu = 0) {
+        bfq.explain().set_cpu(cpu);
         bfq.finish_request(r, eq.now());
         r->bio = r->biotail = nullptr;
         free_list.push_back(static_cast<uint32_t>(r - rqs.data()));
@@ -114,6 +118,22 @@ std::map<uint32_t, uint64_t> serve_backlogged(Rig& rig, std::vector<Task> tasks,
         rig.complete(r);
     }
     return served;
+}
+
+// Dispatches until `want` goes (the idle timer may hold it back, nothing else may go
+// first), a millisecond apart, then completes it 1 ms later.
+void serve(Rig& rig, Request* want) {
+    for (int i = 0; i < 100; ++i) {
+        Request* d = rig.dispatch();
+        if (d == want) {
+            rig.advance(1_ms);
+            rig.complete(d);
+            return;
+        }
+        REQUIRE(d == nullptr);
+        rig.advance(1_ms);
+    }
+    FAIL("never dispatched");
 }
 
 }  // namespace
@@ -370,15 +390,18 @@ TEST_CASE("bfq: the idle timer expires a queue that stays empty and reruns the h
     rig.advance(100_us);
     rig.runs.clear();
     const sim::Time done = rig.eq.now();
-    rig.complete(d);
+    rig.complete(d, 3);  // armed by the completion on CPU 3
     REQUIRE(rig.bfq.idle_timer_armed());
     CHECK(rig.bfq.idle_timer_expires() == done + 8_ms);
+    rig.bfq.explain().set_cpu(1);      // a hardware queue run on CPU 1 meanwhile
     CHECK(rig.dispatch() == nullptr);  // has_work, but idling
     CHECK(rig.bfq.has_work());
     rig.advance(9_ms);
     CHECK(rig.bfq.stats().idle_timer_fired == 1);
     CHECK(rig.bfq.stats().expirations[sched::BFQQE_TOO_IDLE] == 1);
-    CHECK(rig.runs == std::vector<uint32_t>{0});  // bfq_schedule_dispatch: run the hctx
+    // bfq_schedule_dispatch from the hrtimer, which fires on the CPU that started it: that
+    // CPU's hctx is run.
+    CHECK(rig.runs == std::vector<uint32_t>{3});
     Request* next = rig.dispatch();
     REQUIRE(next != nullptr);
     CHECK(next->pid == 2000);
@@ -507,25 +530,11 @@ TEST_CASE("bfq: waker detection: a queue whose requests keep coming just after a
     // stages would). After three such wake-ups in a row (bfq_check_waker), 2000 is 1000's
     // waker, and 1000 is on 2000's woken_list.
     Rig rig(Rig::no_wr(), false);
-    const auto serve = [&rig](Request* want) {
-        // Dispatch until `want` goes (the idle timer may hold it back), then complete it 1 ms later.
-        for (int i = 0; i < 100; ++i) {
-            Request* d = rig.dispatch();
-            if (d == want) {
-                rig.advance(1_ms);
-                rig.complete(d);
-                return;
-            }
-            REQUIRE(d == nullptr);
-            rig.advance(1_ms);
-        }
-        FAIL("never dispatched");
-    };
     uint64_t a = 0, b = 1ull << 30;
     for (int round = 0; round < 10; ++round) {
-        serve(rig.insert(2000, b += 8, 8, 2, 4));
+        serve(rig, rig.insert(2000, b += 8, 8, 2, 4));
         rig.advance(1_ms);
-        serve(rig.insert(1000, a += 8, 8, 2, 0));
+        serve(rig, rig.insert(1000, a += 8, 8, 2, 0));
         rig.advance(10_ms);
     }
     const sched::BfqQueue* sleeper = rig.bfq.queue_of(1000);
@@ -559,6 +568,38 @@ TEST_CASE("bfq: waker detection: a queue whose requests keep coming just after a
     rig.advance(1_ms);
     rig.complete(w);
     rig.complete(d);
+}
+
+TEST_CASE("bfq: a queue merged into another hands it its waker (bfq_merge_bfqqs())", "[bfq]") {
+    // Task 3 reads once; task 1000, with its priority, starts just after it: a delayed
+    // stable merge with 3's queue is scheduled (bfq_do_or_sched_stable_merge()). 1000 then
+    // gets 2000 as its waker (as in the waker detection case). 600 ms on, 1000's next read
+    // carries out the merge: 3's queue, now shared, takes 2000 as its waker and is on
+    // 2000's woken_list, so that 2000 is served while bfq idles for the shared queue. (A disk:
+    // on an SSD that may queue, the stable merge would be done at once.)
+    Rig rig(Rig::no_wr());
+    uint64_t a = 0, b = 1ull << 30;
+    serve(rig, rig.insert(3, 1ull << 32, 8, 2, 0));
+    serve(rig, rig.insert(1000, a += 8, 8, 2, 0));
+    for (int round = 0; round < 10; ++round) {
+        rig.advance(10_ms);
+        serve(rig, rig.insert(2000, b += 8, 8, 2, 4));
+        rig.advance(1_ms);
+        serve(rig, rig.insert(1000, a += 8, 8, 2, 0));
+    }
+    const sched::BfqQueue* waker = &rig.q(2000);
+    const sched::BfqQueue* own = &rig.q(1000);
+    const sched::BfqQueue* other = &rig.q(3);
+    REQUIRE(own != other);
+    REQUIRE(own->waker_bfqq == waker);
+    REQUIRE(other->waker_bfqq == nullptr);
+    rig.advance(700_ms);
+    serve(rig, rig.insert(1000, a += 8, 8, 2, 0));
+    REQUIRE(&rig.q(1000) == other);  // merged: 1000's requests go to 3's queue
+    CHECK(other->coop);
+    CHECK(other->waker_bfqq == waker);
+    CHECK(waker->woken_list == other);
+    CHECK(other->woken_next == own);  // 1000's old queue stays on the list (never freed)
 }
 
 TEST_CASE("bfq: budget feedback at each expiration reason", "[bfq]") {
@@ -801,6 +842,25 @@ TEST_CASE("bfq: cooperating tasks doing interleaved sequential I/O end up sharin
                 rig.complete(r);
             }
             CHECK(order == std::vector<uint64_t>{16, 24, 32, 48});
+        }
+        if (close) {
+            // Each task's requests are counted for its process (bic->requests), the shared
+            // queue's for both: a task's only request is its own only one, as bfq's waker
+            // detection asks (bfq_add_request()).
+            // (Task 2's first read, at sector 8, is still in its old queue: served last.)
+            CHECK(rig.bfq.bic_of(1)->requests == 0);
+            CHECK(rig.bfq.bic_of(2)->requests == 1);
+            rig.insert(1, 1000, 8);
+            rig.insert(2, 1016, 8);
+            REQUIRE(&rig.q(1) == &rig.q(2));
+            CHECK(rig.bfq.bic_of(1)->requests == 1);
+            CHECK(rig.bfq.bic_of(2)->requests == 2);
+            CHECK(rig.q(1).entity.allocated == 2);
+            rig.complete(rig.dispatch());
+            rig.complete(rig.dispatch());
+            CHECK(rig.bfq.bic_of(1)->requests == 0);
+            CHECK(rig.bfq.bic_of(2)->requests == 1);
+            CHECK(rig.q(1).entity.allocated == 0);
         }
         if (close) {
             // Task 2's bio may now merge into task 1's request: they share the queue.

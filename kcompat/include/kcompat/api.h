@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KCOMPAT_API_VERSION 5
+#define KCOMPAT_API_VERSION 6
 
 struct kcompat_queue;
 struct kcompat_rq;
@@ -24,7 +24,8 @@ struct timer_list;
 
 /* What the plugin asks of blksim for one queue: events on simulated time for its timers
  * (timer_arm replaces an earlier arming of the same timer; at the instant jiffy `expires`
- * begins blksim calls timer_fire), blk_mq_run_hw_queue(hctx, async) for a wake-up, and the
+ * begins blksim calls timer_fire), blk_mq_run_hw_queue(hctx, async) for a wake-up,
+ * blk_mq_run_hw_queues(q, async) on a queue with QUEUE_FLAG_SQ_SCHED (run_hw_queues_sq), and the
  * scheduler's own tracepoints as text (`message`, for --explain) when `tracing` says that
  * someone listens: the text is formatted only then. */
 struct kcompat_host {
@@ -36,6 +37,10 @@ struct kcompat_host {
 	void (*message)(void *ctx, const char *text);
 	/* An hrtimer: the event at simulated time `expires_ns` exactly (timer_fire as above). */
 	void (*timer_arm_ns)(void *ctx, struct timer_list *t, uint64_t expires_ns);
+	/* blk_mq_run_hw_queues() of an elevator that set QUEUE_FLAG_SQ_SCHED, called on `cpu`:
+	 * the hctx `cpu` maps to (blk_mq_get_sq_hctx) and every hctx whose dispatch list holds
+	 * requests (blksim keeps those lists). */
+	void (*run_hw_queues_sq)(void *ctx, unsigned int cpu);
 };
 
 /* What blksim's request says, copied into the kernel's request before each call. */
@@ -123,14 +128,16 @@ struct kcompat_api {
 	void *(*rqhash_find)(struct kcompat_queue *q, uint64_t sector);
 	/* ops.completed_request (__blk_mq_end_request) for a request that went to the device,
 	 * with the times blk-mq keeps in it: allocation (start_time_ns) and issue
-	 * (io_start_time_ns). */
-	void (*completed_request)(struct kcompat_queue *q, struct kcompat_rq *rq, uint64_t now_ns,
-				  uint64_t start_ns, uint64_t io_start_ns);
-	void (*finish_request)(struct kcompat_queue *q, struct kcompat_rq *rq);
-	/* A timer's event (struct kcompat_host): runs its function unless it was deleted. */
-	void (*timer_fire)(struct kcompat_queue *q, struct timer_list *t);
+	 * (io_start_time_ns). `cpu` is the CPU the call runs on (smp_processor_id()): for these
+	 * three the completing CPU (or the requeuing one), not the request's submitting CPU. */
+	void (*completed_request)(struct kcompat_queue *q, struct kcompat_rq *rq, unsigned int cpu,
+				  uint64_t now_ns, uint64_t start_ns, uint64_t io_start_ns);
+	void (*finish_request)(struct kcompat_queue *q, struct kcompat_rq *rq, unsigned int cpu);
+	/* A timer's event (struct kcompat_host): runs its function unless it was deleted, on
+	 * `cpu` (the CPU that armed it: timers and hrtimers fire where they were started). */
+	void (*timer_fire)(struct kcompat_queue *q, struct timer_list *t, unsigned int cpu);
 
-	void (*requeue_request)(struct kcompat_queue *q, struct kcompat_rq *rq);
+	void (*requeue_request)(struct kcompat_queue *q, struct kcompat_rq *rq, unsigned int cpu);
 	/* ops.limit_depth for an allocation on hctx, in scheduler tags (nr_requests = no limit). */
 	unsigned int (*limit_depth)(struct kcompat_queue *q, unsigned int hctx, int is_sync_read);
 	/* What ops.depth_updated set with sbitmap_queue_min_shallow_depth(). */

@@ -234,6 +234,7 @@ static inline bool kc_queue_flag(const struct request_queue *q, unsigned int fla
 #define blk_queue_nomerges(q) kc_queue_flag(q, QUEUE_FLAG_NOMERGES)
 #define blk_queue_noxmerges(q) kc_queue_flag(q, QUEUE_FLAG_NOXMERGES)
 #define blk_queue_nonrot(q) kc_queue_flag(q, QUEUE_FLAG_NONROT)
+#define blk_queue_sq_sched(q) kc_queue_flag(q, QUEUE_FLAG_SQ_SCHED)
 static inline bool blk_queue_is_zoned(struct request_queue *q) { (void)q; return false; }
 static inline bool blk_req_can_dispatch_to_zone(struct request *rq) { (void)rq; return true; }
 static inline void blk_req_zone_write_lock(struct request *rq) { (void)rq; }
