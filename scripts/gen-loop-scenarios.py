@@ -28,7 +28,7 @@ COPY_MBPS = 4170
 SCALE = 3.2
 RELATIVE = {"syscall": 100, "io_prep": 60, "bio_submit": 150, "rq_alloc": 80, "plug": 40, "queue_rq": 120,
             "irq": 300, "softirq": 200, "complete_rq": 150, "io_complete": 80, "reap": 50, "context_switch": 1500,
-            "elv_insert": 50 / 2.857, "elv_dispatch": 400 / 2.857, "lock_handoff": 1180 / 2.857,
+            "elv_insert": 50 / 2.857, "elv_dispatch": 400 / 2.857, "lock_handoff": 1400 / 2.857,
             "bfq_insert": 109 / 2.857, "bfq_dispatch": 869 / 2.857, "bfq_finish": 244 / 2.857}
 SECTION = "Loop device over tmpfs, Linux 6.18, 2-vCPU VM (docs/validation.md)"
 

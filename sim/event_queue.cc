@@ -25,24 +25,35 @@ void EventQueue::schedule(Time when, EventFn fn, void* obj, uint64_t arg) {
         future_push(e);
 }
 
+// An event later than every slot's goes to the heap once kFar slots are in use, as it would
+// behind one slot: a far one (a completion) then does not shift the slots nor push out a
+// near one later, while the few soonest (the next event and a step deferred to just after
+// it) stay out of the heap. 4 of 8 measured best (scripts/perf-table.sh: docs/performance.md).
+static constexpr std::size_t kFar = 4;
+
 void EventQueue::future_push(const Event& e) {
-    if (!has_front_) {
-        front_ = e;
-        has_front_ = true;
-    } else if (e.key < front_.key) {
-        heap_push(front_);
-        front_ = e;
-    } else {
+    if (nr_near_ >= kFar && !before(e, near_[0])) {
         heap_push(e);
+        return;
     }
+    if (nr_near_ == kNear) {
+        heap_push(near_[0]);  // the latest slot makes room
+        for (std::size_t i = 1; i < kNear; ++i)
+            near_[i - 1] = near_[i];
+        --nr_near_;
+    }
+    // Latest first: an event due soon goes near the end, past few slots.
+    std::size_t i = nr_near_;
+    for (; i > 0 && before(near_[i - 1], e); --i)
+        near_[i] = near_[i - 1];
+    near_[i] = e;
+    ++nr_near_;
 }
 
-// `min` is future_min(): either the slot or the heap's top.
+// `min` is future_min(): either the earliest slot or the heap's top.
 Event EventQueue::future_pop(const Event* min) {
-    if (min == &front_) {
-        has_front_ = false;
-        return front_;
-    }
+    if (heap_.empty() || min != heap_.data())
+        return near_[--nr_near_];
     return heap_pop();
 }
 

@@ -10,12 +10,14 @@
 // before the clock reached now, so it has a smaller seq than anything in the ring: firing
 // heap-at-now first, then the ring, preserves (when, seq) order exactly.
 //
-// In front of the heap sits one slot, filled lazily: a future event scheduled while the slot
-// is empty (or earlier than the event in it) goes there, and the next pop takes it if it is
-// earlier than the heap's top. A model where each event schedules the next soonest one (a
-// CPU's next dispatch, a job's next step) then pays neither a heap push nor a heap pop for
-// it. Keys are unique (seq), so taking the smaller of slot and heap top is the same order
-// as one heap of everything.
+// In front of the heap sit a few slots (kNear), sorted, filled lazily: a future event
+// scheduled while a slot is free (or earlier than the latest event in them, which then goes
+// to the heap) goes there, unless it is later than all of several in use (future_push()),
+// and the next pop takes the earliest of them if it is earlier than the heap's top. A model where each event schedules the next soonest one (a CPU's next
+// dispatch, a job's next step) then pays neither a heap push nor a heap pop for it, nor one
+// that schedules an event just after the next one (a job's submission deferred to its
+// instant, JobThread::submit_bios()). Keys are unique (seq), so taking the smaller of the
+// slots' earliest and the heap's top is the same order as one heap of everything.
 //
 // Cancellation is not done here; see Timer (generation counter) in timer.h.
 #pragma once
@@ -47,8 +49,17 @@ public:
 
     Time now() const { return now_; }
     uint64_t events_processed() const { return processed_; }
-    std::size_t pending() const { return heap_.size() + has_front_ + (lane_tail_ - lane_head_); }
+    std::size_t pending() const { return heap_.size() + nr_near_ + (lane_tail_ - lane_head_); }
     bool empty() const { return pending() == 0; }
+    // The instant of the next event to fire: now while events at now are pending, never when
+    // nothing is. A model may act ahead of the clock up to (not including) it: nothing can
+    // happen in between.
+    Time next_time() const {
+        if (lane_tail_ != lane_head_)
+            return now_;
+        const Event* m = future_min();
+        return m ? m->when() : Time::never();
+    }
 
     // Schedule fn(obj, arg) at `when` (>= now; an earlier time is a model bug and aborts).
     void schedule(Time when, EventFn fn, void* obj, uint64_t arg = 0);
@@ -79,19 +90,20 @@ private:
     void heap_push(const Event& e);
     Event heap_pop();
     void future_push(const Event& e);
-    // The earliest future event (slot or heap top), nullptr when there is none.
+    // The earliest future event (the slots' earliest or the heap's top), nullptr when none.
     const Event* future_min() const {
-        if (has_front_ && (heap_.empty() || front_.key < heap_[0].key))
-            return &front_;
+        if (nr_near_ > 0 && (heap_.empty() || near_[nr_near_ - 1].key < heap_[0].key))
+            return &near_[nr_near_ - 1];
         return heap_.empty() ? nullptr : &heap_[0];
     }
     Event future_pop(const Event* min);
     bool pop_next(Event& out);
     void lane_push(const Event& e);
 
+    static constexpr std::size_t kNear = 8;
     std::vector<Event> heap_;
-    Event front_{};
-    bool has_front_ = false;
+    Event near_[kNear]{};       // slots in use: [0, nr_near_), latest first
+    std::size_t nr_near_ = 0;
     std::vector<Event> lane_;  // power-of-two ring buffer
     std::size_t lane_head_ = 0, lane_tail_ = 0;
     Time now_;

@@ -87,7 +87,7 @@ public:
     bool idle(sim::Time now) const { return !running_ && !in_step_ && rq_head_ == nullptr && free_at_ <= now; }
     // Tasks wait in the run queue for this core.
     bool has_waiting() const { return rq_head_ != nullptr; }
-    // A task's step is being played out (run_step() on the stack, not booked yet).
+    // A task's step is being played out (run_step() on the stack or deferred, not booked yet).
     bool in_step() const { return in_step_; }
     // Inside an open step: where the work charged so far in it has got to.
     sim::Time free_at() const { return in_step_ ? inline_at_ : free_at_; }
@@ -110,6 +110,13 @@ public:
         charged_spin_ += d;
     }
     sim::Duration charged_spin() const { return charged_spin_; }
+
+    // The running task's step goes on in a later event, at the instant its next action
+    // happens (a task acting ahead of the clock must not act before events that precede that
+    // instant: JobThread's submissions). The step stays open: the core is the task's, and
+    // work charged on it meanwhile is inside the step, as if charged while it was played out.
+    // The step ends with book() as usual.
+    void defer_step() { step_deferred_ = true; }
 
     // A task becomes runnable at `now` (started, or woken from a sleep): it runs at once if
     // the core is idle, else it waits in the run queue. A task that ran the last step here
@@ -139,7 +146,7 @@ public:
         else
             free_at_ = end;
         step_inline_ = {};
-        in_step_ = false;
+        in_step_ = step_deferred_ = false;
         busy_ += cost;
         return free_at_;
     }
@@ -182,8 +189,8 @@ private:
         inline_at_ = free_at_;
         t->run_step(start);
         // A step that gave the core up without booking (it only went to sleep) still owns
-        // what it charged.
-        if (in_step_) {
+        // what it charged. A deferred step is still being played out.
+        if (in_step_ && !step_deferred_) {
             free_at_ = sim::max(free_at_, start) + step_inline_;
             step_inline_ = {};
             in_step_ = false;
@@ -219,6 +226,7 @@ private:
     sim::Duration step_inline_;  // work charged inside the step being played out
     sim::Time inline_at_;        // and where it has got to
     bool in_step_ = false;       // run_step() is on the stack and has not booked yet
+    bool step_deferred_ = false; // ... or its step goes on in a later event (defer_step)
     Task* current_ = nullptr;  // the task that ran the last step here
     bool running_ = false;     // a task step is in progress (its step_end will pass the core on)
     Task* rq_head_ = nullptr;

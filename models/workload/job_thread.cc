@@ -230,11 +230,24 @@ void JobThread::run_step(Time start) {
     resume(s);
     if (batch_pos_ >= batch_.size() && !next_batch(s))
         return;  // the thread sleeps, pauses or exits
-    submit_batch(s);
+    if (enter_submit(s) && !submit_bios(s))
+        return;  // the submissions happen at their instant: submit_event()
+    end_step(s);
+}
+
+// A step's submissions reached their instant (submit_bios() deferred them): go on with them.
+void JobThread::submit_event(uint64_t) {
+    Step s = deferred_;
+    if (submit_bios(s))
+        end_step(s);
+}
+
+// The step is played out: its CPU time is booked, and step_done() follows at its end.
+[[gnu::always_inline]] inline void JobThread::end_step(Step& s) {
     const Duration c = charge(s);
     // OS noise holds the CPU too, but it is not the thread's own time (fio's usr/sys).
     const Duration held = os_noise_ > Duration{} ? c + os_noise_delay() : c;
-    eq_.at<&JobThread::step_done>(cpu_.book(start, held), this);
+    eq_.at<&JobThread::step_done>(cpu_.book(s.start, held), this);
 }
 
 // The step's CPU time goes to the job's usr/sys; returns it.
@@ -432,30 +445,48 @@ void JobThread::run_step(Time start) {
         dd.level_samples += nr;
 }
 
-// Into the kernel: the syscall, then each io_u's bio to submit_bio(), in order, until one
-// finds no tag.
-[[gnu::always_inline]] inline void JobThread::submit_batch(Step& s) {
+// Into the kernel: the syscall (once per batch, not again after a tag sleep). False when
+// there is nothing for submit_bio(): no batch, or fio's null engine, which completes it here.
+[[gnu::always_inline]] inline bool JobThread::enter_submit(Step& s) {
     step_first_ = batch_pos_;
     if (batch_pos_ >= batch_.size())
-        return;
-    const Duration spin_before = cpu_.charged_spin();  // a plug flushed mid-batch
+        return false;
     if (engine_->plugs()) {
         plug_.start();
     } else if (engine_->diskless()) [[unlikely]] {
         queue_null(s);
-        return;
+        return false;
     }
     if (sq_) [[unlikely]] {
         sq_commit(s);
-        return;
+        return false;  // the SQ thread submits them
     }
     if (!batch_syscall_charged_) {
         s.sys += costs_.syscall;
         batch_syscall_charged_ = true;
     }
+    return true;
+}
+
+// Each io_u's bio to submit_bio(), in order, until one finds no tag. The step runs ahead of
+// the clock (its CPU time is added up, not waited for), but a submission must happen at its
+// own instant s.now(): a tag freed meanwhile goes to whichever task reaches blk_mq_get_tag
+// first in simulated time, e.g. a sleeper woken by the free retrying right after its context
+// switch, rather than to a task whose step merely started first. So when another event comes
+// at or before that instant, the step is deferred to it (the core stays the task's) and goes
+// on in submit_event(); otherwise nothing can happen in between and it goes on now. False
+// when deferred.
+[[gnu::always_inline]] inline bool JobThread::submit_bios(Step& s) {
+    const Duration spin_before = cpu_.charged_spin();  // a plug flushed mid-batch
+    bool deferred = false;
     while (batch_pos_ < batch_.size()) {
+        const Time t = s.now();
+        if (t > eq_.now() && eq_.next_time() <= t) {
+            deferred = true;
+            break;
+        }
         Duration extra;  // merge attempts under the elevator's lock, split pieces
-        if (!queue_io_u(batch_[batch_pos_], s.now(), extra)) {
+        if (!queue_io_u(batch_[batch_pos_], t, extra)) {
             // No tag: sleep in blk_mq_get_tag; the plug is flushed on the way (step_done).
             s.sys += extra;
             tag_wait_ = true;
@@ -467,9 +498,16 @@ void JobThread::run_step(Time start) {
     }
     if (cpu_.charged_spin() != spin_before) [[unlikely]]
         add_kernel_spin(cpu_.charged_spin() - spin_before);
+    if (deferred) {
+        deferred_ = s;
+        cpu_.defer_step();
+        eq_.at<&JobThread::submit_event>(s.now(), this);
+        return false;
+    }
     const uint32_t nr = batch_pos_ - step_first_;
     if (nr > 0 && s.start >= ramp_end_)
         mark_submit(nr);
+    return true;
 }
 
 // Lock spin in the kernel work this thread's syscall charged on its core (the elevator's lock

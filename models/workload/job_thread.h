@@ -4,7 +4,8 @@
 // main loop — reap what the kernel completed, prepare and submit the next batch — booked on
 // its core. What a step does to the block layer happens at the step's end, in step_done():
 // the plug is flushed there, so a request reaches the driver when the syscall path that
-// carries it has run. Between steps the thread may sleep: in pread / io_getevents for
+// carries it has run. Each submit_bio() happens at its instant within the step, in event
+// order (submit_bios(): a tag goes to whoever reaches blk_mq_get_tag first). Between steps the thread may sleep: in pread / io_getevents for
 // completions, or in the block layer for a tag.
 //
 // The engine (engine.h) decides what differs between psync, libaio and io_uring.
@@ -123,8 +124,11 @@ private:
     bool get_completions(Step& s, bool full, bool draining);
     void queue_batch(Step& s);
     int rate_ddir(sim::Time t);
-    void submit_batch(Step& s);
+    bool enter_submit(Step& s);
+    bool submit_bios(Step& s);
+    void end_step(Step& s);
     sim::Duration charge(const Step& s);
+    void submit_event(uint64_t);
 
     void wakeup_event(uint64_t);
     // Engine::polls(): spin from the step's end `from` instead of sleeping for completions;
@@ -241,6 +245,7 @@ private:
     std::vector<uint32_t> batch_;
     uint32_t batch_pos_ = 0;                  // first io_u of the batch not yet submitted
     uint32_t step_first_ = 0;                 // first io_u submitted by the current step
+    Step deferred_{sim::Time(), sim::Duration(), sim::Duration()};  // a step whose submissions wait for their instant
     bool batch_syscall_charged_ = false;
     // The task's plug, started around each submission when the engine plugs (blkmq::Plug
     // says what happens without one).

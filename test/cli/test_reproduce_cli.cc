@@ -81,8 +81,11 @@ TEST_CASE("reproduce --reduced: one row per published figure, E2/E3/E4 within to
                 CHECK(std::abs(mean - published) <= want.at("tolerance").at("absolute").get<double>());
         }
     }
-    CHECK(passes >= 25);   // E2 4, E3 6, E4 4, E1's 7 cells and 2 directions (batch1-head) that match
-    CHECK(misses >= 9);    // E1's read cells, batch1-head write, batch1's and the rw directions
+    // E2 4, E3 6, E4 4, E1's 7 cells (baseline write, the rw cells) and batch1-head's read direction
+    CHECK(passes >= 22);
+    // E1's reads and writes but baseline write, batch1's and the rw directions, batch1-head's
+    // write direction (not significant in the reduced run)
+    CHECK(misses >= 12);
     CHECK(out.at("summary").at("fail") == 0);
 }
 

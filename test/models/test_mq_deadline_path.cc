@@ -339,15 +339,22 @@ TEST_CASE("submit_bio_plug=false: a psync request goes in with no plug and kbloc
 
 // What makes the async run matter for E1: a bio that arrives while its neighbour waits for
 // the kblockd worker merges into it; with the plug's inline run the neighbour is already gone.
+// Timeline (unit costs, a 20 us context switch): a's thread starts at 0 on CPU 0 (no wake-up),
+// its bio is queued at 150 ns and its request inserted at the step's end, 400 ns; the worker
+// is woken and switched in, so it dispatches at 400 ns + 20 us. b's thread sleeps until 100 ns
+// (its replay entry), is switched in on CPU 1 and submits at its instant 100 ns + 20 us +
+// 150 ns: 150 ns before the dispatch, so it merges. b's own wake-up costs a context switch
+// too: a b woken more than 250 ns after a's thread started finds a gone, however slow the
+// switch (a b sleeping until 5 us reached the queue at 25.15 us, after the dispatch).
 TEST_CASE("submit_bio_plug=false: a bio merges into a request still waiting for kblockd", "[models][mq-deadline-path][e1]") {
     const auto run = [](bool plug) {
         auto m = testing::timer_nullb(2, 100_us, "mq-deadline");
         m.host.submit_bio_plug = plug;
-        m.host.costs.context_switch = 20_us;  // a slow wake-up makes the window easy to hit
+        m.host.costs.context_switch = 20_us;  // the worker's wake-up: a wide window
         for (uint32_t k = 0; k < 2; ++k) {
-            // a at 0 on CPU 0, b 5 us later on CPU 1, just behind a's 4 KiB.
+            // a at 0 on CPU 0, b 100 ns later on CPU 1, just behind a's 4 KiB.
             auto log = std::make_shared<workload::ReplayLog>();
-            log->entries.push_back({int64_t{k} * 5'000, uint64_t{k} * 4096, 4096, 1});
+            log->entries.push_back({int64_t{k} * 100, uint64_t{k} * 4096, 4096, 1});
             auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::WRITE);
             j.name = k == 0 ? "a" : "b";
             j.replay = log;

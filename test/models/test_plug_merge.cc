@@ -196,9 +196,12 @@ TEST_CASE("a request inserted next to one the elevator holds joins it (elv_attem
     // instant from other CPUs: neither bio finds the other's request (each is still in its
     // submitter's plug), so both become requests. a's is inserted and, without budget,
     // stays in mq-deadline; b's, inserted after it, is appended to it at insertion (I, then
-    // M) instead of waiting beside it.
+    // M) instead of waiting beside it. os_jitter is off so that the three jobs start at one
+    // instant and c, the first job, takes the budget: with each bio submitted at its own
+    // instant, the job whose CPU draws the shortest wake-up delay would go first (b, seed 1),
+    // and a's request could then never meet b's in the elevator.
     auto text = [](int nomerges) {
-        return R"({"host": {"cpus": 3, "cost_profile": "desktop-8t"},
+        return R"({"host": {"cpus": 3, "cost_profile": "desktop-8t", "os_jitter": false},
           "controllers": [{"name": "hba0", "kind": "hba", "can_queue": 64}],
           "devices": [{"name": "sda", "model": "hdd", "controller": "hba0", "params": {"queue_depth": 1, "write_cache": 0}}],
           "queues": [{"device": "sda", "scheduler": "mq-deadline", "nomerges": )" + std::to_string(nomerges) + R"(}],
