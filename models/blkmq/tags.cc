@@ -11,19 +11,14 @@ BlkMqTags::BlkMqTags(uint32_t depth)
     : depth_(depth),
       wake_batch_(std::clamp<uint32_t>(depth / 8, 1, SBQ_WAKE_BATCH)),
       wait_cnt_(wake_batch_),
+      free_(std::make_unique<uint32_t[]>(depth)),
       used_(depth, 0),
       static_rqs_(depth) {
-    free_.reserve(depth);
     // Hand out low tags first, like sbitmap starting at word 0.
     for (uint32_t t = depth; t-- > 0;)
-        free_.push_back(t);
+        free_[nr_free_++] = t;
     for (uint32_t t = 0; t < depth; ++t)
         static_rqs_[t].tag = static_cast<uint16_t>(t);
-}
-
-void BlkMqTags::account(sim::Time now) {
-    busy_integral_ += static_cast<double>(in_use()) * static_cast<double>((now - last_change_).count());
-    last_change_ = now;
 }
 
 double BlkMqTags::mean_in_use(sim::Time now) const {
@@ -45,18 +40,14 @@ void BlkMqTags::set_min_shallow_depth(uint32_t min_shallow) {
     wait_cnt_ = std::min(wait_cnt_, wake_batch_);
 }
 
-void BlkMqTags::put(uint32_t tag, sim::Time now) {
-    if (tag >= depth_ || !used_[tag])
-        throw std::logic_error(fmt::format(
-            "invariant violated: tag {} of a tag space of depth {} was freed while not in use "
-            "(rule: every tag is freed exactly once after it was allocated)", tag, depth_));
-    used_[tag] = 0;
-    account(now);
-    free_.push_back(tag);
-    if (nr_waiters_ == 0) {
-        wait_cnt_ = wake_batch_;
-        return;
-    }
+void BlkMqTags::put_violation(uint32_t tag) const {
+    throw std::logic_error(fmt::format(
+        "invariant violated: tag {} of a tag space of depth {} was freed while not in use "
+        "(rule: every tag is freed exactly once after it was allocated)", tag, depth_));
+}
+
+// put() with sleepers waiting.
+void BlkMqTags::put_wake(sim::Time now) {
     // sbitmap_queue_clear → sbq_wake_up: every wake_batch frees wake wake_batch sleepers.
     if (--wait_cnt_ == 0) {
         wait_cnt_ = wake_batch_;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <boost/intrusive/list.hpp>
@@ -48,24 +49,35 @@ public:
     BlkMqTags& operator=(const BlkMqTags&) = delete;
 
     uint32_t depth() const { return depth_; }
-    uint32_t in_use() const { return depth_ - static_cast<uint32_t>(free_.size()); }
+    uint32_t in_use() const { return depth_ - nr_free_; }
     uint32_t wake_batch() const { return wake_batch_; }
     uint32_t nr_waiters() const { return nr_waiters_; }
     uint64_t nr_sleeps() const { return nr_sleeps_; }
 
     // Allocate a tag, or NO_TAG when the space is exhausted.
     uint32_t get(sim::Time now) {
-        if (free_.empty())
+        if (nr_free_ == 0)
             return NO_TAG;
         account(now);
-        uint32_t tag = free_.back();
-        free_.pop_back();
+        const uint32_t tag = free_[--nr_free_];
         used_[tag] = 1;
         return tag;
     }
     // Put a tag back and wake sleepers when a wake batch has been freed. Throws
-    // std::logic_error (an invariant violation) for a tag that is not in use.
-    void put(uint32_t tag, sim::Time now);
+    // std::logic_error (an invariant violation) for a tag that is not in use. Inline, one or
+    // two per I/O: the check, the integral and the push; what needs more (a double free, the
+    // sleepers) is out of line, so the common case saves no registers.
+    void put(uint32_t tag, sim::Time now) {
+        if (tag >= depth_ || !used_[tag]) [[unlikely]]
+            put_violation(tag);
+        used_[tag] = 0;
+        account(now);
+        free_[nr_free_++] = tag;  // at most depth_: a tag in use is freed once
+        if (nr_waiters_ == 0) [[likely]]
+            wait_cnt_ = wake_batch_;
+        else
+            put_wake(now);
+    }
 
     // Sleep `w` until woken by put(). The caller has just failed get() in the same event,
     // so no tag can have been freed in between (the kernel needs a second try for that).
@@ -98,13 +110,21 @@ public:
     Explain& explain() { return explain_; }
 
 private:
-    void account(sim::Time now);
+    void account(sim::Time now) {
+        busy_integral_ += static_cast<double>(in_use()) * static_cast<double>((now - last_change_).count());
+        last_change_ = now;
+    }
+    [[noreturn, gnu::cold, gnu::noinline]] void put_violation(uint32_t tag) const;
+    [[gnu::noinline]] void put_wake(sim::Time now);
     void wake_up_nr(uint32_t nr, sim::Time now);
 
     uint32_t depth_;
     uint32_t wake_batch_;
     uint32_t wait_cnt_;  // frees left until the next batched wake-up
-    std::vector<uint32_t> free_;
+    // The free tags, a stack of nr_free_ in an array of depth_ (a fixed array: no capacity
+    // check on the per-I/O push).
+    std::unique_ptr<uint32_t[]> free_;
+    uint32_t nr_free_ = 0;
     std::vector<uint8_t> used_;  // per tag: handed out (a tag freed twice is an invariant violation)
     std::vector<Request> static_rqs_;
     boost::intrusive::list<

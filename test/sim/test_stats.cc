@@ -78,6 +78,51 @@ TEST_CASE("RunningStat: no catastrophic cancellation on large offsets", "[sim]")
     CHECK(s.stddev() == Approx(std::sqrt(2000.0 / 2999.0)).epsilon(1e-6));
 }
 
+// fio's add_stat_sample() as written (stat.c), branch on delta included: RunningStat::add
+// leaves that branch out and must still give the same bits.
+struct FioStat {
+    uint64_t n = 0;
+    double mean = 0.0, S = 0.0, min = 0.0, max = 0.0;
+    void add(double v) {
+        if (n == 0 || v < min)
+            min = v;
+        if (n == 0 || v > max)
+            max = v;
+        const double delta = v - mean;
+        if (delta) {
+            mean += delta / (static_cast<double>(n) + 1.0);
+            S += delta * (v - mean);
+        }
+        ++n;
+    }
+};
+
+TEST_CASE("RunningStat: add() is bit-identical to fio's add_stat_sample", "[sim]") {
+    Rng r(11, "test.stats.fio_form");
+    RunningStat s;
+    FioStat f;
+    for (int i = 0; i < 200'000; ++i) {
+        // Repeats of the mean (delta exactly 0), zeros, small integers and wide values, as
+        // latencies in ns are: whole numbers from 0 to hours.
+        double v;
+        switch (i % 5) {
+        case 0: v = f.n ? f.mean : 0.0; break;
+        case 1: v = 0.0; break;
+        case 2: v = static_cast<double>(r.below(16)); break;
+        case 3: v = static_cast<double>(r.below(1ull << (1 + r.below(50)))); break;
+        default: v = 1e3 + static_cast<double>(r.below(1000)); break;
+        }
+        s.add(v);
+        f.add(v);
+        REQUIRE(s.count() == f.n);
+        REQUIRE(std::signbit(s.mean()) == std::signbit(f.mean));
+        REQUIRE(s.mean() == f.mean);
+        REQUIRE(s.min() == f.min);
+        REQUIRE(s.max() == f.max);
+        REQUIRE(s.stddev() == (f.n > 1 ? std::sqrt(f.S / static_cast<double>(f.n - 1)) : 0.0));
+    }
+}
+
 TEST_CASE("RunningStat: merge equals adding all samples to one", "[sim]") {
     Rng r(5, "test.stats.merge");
     RunningStat all, a, b, c;
