@@ -60,4 +60,24 @@ if [ -n "$left" ]; then
   echo "$left" >&2
   exit 1
 fi
+
+# The sample run ("What a run looks like"): a plain ``` block whose line `$ build/blksim ...`
+# is followed by lines of that command's output, `...` (indented or not) where lines are left out. Each of them
+# must be a whole line of what the command prints now, so that the sample stays true.
+sample="$(awk '/^\$ build\/blksim /{ sub(/^\$ /, ""); print; exit }' "$readme")"
+if [ -n "$sample" ]; then
+  mapfile -t want < <(awk '
+    /^```/ { if (grab) exit; next }
+    /^\$ build\/blksim / { grab = 1; next }
+    grab && $0 !~ /^[[:space:]]*\.\.\.$/ { print }' "$readme")
+  (cd "$root" && timeout 300 bash -c "${sample//build\/blksim/$blksim}") > "$out" 2>&1
+  for line in "${want[@]}"; do
+    if ! grep -qxF -- "$line" "$out"; then
+      echo "$0: README's sample output of '$sample' has a line the command no longer prints:" >&2
+      echo "  $line" >&2
+      exit 1
+    fi
+  done
+  echo "README's sample output: ${#want[@]} lines as '$sample' prints them"
+fi
 echo "all ${#cmds[@]} README commands ran"
