@@ -13,11 +13,12 @@
 // In front of the heap sit a few slots (kNear), sorted, filled lazily: a future event
 // scheduled while a slot is free (or earlier than the latest event in them, which then goes
 // to the heap) goes there, unless it is later than all of several in use (future_push()),
-// and the next pop takes the earliest of them if it is earlier than the heap's top. A model where each event schedules the next soonest one (a CPU's next
-// dispatch, a job's next step) then pays neither a heap push nor a heap pop for it, nor one
-// that schedules an event just after the next one (a job's submission deferred to its
-// instant, JobThread::submit_bios()). Keys are unique (seq), so taking the smaller of the
-// slots' earliest and the heap's top is the same order as one heap of everything.
+// and the next pop takes the earliest of them if it is earlier than the heap's top. A model
+// where each event schedules the next soonest one (a CPU's next dispatch, a job's next step)
+// then pays neither a heap push nor a heap pop for it, nor one that schedules an event just
+// after the next one (a job's submission deferred to its instant,
+// JobThread::submit_bios()). Keys are unique (seq), so taking the smaller of the slots'
+// earliest and the heap's top is the same order as one heap of everything.
 //
 // Cancellation is not done here; see Timer (generation counter) in timer.h.
 #pragma once

@@ -5,8 +5,9 @@
 // its core. What a step does to the block layer happens at the step's end, in step_done():
 // the plug is flushed there, so a request reaches the driver when the syscall path that
 // carries it has run. Each submit_bio() happens at its instant within the step, in event
-// order (submit_bios(): a tag goes to whoever reaches blk_mq_get_tag first). Between steps the thread may sleep: in pread / io_getevents for
-// completions, or in the block layer for a tag.
+// order (submit_bios(): a tag goes to whoever reaches blk_mq_get_tag first). Between steps
+// the thread may sleep: in pread / io_getevents for completions, or in the block layer for
+// a tag.
 //
 // The engine (engine.h) decides what differs between psync, libaio and io_uring.
 //

@@ -42,6 +42,10 @@ dev::SataSsdConfig small_drive() {
     c.buffer_bytes = 16'000'000;
     return c;
 }
+// Bytes per second all dies program (the buffer's drain before GC): 301 MB/s by default.
+double program_rate(const dev::SataSsdConfig& c) {
+    return static_cast<double>(c.nr_dies() * c.page_bytes()) * 1e9 / static_cast<double>(c.program_latency.count());
+}
 double usable_bytes(const dev::SataSsdConfig& c) {
     return static_cast<double>((c.spare_blocks() - c.gc_low_blocks) * c.block_bytes());
 }
@@ -95,9 +99,10 @@ TEST_CASE("SSD GC: starts once the spare area is written, then writes fall to th
     CHECK(r->device.stats().gc_copies > 0);
     // Long enough for the steady state: the buffer full, the drain slowed by the GC's die time.
     const auto l = run(usable + 150e6);
-    const double program = static_cast<double>(c.nr_dies() * c.page_bytes()) / 870e-6;  // 301 MB/s
+    const double program = program_rate(c);
     const double alpha = 1.0 + usable / static_cast<double>(c.size_bytes);
-    const dev::GcCost g = dev::greedy_gc_cost(alpha, 256, 70'000, 870'000, 3'800'000);
+    const dev::GcCost g = dev::greedy_gc_cost(alpha, c.pages_per_block, c.read_latency.count(),
+                                              c.program_latency.count(), c.erase_latency.count());
     CHECK(l->rate_between(0.15, 0.35) == Approx(program).epsilon(0.03));  // buffer full, no GC yet
     CHECK(l->rate_between(0.8, 2.5) == Approx(program / g.slowdown).epsilon(0.03));
     CHECK(program / g.slowdown < 0.25 * program);  // (at 12 % spare: WAF ~4.8)
@@ -122,7 +127,7 @@ TEST_CASE("SSD GC: reads queue behind GC operations on the dies once GC runs, no
     r.log = true;
     r.mixed(256, 1);  // one 128 KiB writer, three 4 KiB readers
     r.run(4, 40'000);
-    const double gc_at = usable_bytes(c) / (static_cast<double>(c.nr_dies() * c.page_bytes()) / 870e-6);
+    const double gc_at = usable_bytes(c) / program_rate(c);
     const double before = read_p99(r, 0.0, gc_at - 0.05), after = read_p99(r, gc_at + 0.1, gc_at + 1.0);
     // Before: tR and the path, and at worst a 128 KiB write's 252 us on the link ahead.
     CHECK(before < 400e3);
