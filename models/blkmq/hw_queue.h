@@ -85,7 +85,9 @@ public:
     // work item runs on one worker at a time: queued while it runs, it runs again after.
     sim::Time run_at;            // when the queued run is due
     uint32_t run_cpu = 0;        // the CPU whose kblockd worker takes it
-    bool work_looping = false;   // its dispatch loop continues in a dispatch_continue event
+    // Dispatch loops on this hctx that go on in a dispatch_continue event (one per CPU
+    // running one: a synchronous run from one CPU's plug flush and another's may overlap).
+    uint32_t loops_pending = 0;
     sim::Time work_busy_until;   // its last run's CPU work ends here
     uint32_t nr_active = 0;      // driver tags this hctx holds (hctx->nr_active)
     uint32_t in_driver = 0;      // requests the driver holds

@@ -685,28 +685,67 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         // (max_dispatch reached: nr_sched_batch, or a dispatch_busy hctx) continues as an
         // event at its end rather than at once. A round that drained the elevator needs no
         // continuation: whoever inserts later runs the hctx itself.
-        if (n == max_dispatch && elevator_->has_work(h.queue_num())) {
-            h.work_looping = true;
-            eq_.at<&RequestQueue::dispatch_continue>(t, this, uint64_t{cpu} << 32 | h.queue_num());
+        // Nor does the loop run ahead of the clock: a device completing inline (null_blk
+        // irqmode=0) ends each round's requests within it, so a policy that hands out one
+        // request a round (bfq injecting while it idles) would chain round after round in
+        // one event, while other CPUs' insertions due in between waited for the chain's end.
+        // When another event comes at or before the next round's start (the submission
+        // rule, JobThread::submit_bios), the next round is an event at that instant. The
+        // core stays the loop's meanwhile (Cpu::hold): the task whose plug flush runs it is
+        // still in blk_finish_plug() and goes on when the loop ends.
+        // *Simplification:* a loop run from a plug flushed in the middle of a task's step
+        // (the plug full) goes on inline unless max_dispatch stopped the round: that step is
+        // itself played out ahead of the clock, and goes on while its loop's rounds do.
+        if (elevator_->has_work(h.queue_num()) &&
+            (n == max_dispatch || (t > eq_.now() && !cpus_[cpu]->in_step() && eq_.next_time() <= t))) {
+            ++h.loops_pending;
+            loop_yielded_ = true;
+            uint64_t arg = uint64_t{cpu} << 32 | h.queue_num();
+            if (task_loop_) {
+                cpus_[cpu]->hold();
+                arg |= kHoldsCpu;
+            }
+            eq_.at<&RequestQueue::dispatch_continue>(t, this, arg);
             return t;
         }
     }
 }
 
-// The next round of a dispatch loop that yielded (sched_dispatch), on the same CPU.
+// The next round of a dispatch loop that yielded (sched_dispatch), on the same CPU. A loop a
+// task's plug flush ran holds the task's core until it ends (Cpu::hold).
 void RequestQueue::dispatch_continue(uint64_t arg) {
     HwQueue& h = *hctxs_[static_cast<uint32_t>(arg)];
-    const auto cpu = static_cast<uint32_t>(arg >> 32);
-    h.work_looping = false;
-    if (h.dispatch.empty() && elevator_->has_work(h.queue_num()))  // else another CPU's run took it
-        sched_dispatch(h, sim::max(eq_.now(), cpus_[cpu]->free_at()), cpu);
-    if (!h.work_looping)
+    const auto cpu = static_cast<uint32_t>((arg & ~kHoldsCpu) >> 32);
+    const bool holds = arg & kHoldsCpu;
+    --h.loops_pending;
+    const bool outer = task_loop_;
+    task_loop_ = holds;
+    const bool again = h.dispatch.empty() && elevator_->has_work(h.queue_num()) &&  // else another CPU's run took it
+                       run_sched_dispatch(h, sim::max(eq_.now(), cpus_[cpu]->free_at()), cpu);
+    task_loop_ = outer;
+    if (!again)
         work_done(h, cpu);
+    if (holds)
+        cpus_[cpu]->unhold(eq_.now());  // this round's hold; a next round holds the core itself
+}
+
+// sched_dispatch(); true when its loop went on in a dispatch_continue event.
+bool RequestQueue::run_sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
+    const bool outer = loop_yielded_;
+    loop_yielded_ = false;
+    sched_dispatch(h, now, cpu);
+    const bool yielded = loop_yielded_;
+    loop_yielded_ = outer;
+    return yielded;
 }
 
 void RequestQueue::flush_plug(RequestList& plug, Time now, uint32_t cpu, bool async_run) {
     if (elevator_) {
+        // The dispatch loop this runs is the task's own (blk_finish_plug() has not returned).
+        const bool outer = task_loop_;
+        task_loop_ = true;
         insert_requests(plug, now, cpu, async_run);
+        task_loop_ = outer;
         return;
     }
     // Each ->queue_rq costs the submitting CPU; the D of request i is stamped when its
@@ -851,7 +890,7 @@ void RequestQueue::delay_run_hw_queue(HwQueue& h, Time when) {
 // while it runs (its dispatch loop still going, or its CPU work not done), it runs again
 // after, on the same worker. mod_delayed_work pulls in a later pending run (a delayed rerun).
 void RequestQueue::run_hw_queue_async(HwQueue& h, Time t, uint32_t cpu) {
-    if (h.work_looping)
+    if (h.loops_pending > 0)
         return;  // the loop looks for work again before it ends
     if (t < h.work_busy_until) {
         t = h.work_busy_until;
@@ -886,9 +925,12 @@ void RequestQueue::kblockd_run(uint64_t arg) {
         return;
     }
     h.run_pending = false;
+    const bool outer = loop_yielded_;
+    loop_yielded_ = false;
     run_hw_queue(h, now, cpu);
-    if (!h.work_looping)
+    if (!loop_yielded_)
         work_done(h, cpu);
+    loop_yielded_ = outer;
 }
 
 // A run of hctx->run_work (or an inline dispatch loop) has ended: its CPU work ends at the

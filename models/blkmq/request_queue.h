@@ -278,6 +278,7 @@ private:
     }
     void requeue_work(uint64_t cpu);
     void dispatch_continue(uint64_t arg);
+    bool run_sched_dispatch(HwQueue& h, sim::Time now, uint32_t cpu);
     // True when every request of `list` reached the driver (the kernel's return value).
     bool dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     void free_request(Request* rq, sim::Time now);
@@ -372,6 +373,10 @@ private:
     bool write_cache_ = false;     // BLK_FEAT_WRITE_CACHE
     bool fua_ = false;             // BLK_FEAT_FUA
     bool requeue_work_pending_ = false;
+    bool loop_yielded_ = false;    // the last sched_dispatch() went on in a dispatch_continue event
+    bool task_loop_ = false;       // the dispatch loop running now is a task's (its plug flush)
+    // dispatch_continue's argument: the loop holds its CPU (a task's, Cpu::hold).
+    static constexpr uint64_t kHoldsCpu = uint64_t{1} << 63;
     uint64_t elv_held_ = 0;
     TagUser shared_user_;             // with host-wide tags: the queue as one user
     uint32_t shared_nr_active_ = 0;   // with host-wide tags: driver tags the queue holds  // requests in the elevator by the core's count (Request::elv_queued)

@@ -1,5 +1,7 @@
 #include "models/cpu/cpu.h"
 
+#include <stdexcept>
+
 namespace blksim::cpu {
 
 void Cpu::enqueue(Task* t) {
@@ -19,6 +21,34 @@ Task* Cpu::dequeue() {
     return t;
 }
 
+// Take `t` out of the run queue wherever it is (a waiter's place, wait_hold()).
+void Cpu::unlink(Task* t) {
+    Task* prev = nullptr;
+    for (Task* p = rq_head_; p != nullptr; prev = p, p = p->rq_next_) {
+        if (p != t)
+            continue;
+        (prev ? prev->rq_next_ : rq_head_) = p->rq_next_;
+        if (rq_tail_ == p)
+            rq_tail_ = prev;
+        return;
+    }
+}
+
+void Cpu::wait_hold(Task* t) {
+    hold_waiter_ = queued_waiter_ = t;
+    enqueue(t);  // nothing takes it from there while it is still running
+}
+
+void Cpu::unhold(sim::Time now) {
+    if (holds_ == 0) [[unlikely]]
+        throw std::logic_error("Cpu::unhold without a hold");
+    if (--holds_ > 0 || hold_waiter_ == nullptr)
+        return;
+    Task* t = hold_waiter_;
+    hold_waiter_ = nullptr;
+    t->held_done(now);
+}
+
 void Cpu::wake(Task* t, sim::Time now) {
     if (!running_ && rq_head_ == nullptr && (free_at_ <= now || current_ == t)) {
         sim::Time start = sim::max(now, free_at_);
@@ -36,9 +66,31 @@ void Cpu::wake(Task* t, sim::Time now) {
 
 void Cpu::step_end(Task* t, sim::Time now, bool runnable) {
     running_ = false;
+    if (queued_waiter_ == t) [[unlikely]] {
+        // Back from held work (wait_hold): its place in the run queue is the one it took
+        // when its step ended; kept if it goes on, given up if it sleeps.
+        queued_waiter_ = nullptr;
+        if (!runnable)
+            unlink(t);
+        if (rq_head_ == nullptr)
+            return;
+        if (free_at_ <= now)
+            grant(dequeue(), now);
+        else
+            kick(free_at_);
+        return;
+    }
     if (runnable) {
         if (rq_head_ == nullptr) {
-            grant(t, sim::max(now, free_at_));
+            // Its next step reads what completed by the step's start: played out now only if
+            // nothing can happen before that instant, else at it (the rule of submissions).
+            const sim::Time start = sim::max(now, free_at_);
+            if (start > q_.now() && q_.next_time() <= start) {
+                enqueue(t);
+                kick(start);
+                return;
+            }
+            grant(t, start);
             return;
         }
         enqueue(t);

@@ -61,6 +61,10 @@ protected:
 class Task {
 public:
     virtual void run_step(sim::Time now) = 0;
+    // The kernel work this task's step started on its core and that went on in later events
+    // (Cpu::hold) has ended at `now`: the task goes on with what followed it. Called only
+    // for a task that asked for it (Cpu::wait_hold).
+    virtual void held_done(sim::Time /*now*/) {}
 
 protected:
     ~Task() = default;
@@ -117,6 +121,21 @@ public:
     // work charged on it meanwhile is inside the step, as if charged while it was played out.
     // The step ends with book() as usual.
     void defer_step() { step_deferred_ = true; }
+
+    // Kernel work the running task started on this core (blk_mq_do_dispatch_sched()'s loop,
+    // run by its plug flush) goes on in a later event (RequestQueue::dispatch_continue):
+    // the task is still in that code, so it goes on only when the work ends (wait_hold()).
+    // No other task gets the core meanwhile: the task is still running (step_end() not
+    // called). Holds nest, one per pending piece of work.
+    void hold() { ++holds_; }
+    // A held piece of work ended at `now`; when none is left, the task waiting in it goes
+    // on (Task::held_done).
+    void unhold(sim::Time now);
+    bool held() const { return holds_ > 0; }
+    // The running task, its step booked, waits in the held work (its syscall has not
+    // returned). Its claim to the core is the one it had when it got here: it takes its
+    // place in the run queue now, and step_end() keeps that place (runnable) or gives it up.
+    void wait_hold(Task* t);
 
     // A task becomes runnable at `now` (started, or woken from a sleep): it runs at once if
     // the core is idle, else it waits in the run queue. A task that ran the last step here
@@ -214,6 +233,7 @@ private:
     }
     void enqueue(Task* t);
     Task* dequeue();
+    void unlink(Task* t);
     sim::Time take_jitter(sim::Time start, sim::Time end);
 
     sim::EventQueue& q_;
@@ -232,6 +252,9 @@ private:
     Task* rq_head_ = nullptr;
     Task* rq_tail_ = nullptr;
     bool dispatch_pending_ = false;
+    uint32_t holds_ = 0;           // kernel work going on in later events (hold())
+    Task* hold_waiter_ = nullptr;  // the task waiting in it (wait_hold())
+    Task* queued_waiter_ = nullptr;  // that task, holding its place in the run queue until step_end()
     WorkTrace* work_trace_ = nullptr;
     std::unique_ptr<OsJitter> jitter_;             // nullptr: off
     sim::Time jitter_at_ = sim::Time::never();  // jitter_->next(), or never when off

@@ -529,13 +529,27 @@ Duration JobThread::os_noise_delay() {
 // sleep for a tag) hands the plugged requests to the queue, then the loop goes on.
 void JobThread::step_done(uint64_t) {
     const Time now = eq_.now();
-    const Duration spin_before = cpu_.charged_spin();
+    flush_spin_from_ = cpu_.charged_spin();
     if (tag_wait_)
         plug_.flush(q_, now, cpu_.id(), true);  // schedule() flushes the plug of a task going to sleep
     else
         plug_.finish(q_, now, cpu_.id());
-    if (cpu_.charged_spin() != spin_before) [[unlikely]]
-        add_kernel_spin(cpu_.charged_spin() - spin_before);
+    // The dispatch loop the flush ran goes on in events (RequestQueue::dispatch_continue):
+    // the task is still inside blk_finish_plug() until it ends.
+    if (cpu_.held()) [[unlikely]] {
+        cpu_.wait_hold(this);
+        return;
+    }
+    after_flush(now);
+}
+
+void JobThread::held_done(Time now) { after_flush(now); }
+
+// The plug is flushed and whatever it ran has returned: the syscall returns (its issue_time
+// stamps), and the task sleeps or goes on.
+void JobThread::after_flush(Time now) {
+    if (cpu_.charged_spin() != flush_spin_from_) [[unlikely]]
+        add_kernel_spin(cpu_.charged_spin() - flush_spin_from_);
     if (sq_ && sq_queued_ > 0) [[unlikely]]
         sq_->posted(now);  // the SQ ring's new tail
     const bool in_syscall =

@@ -93,6 +93,7 @@ public:
     void log_files(std::size_t job, std::vector<result::FioLogFile>& out) const;
 
     void run_step(sim::Time now) override;            // cpu::Task
+    void held_done(sim::Time now) override;           // cpu::Task
     void tag_wakeup(sim::Time now) override;          // blkmq::TagWaiter
     void end_io(blkmq::Bio* bio, sim::Time now) override;  // blkmq::EndIo
     // SqRing: the SQ thread's view of the ring (sqthread_poll).
@@ -145,6 +146,7 @@ private:
     // io_us the job has handed over and not reaped: the kernel's, and those still in the SQ ring.
     uint32_t in_flight() const { return in_kernel_ + sq_queued_; }
     void step_done(uint64_t);
+    void after_flush(sim::Time now);
     void schedule_wakeup(sim::Time when);
     bool done_issuing(sim::Time now) const;
     // A replaying job's next I/O may not be issued before this instant.
@@ -252,6 +254,7 @@ private:
     // says what happens without one).
     blkmq::Plug plug_;
     bool tag_wait_ = false;                   // asleep (or going to sleep) for a tag
+    sim::Duration flush_spin_from_;           // the core's charged spin before the step's plug flush
     bool woken_ = false;                      // next step pays a context switch
     bool polled_ = false;                     // ... unless it only stopped spinning (POLL)
     sim::Time poll_from_;                     // POLL: the spin's start

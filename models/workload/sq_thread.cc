@@ -59,6 +59,18 @@ void SqThread::step_done(uint64_t) {
         plug_.flush(q_, now, cpu_.id(), true);
     else
         plug_.finish(q_, now, cpu_.id());
+    // The dispatch loop the flush ran goes on in events: the thread is still in it
+    // (JobThread::step_done).
+    if (cpu_.held()) [[unlikely]] {
+        cpu_.wait_hold(this);
+        return;
+    }
+    after_flush(now);
+}
+
+void SqThread::held_done(Time now) { after_flush(now); }
+
+void SqThread::after_flush(Time now) {
     if (stopped_) {
         state_ = State::STOPPED;
         cpu_.step_end(this, now, false);

@@ -81,6 +81,7 @@ public:
     uint32_t cpu() const { return cpu_.id(); }
 
     void run_step(sim::Time now) override;        // cpu::Task
+    void held_done(sim::Time now) override;       // cpu::Task
     void tag_wakeup(sim::Time now) override;      // blkmq::TagWaiter
 
 private:
@@ -90,6 +91,7 @@ private:
 
     void start_event(uint64_t);
     void step_done(uint64_t);
+    void after_flush(sim::Time now);
     void begin_spin(sim::Time from);
     void end_spin(sim::Time now);
     // The scheduler tick's look at a spinning thread: preempted once its slice is used up
