@@ -361,8 +361,12 @@ Request* MqDeadline::dispatch_request(sim::Time now) {
     // Strict priority: stop at the first level that has a request *or still owns one*
     // (dd_queued counts requests in the device), so a lower level waits for a higher
     // level's in-flight requests to complete, not only for its queued ones.
+    // A level with nothing in its lists gives nothing and changes nothing (no batch or
+    // direction is chosen for it), so it is not asked: without priorities in use, that is
+    // the RT level's sort-tree lookup on every dispatch.
     for (uint32_t prio = 0; prio < DD_PRIO_COUNT; prio++) {
-        rq = dd_dispatch_from_prio(per_prio_[prio], now_j, now_j);
+        if (nr_waiting(static_cast<DdPrio>(prio)) != 0)
+            rq = dd_dispatch_from_prio(per_prio_[prio], now_j, now_j);
         if (rq || dd_queued(static_cast<DdPrio>(prio)))
             break;
     }
