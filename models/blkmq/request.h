@@ -141,7 +141,9 @@ struct Request {
     // and is_linked() lets the invariant checker see where a request is. A request must
     // not be destroyed or moved while linked into a scheduler.
     boost::intrusive::set_member_hook<> rb_node;     // sector-sorted tree (elv_rb_add)
-    boost::intrusive::set_member_hook<> hash_node;   // back-merge lookup by end sector (elv_rqhash)
+    // elv_rqhash (sched::ElvRqHash): a bucket list whose hook unlinks itself.
+    using HashHook = boost::intrusive::list_member_hook<boost::intrusive::link_mode<boost::intrusive::auto_unlink>>;
+    HashHook hash_node;        // back-merge lookup by end sector
     boost::intrusive::list_member_hook<> queuelist;  // FIFO or at-head dispatch list
     sim::Time fifo_time;       // deadline (FIFO) or insertion instant (at-head)
     bool elv_counted = false;  // rq->elv.priv[0]: counted in the scheduler's statistics

@@ -465,7 +465,7 @@ void Bfq::insert_request(Request* rq, bool at_head, sim::Time now) {
         return;
     }
     bfq_insert_bfqq_request(rq);
-    hash_.insert(*rq);  // every blksim request is rq_mergeable()
+    hash_.add(*rq);  // every blksim request is rq_mergeable()
     if (!last_merge_)
         last_merge_ = rq;
 }
@@ -486,8 +486,7 @@ void Bfq::bfq_remove_request(Request* rq) {
     bfqq->queued[1]--;
     --queued_;
     bfqq->sort_list.erase(bfqq->sort_list.iterator_to(*rq));
-    if (rq->hash_node.is_linked())
-        hash_.erase(hash_.iterator_to(*rq));
+    ElvRqHash::del(*rq);
     if (last_merge_ == rq)
         last_merge_ = nullptr;
     if (bfqq->sort_list.empty()) {
@@ -546,8 +545,7 @@ ElvMerge Bfq::bio_merge(const Bio& bio, uint32_t max_sectors, Request** out) {
 
 // elv_rqhash_find(): the newest request ending at `sector`.
 Request* Bfq::insert_merge_find(uint64_t sector) {
-    auto [lo, hi] = hash_.equal_range(sector);
-    return lo == hi ? nullptr : &*std::prev(hi);
+    return hash_.find(sector);
 }
 
 // bfq_request_merged() + elv_merged_request(): a front merge that moved rq before its
@@ -569,8 +567,7 @@ void Bfq::request_merged(Request* rq, ElvMerge type) {
         }
     }
     if (type == ElvMerge::BACK_MERGE && rq->hash_node.is_linked()) {
-        hash_.erase(hash_.iterator_to(*rq));  // elv_rqhash_reposition()
-        hash_.insert(*rq);
+        hash_.reposition(*rq);
     }
     last_merge_ = rq;
 }
@@ -612,8 +609,7 @@ void Bfq::requests_merged(Request* rq, Request* next) {
         ++stats_.merged;
     }
     if (rq->hash_node.is_linked()) {
-        hash_.erase(hash_.iterator_to(*rq));
-        hash_.insert(*rq);
+        hash_.reposition(*rq);
     }
     last_merge_ = rq;
 }

@@ -64,6 +64,7 @@
 
 #include "models/sched/bfq_config.h"
 #include "models/sched/elevator.h"
+#include "models/sched/elv_rqhash.h"
 #include "models/sched/jiffies.h"
 #include "sim/event_queue.h"
 #include "sim/time.h"
@@ -585,16 +586,7 @@ private:
     int64_t last_ins_in_burst_ = 0;
 
     // merging
-    struct EndOf {
-        using type = uint64_t;
-        uint64_t operator()(const Request& rq) const { return rq.end_sector(); }
-    };
-    // q->elevator->hash (elv_rqhash): back-merge lookup by end sector, queue-wide; the newest
-    // entry of a key is the last of its equal range.
-    using RqHash = boost::intrusive::multiset<
-        Request, boost::intrusive::member_hook<Request, boost::intrusive::set_member_hook<>, &Request::hash_node>,
-        boost::intrusive::key_of_value<EndOf>>;
-    RqHash hash_;
+    ElvRqHash hash_;                     // q->elevator->hash
     bool noxmerges_ = false;
     Request* last_merge_ = nullptr;      // q->last_merge
 

@@ -153,7 +153,9 @@ void Kyber::insert_request(Request* rq, bool at_head, sim::Time /*now*/) {
         head.push_front(*rq);
     else
         head.push_back(*rq);
-    ++khds_[cpu_to_hctx_[cpu]].kcq_nr[d];
+    KyberHctxData& khd = khds_[cpu_to_hctx_[cpu]];
+    ++khd.kcq_nr[d];
+    ++khd.nr_queued;
     ++stats_[d].inserted;
 }
 
@@ -192,7 +194,9 @@ void Kyber::requests_merged(Request* /*rq*/, Request* next) {
         const uint32_t cpu = next->mq_ctx_cpu;
         RqList& l = kcqs_[cpu].rq_list[d];
         l.erase(l.iterator_to(*next));
-        --khds_[cpu_to_hctx_[cpu]].kcq_nr[d];
+        KyberHctxData& khd = khds_[cpu_to_hctx_[cpu]];
+        --khd.kcq_nr[d];
+        --khd.nr_queued;
     } else {
         ++stats_[d].inserted;  // never inserted: count it in, so that it balances
     }
@@ -231,6 +235,7 @@ bool Kyber::kyber_get_domain_token(KyberHctxData& khd, uint32_t hctx_idx) {
 Request* Kyber::take(KyberHctxData& khd, RqList& rqs) {
     Request* rq = &rqs.front();
     rqs.pop_front();
+    --khd.nr_queued;
     khd.batching++;
     rq_set_domain_token(rq, true);
     ++stats_[khd.cur_domain].dispatched;
@@ -282,14 +287,8 @@ Request* Kyber::dispatch_request(uint32_t hctx_idx, sim::Time /*now*/) {
     return nullptr;
 }
 
-// kyber_has_work().
-bool Kyber::has_work(uint32_t hctx_idx) const {
-    const KyberHctxData& khd = khds_[hctx_idx];
-    for (uint32_t d = 0; d < KYBER_NUM_DOMAINS; d++)
-        if (!khd.rqs[d].empty() || khd.kcq_nr[d] > 0)
-            return true;
-    return false;
-}
+// kyber_has_work(): some domain's list or kcqs hold a request (the count audit() checks).
+bool Kyber::has_work(uint32_t hctx_idx) const { return khds_[hctx_idx].nr_queued != 0; }
 
 // --- completion and the feedback timer ----------------------------------------------------
 
@@ -469,6 +468,18 @@ std::string Kyber::audit() const {
         if (domain_tokens_[d].in_use > kyber_depth[d])
             return fmt::format("kyber domain {}: {} tokens in use, more than its maximum depth {}", d,
                                domain_tokens_[d].in_use, kyber_depth[d]);
+    }
+    for (uint32_t h = 0; h < nr_hw_queues_; ++h) {
+        const KyberHctxData& khd = khds_[h];
+        uint64_t linked = 0;
+        for (uint32_t d = 0; d < KYBER_NUM_DOMAINS; ++d) {
+            linked += khd.rqs[d].size();
+            for (const uint32_t cpu : khd.ctxs)
+                linked += kcqs_[cpu].rq_list[d].size();
+        }
+        if (linked != khd.nr_queued)
+            return fmt::format("kyber hctx {}: {} requests in its lists and kcqs, has_work counts {}", h, linked,
+                               khd.nr_queued);
     }
     return {};
 }

@@ -187,6 +187,9 @@ private:
         std::vector<uint32_t> ctxs;  // the CPUs mapped here (kcqs[index_hw])
         uint32_t kcq_nr[KYBER_NUM_DOMAINS] = {0, 0, 0, 0};
         bool waiting[KYBER_NUM_DOMAINS] = {false, false, false, false};  // domain_wait[] queued
+        // Requests of all domains in rqs[] and in the kcqs: what kyber_has_work() asks,
+        // several times per dispatch round, kept as one count instead of eight looks.
+        uint32_t nr_queued = 0;
     };
     // A domain's struct sbitmap_queue, as a counter with its wait queue.
     struct DomainTokens {

@@ -186,8 +186,7 @@ void MqDeadline::deadline_remove_request(DdPerPrio& pp, Request* rq) {
             pp.next_rq[dir] = next_request(rq);
         pp.sort_list[dir].erase(pp.sort_list[dir].iterator_to(*rq));
     }
-    if (rq->hash_node.is_linked())
-        hash_.erase(hash_.iterator_to(*rq));
+    ElvRqHash::del(*rq);
     if (last_merge_ == rq)
         last_merge_ = nullptr;
 }
@@ -223,7 +222,7 @@ void MqDeadline::insert_request(Request* rq, bool at_head, sim::Time now) {
         rq->fifo_time = jiffies_to_time(now_j);
     } else {
         pp.sort_list[dir].insert(*rq);
-        hash_.insert(*rq);  // every blksim request is rq_mergeable()
+        hash_.add(*rq);  // every blksim request is rq_mergeable()
         if (!last_merge_)
             last_merge_ = rq;
         // Set the expire time and add to the FIFO.
@@ -362,8 +361,12 @@ Request* MqDeadline::dispatch_request(sim::Time now) {
     // Strict priority: stop at the first level that has a request *or still owns one*
     // (dd_queued counts requests in the device), so a lower level waits for a higher
     // level's in-flight requests to complete, not only for its queued ones.
+    // A level with nothing in its lists gives nothing and changes nothing (no batch or
+    // direction is chosen for it), so it is not asked: without priorities in use, that is
+    // the RT level's sort-tree lookup on every dispatch.
     for (uint32_t prio = 0; prio < DD_PRIO_COUNT; prio++) {
-        rq = dd_dispatch_from_prio(per_prio_[prio], now_j, now_j);
+        if (nr_waiting(static_cast<DdPrio>(prio)) != 0)
+            rq = dd_dispatch_from_prio(per_prio_[prio], now_j, now_j);
         if (rq || dd_queued(static_cast<DdPrio>(prio)))
             break;
     }
@@ -380,10 +383,9 @@ bool MqDeadline::elv_bio_merge_ok(const Request& rq, const Bio& bio) {
 // elv_merge() with dd_request_merge(), plus the size check of bio_attempt_*_merge(): a
 // candidate that would exceed max_sectors means no merge at all (the kernel does not
 // fall back to another candidate either).
-// elv_rqhash_find(): the newest request ending at `sector` (the last of its equal range).
+// elv_rqhash_find(): the newest request ending at `sector`.
 Request* MqDeadline::insert_merge_find(uint64_t sector) {
-    auto [lo, hi] = hash_.equal_range(sector);
-    return lo == hi ? nullptr : &*std::prev(hi);
+    return hash_.find(sector);
 }
 
 ElvMerge MqDeadline::bio_merge(const Bio& bio, uint32_t max_sectors, Request** out) {
@@ -409,15 +411,11 @@ ElvMerge MqDeadline::bio_merge(const Bio& bio, uint32_t max_sectors, Request** o
         return ElvMerge::NO_MERGE;
 
     // The hash: a request ending where the bio starts (a back merge).
-    auto [lo, hi] = hash_.equal_range(bio.sector);
-    if (lo != hi) {
-        Request& rq = *std::prev(hi);
-        if (elv_bio_merge_ok(rq, bio)) {
-            if (!fits(rq))
-                return ElvMerge::NO_MERGE;
-            *out = &rq;
-            return ElvMerge::BACK_MERGE;
-        }
+    if (Request* rq = hash_.find(bio.sector); rq && elv_bio_merge_ok(*rq, bio)) {
+        if (!fits(*rq))
+            return ElvMerge::NO_MERGE;
+        *out = rq;
+        return ElvMerge::BACK_MERGE;
     }
 
     // dd_request_merge(): a request starting where the bio ends, in the bio's level and
@@ -446,8 +444,7 @@ void MqDeadline::request_merged(Request* rq, ElvMerge type) {
         sl.insert(*rq);
     }
     if (type == ElvMerge::BACK_MERGE && rq->hash_node.is_linked()) {
-        hash_.erase(hash_.iterator_to(*rq));  // elv_rqhash_reposition()
-        hash_.insert(*rq);
+        hash_.reposition(*rq);
     }
     last_merge_ = rq;
 }
@@ -491,8 +488,7 @@ void MqDeadline::requests_merged(Request* rq, Request* next) {
     deadline_remove_request(pp, next);
 
     if (rq->hash_node.is_linked()) {  // rq grew at its back: elv_rqhash_reposition()
-        hash_.erase(hash_.iterator_to(*rq));
-        hash_.insert(*rq);
+        hash_.reposition(*rq);
     }
     last_merge_ = rq;
 }

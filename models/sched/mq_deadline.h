@@ -42,6 +42,7 @@
 #include <boost/intrusive/set.hpp>
 
 #include "models/sched/elevator.h"
+#include "models/sched/elv_rqhash.h"
 #include "models/sched/jiffies.h"
 #include "sim/time.h"
 
@@ -168,21 +169,11 @@ private:
         using type = uint64_t;
         uint64_t operator()(const blkmq::Request& rq) const { return rq.sector; }
     };
-    struct EndOf {
-        using type = uint64_t;
-        uint64_t operator()(const blkmq::Request& rq) const { return rq.end_sector(); }
-    };
     // Equal keys go after the existing ones, as elv_rb_add() sends ties to the right.
     using SortList = boost::intrusive::multiset<
         blkmq::Request,
         boost::intrusive::member_hook<blkmq::Request, boost::intrusive::set_member_hook<>, &blkmq::Request::rb_node>,
         boost::intrusive::key_of_value<PosOf>>;
-    // elv_rqhash (queue-wide, keyed by end sector): the newest entry of a key is the last
-    // of its equal range, the one elv_rqhash_find() returns (hash_add adds at the head).
-    using RqHash = boost::intrusive::multiset<
-        blkmq::Request,
-        boost::intrusive::member_hook<blkmq::Request, boost::intrusive::set_member_hook<>, &blkmq::Request::hash_node>,
-        boost::intrusive::key_of_value<EndOf>>;
     using FifoList = boost::intrusive::list<
         blkmq::Request,
         boost::intrusive::member_hook<blkmq::Request, boost::intrusive::list_member_hook<>, &blkmq::Request::queuelist>>;
@@ -220,7 +211,7 @@ private:
 
     // run time data
     DdPerPrio per_prio_[DD_PRIO_COUNT];
-    RqHash hash_;                         // q->elevator->hash
+    ElvRqHash hash_;                      // q->elevator->hash
     blkmq::Request* last_merge_ = nullptr;  // q->last_merge: the one-hit merge cache
     // Requests linked in the levels' dispatch lists and FIFOs, all levels together: the
     // kernel's has_work looks at every list, called several times per dispatch round.
