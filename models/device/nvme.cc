@@ -12,15 +12,36 @@ Nvme::Nvme(sim::EventQueue& eq, const NvmeConfig& cfg, uint32_t nr_cpus)
       nr_queues_(cfg.nr_io_queues ? cfg.nr_io_queues : nr_cpus),
       rng_(0, "nvme.flash"),
       read_spread_(cfg.read_sigma),
-      write_spread_(cfg.write_sigma) {
+      write_spread_(cfg.write_sigma),
+      buf_(static_cast<double>(cfg.buffer_bytes), cfg.program_bytes_per_ns(), nullptr) {
     std::vector<int64_t> zeros(std::max(1u, cfg.parallel_units), 0);
     units_ = decltype(units_)(std::greater<>(), std::move(zeros));
+    if (!cfg.free_pool_gc)
+        return;
+    SsdGcGeometry g;
+    g.size_bytes = cfg.size_bytes;
+    g.spare_blocks = cfg.spare_blocks();
+    g.gc_low_blocks = cfg.gc_low_blocks;
+    g.page_bytes = cfg.page_bytes();
+    g.pages_per_block = cfg.pages_per_block;
+    g.read_ns = cfg.read_latency.count();  // (a command's media time up to 4 KiB: tR)
+    g.program_ns = cfg.program_latency.count();
+    g.erase_ns = cfg.erase_latency.count();
+    buf_ = SsdWriteBuffer(static_cast<double>(cfg.buffer_bytes), cfg.program_bytes_per_ns(), &g);
+}
+
+void Nvme::put_gc_op(const GcOp& op) {
+    const int64_t start = std::max(units_.top(), op.at);
+    units_.pop();
+    units_.push(start + op.ns);
+    ++(op.erase ? gc_erases_ : gc_copies_);
 }
 
 void Nvme::seed(uint64_t run_seed, std::string_view name) { rng_ = sim::Rng(run_seed, std::string(name) + ".flash"); }
 
 BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint32_t /*cpu*/) {
-    q_->start_request(rq, now);
+    if (q_)
+        q_->start_request(rq, now);
     // Controller: one command at a time.
     const sim::Time fetched = sim::max(now, ctrl_free_) + cfg_.cmd_overhead;
     ctrl_free_ = fetched;
@@ -35,7 +56,10 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
         eq_.at<&Nvme::complete>(fetched + cfg_.deallocate_latency, this, reinterpret_cast<uint64_t>(rq));
         return BlkStatus::OK;
     }
-    // Flash: the earliest free unit.
+    // Flash: the GC operations due by now first, then the earliest free unit; a write once
+    // the buffer has room for it.
+    const auto put = [this](const GcOp& op) { put_gc_op(op); };
+    buf_.gc_to(fetched, put);
     const uint64_t bytes = rq->bytes();
     const uint64_t extra_4k = bytes > 4096 ? (bytes - 1) / 4096 : 0;
     const bool write = rq->op == blkmq::ReqOp::WRITE;
@@ -43,12 +67,23 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
                                cfg_.per_4k * static_cast<int64_t>(extra_4k) +
                                (rq->fua() ? cfg_.program_latency : sim::Duration{});
     const sim::Duration media = (write ? write_spread_ : read_spread_).draw(mean, rng_);
-    const sim::Time unit_start = sim::max(fetched, sim::Time::from_ns(units_.top()));
+    const SsdWriteBuffer::Admission room = write ? buf_.admit(fetched, bytes, put) : SsdWriteBuffer::Admission{fetched};
+    const sim::Time ready = room.start;
+    const auto xfer = sim::Duration::ns(static_cast<int64_t>(bytes * 1'000'000'000 / cfg_.link_bytes_per_s));
+    if (ready > fetched) {
+        // A write that waited for buffer room (or behind others that did) is taken in when it
+        // has it, paced by the drain (below the link's and the units' rates): it holds
+        // neither a unit nor the link for the commands behind it, which a reservation in
+        // arrival order, far ahead of now, would (a read arriving meanwhile would queue
+        // behind every waiting write).
+        eq_.at<&Nvme::complete>(ready + media + xfer, this, reinterpret_cast<uint64_t>(rq));
+        return BlkStatus::OK;
+    }
+    const sim::Time unit_start = sim::max(ready, sim::Time::from_ns(units_.top()));
     units_.pop();
     const sim::Time media_done = unit_start + media;
     units_.push(media_done.ns());
     // Link: the data crosses one transfer at a time.
-    const auto xfer = sim::Duration::ns(static_cast<int64_t>(bytes * 1'000'000'000 / cfg_.link_bytes_per_s));
     const sim::Time done = sim::max(media_done, link_free_) + xfer;
     link_free_ = done;
     eq_.at<&Nvme::complete>(done, this, reinterpret_cast<uint64_t>(rq));
@@ -61,6 +96,10 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
 // blk_mq_poll() on its CPU, finds the completion entry.
 void Nvme::complete(uint64_t rq_addr) {
     auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
+    if (!q_) [[unlikely]] {  // (a device test's completion sink)
+        end_request(nullptr, rq, eq_.now(), 0);
+        return;
+    }
     const bool polled = (rq->cmd_flags & blkmq::REQ_POLLED) && cfg_.poll_queues > 0;
     q_->complete_request(rq, eq_.now(), rq->mq_ctx_cpu,
                          polled ? blkmq::DriverQueue::CompletionPath::POLLED
@@ -115,8 +154,28 @@ constexpr kind::Param<C> kParams[] = {
                "Time of a Flush command after the controller took it (queued beside other commands). Suffixes ns, us, "
                "ms, s; a bare number is ns. Default {default}."),
     kind::time("program_latency", &C::program_latency,
-               "Extra media time of a FUA write (its data programmed before the answer). Suffixes ns, us, ms, s; a bare "
-               "number is ns. Default {default}."),
+               "Page program time (tPROG) of a flash unit: the write buffer drains at parallel_units x page_kb / "
+               "program_latency, and a FUA write waits for it. Suffixes ns, us, ms, s; a bare number is ns. Default "
+               "{default}.", 1),
+    kind::integer("page_kb", &C::page_kb, 1, 1024, "Flash page in KiB, 1..1024. Default {default}."),
+    kind::integer("buffer_mb", &C::buffer_bytes, 1, 10000000,
+                  "Write buffer in 10^6 bytes: a write completes once in it and waits when it is full, 1..10000000. "
+                  "Default {default}.", kind::kMB),
+    kind::flag("free_pool_gc", &C::free_pool_gc,
+               "Garbage collection as work: once the spare area's free blocks fall to gc_low_blocks, each block "
+               "freed costs its valid pages (greedy, uniform random writes) copied and one erase on the flash units, "
+               "and slows the buffer's drain; 0 = none. Default {default}."),
+    kind::number("over_provisioning", &C::over_provisioning, 0, 4,
+                 "Spare flash over user capacity, above 0 and up to 4: the free pool a drive in use starts with, and "
+                 "what sets the victims' valid fraction. Default {default} (2 TiB of NAND for 1.92 TB)."),
+    kind::integer("pages_per_block", &C::pages_per_block, 2, 65536,
+                  "Flash pages per erase block, 2..65536. Default {default}."),
+    kind::time("erase_latency", &C::erase_latency,
+               "Block erase time (tBERS) of a GC victim; its unit is busy for it. Suffixes ns, us, ms, s; a bare "
+               "number is ns. Default {default}.", 0),
+    kind::integer("gc_low_blocks", &C::gc_low_blocks, 1, 1000000,
+                  "Free blocks below which garbage collection runs (below the spare area's blocks), 1..1000000. "
+                  "Default {default}."),
     kind::flag("dsm", &C::dsm,
                "Dataset Management supported (ONCS): the disk takes discards (fio's trims) as Deallocate commands; "
                "0 = a trim fails with EOPNOTSUPP. Default {default}."),
@@ -125,14 +184,30 @@ constexpr kind::Param<C> kParams[] = {
                "measure with fio rw=randtrim). Suffixes ns, us, ms, s; a bare number is ns. Default {default}."),
 };
 
+kind::Problem validate(const C& c, uint32_t /*nr_cpus*/) {
+    if (!(c.over_provisioning > 0.0) || c.over_provisioning > 4.0)
+        return {"over_provisioning", "over_provisioning must be above 0 and at most 4 (spare flash over user "
+                                     "capacity; a drive without spare has no free block to collect into)"};
+    if (c.program_latency.count() <= 0)
+        return {"program_latency",
+                "program_latency must be > 0 (the buffer drains at parallel_units x page / program_latency)"};
+    if (c.free_pool_gc && c.spare_blocks() <= c.gc_low_blocks)
+        return {"gc_low_blocks", "gc_low_blocks (" + std::to_string(c.gc_low_blocks) +
+                                     ") must be below the spare area's " + std::to_string(c.spare_blocks()) +
+                                     " blocks (over_provisioning x capacity / (page_kb x pages_per_block))"};
+    return {};
+}
+
 constinit const DeviceKindOf<C> kKind{
-    "nvme", "NVMe SSD: per-CPU queues, controller / parallel flash / link timelines, interrupts on the queue's CPU",
+    "nvme", "NVMe SSD: per-CPU queues, controller / parallel flash / link timelines, a write buffer draining at the "
+    "program rate, garbage collection, interrupts on the queue's CPU",
     "The NVMe SSD model's parameters (models/device/nvme.h); defaults when left out.",
     {.params = kParams,
      .make = [](const C& c, sim::EventQueue& eq, uint32_t nr_cpus, BuildCache&) -> std::unique_ptr<Device> {
          return std::make_unique<Nvme>(eq, c, nr_cpus);
      },
-     .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes, c.blocksize, c.nr_io_queues, c.queue_depth}; }}};
+     .geometry = [](const C& c) { return DeviceGeometry{c.size_bytes, c.blocksize, c.nr_io_queues, c.queue_depth}; },
+     .validate = validate}};
 
 }  // namespace
 

@@ -10,8 +10,14 @@
 //               ceiling).
 // Each stage is a timeline, so a command's completion instant is known when it arrives; the
 // completion is one event. A command's media time is drawn around its mean
-// (service_spread.h). Sequential reads cost what random ones do (docs/model.md). Simplified: no garbage collection, no write-buffer flushes, no
-// read/write interference beyond sharing the stages (docs/model.md).
+// (service_spread.h). Sequential reads cost what random ones do (docs/model.md).
+// Write buffer and GC (ssd_write_buffer.h, shared with the SATA SSD): a write needs room in
+// the buffer when the controller has fetched it (else it waits, in order, for the drain);
+// the buffer drains at parallel_units x page / program_latency, slower once garbage
+// collection runs, whose page copies and erases occupy flash units (reads queue behind them).
+// Simplified (docs/model.md): the units are interchangeable (a read or a GC operation takes
+// the earliest free), so a read waits behind GC only when every unit is busy; host programs
+// drain as a fluid and do not occupy the units; no write-buffer flushes.
 #pragma once
 
 #include <queue>
@@ -21,6 +27,7 @@
 #include "models/device/device.h"
 #include "models/device/nvme_config.h"
 #include "models/device/service_spread.h"
+#include "models/device/ssd_write_buffer.h"
 #include "sim/random.h"
 #include "sim/event_queue.h"
 
@@ -28,7 +35,7 @@ namespace blksim::dev {
 
 class Nvme final : public Device {
 public:
-    Nvme(sim::EventQueue& eq, const NvmeConfig& cfg, uint32_t nr_cpus);
+    Nvme(sim::EventQueue& eq, const NvmeConfig& cfg, uint32_t nr_cpus = 1);
     void attach(blkmq::DriverQueue* q) override { q_ = q; }
 
     BlkStatus queue_rq(blkmq::Request* rq, bool last, sim::Time now, uint32_t cpu) override;
@@ -42,8 +49,15 @@ public:
     uint32_t max_discard_sectors() const override { return cfg_.dsm ? 0xFFFFFFFFu : 0; }
     void seed(uint64_t run_seed, std::string_view name) override;
 
+    // The write buffer and its garbage collection (what tests look at).
+    const SsdWriteBuffer& write_buffer() const { return buf_; }
+    uint64_t gc_copies() const { return gc_copies_; }
+    uint64_t gc_erases() const { return gc_erases_; }
+
 private:
     void complete(uint64_t rq_addr);
+    // Puts a GC operation on the earliest free unit, from its instant.
+    void put_gc_op(const GcOp& op);
 
     sim::EventQueue& eq_;
     NvmeConfig cfg_;
@@ -55,6 +69,8 @@ private:
     // Media times drawn around their means from the drive's own stream (seeded by seed()).
     sim::Rng rng_;
     ServiceSpread read_spread_, write_spread_;
+    SsdWriteBuffer buf_;
+    uint64_t gc_copies_ = 0, gc_erases_ = 0;
 };
 
 }  // namespace blksim::dev

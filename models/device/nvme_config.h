@@ -1,15 +1,18 @@
 // The NVMe model's parameters, apart from the model (nvme.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "sim/time.h"
 
 namespace blksim::dev {
 
-// A datacenter NVMe SSD, first model (the device issue refines it): a controller front
-// end that takes commands one at a time, flash units working in parallel, and a host link
-// that moves the data. Each is a timeline; no per-unit events.
+// A datacenter NVMe SSD, 1.92 TB: a controller front end that takes commands one at a time,
+// flash units working in parallel, a write buffer draining at the units' program rate, garbage
+// collection once the spare area is used, and a host link that moves the data. Each is a
+// timeline; no per-unit events. The write path and GC figures are a Samsung PM983 1.92 TB's
+// (MZQLB1T9HAJR, datasheet Rev. 1.0, Jan. 2018; docs/model.md, NVMe).
 struct NvmeConfig {
     uint32_t nr_io_queues = 0;         // submission/completion queue pairs; 0 = one per CPU
     uint32_t queue_depth = 1023;       // per queue (MQES + 1 as Linux uses it)
@@ -21,7 +24,9 @@ struct NvmeConfig {
     sim::Duration read_latency = sim::Duration::ns(80000);    // media time of a read (up to 4 KiB)
     sim::Duration write_latency = sim::Duration::ns(20000);   // write into the controller's buffer
     sim::Duration per_4k = sim::Duration::ns(2000);           // media time per further 4 KiB
-    uint32_t parallel_units = 64;      // flash dies/planes busy at once
+    // Flash dies x planes busy at once. The PM983 1.92 TB holds 2 TiB of 64-layer 512 Gb TLC
+    // V-NAND: 32 dies, 2 planes each.
+    uint32_t parallel_units = 64;
     // Spread of each command's media time around its mean: the sigma of a mean-preserving
     // lognormal (service_spread.h; 0 = constant). 0.14 is the SATA SSD's figure fitted to a
     // TLC drive's QD1 read percentiles, taken over for the same kind of flash (an assumption,
@@ -40,7 +45,34 @@ struct NvmeConfig {
     bool volatile_write_cache = false;
     bool fua = true;
     sim::Duration flush_latency = sim::Duration::ns(500'000);
-    sim::Duration program_latency = sim::Duration::ns(200'000);
+    // tPROG of one page on one unit. 64 units x 16 KiB / 749 us = 1,400 MB/s: the PM983
+    // 1.92 TB datasheet's sequential write, what the buffer drains at (the rate is the
+    // datasheet's; the split into units x page / tPROG is not published). A FUA write
+    // (with volatile_write_cache) waits for it too.
+    sim::Duration program_latency = sim::Duration::ns(749'000);
+    uint32_t page_kb = 16;  // flash page (16 KiB: Samsung's 64-layer TLC)
+    // --- write buffer -------------------------------------------------------------------
+    // A write completes once its data is in the controller's DRAM buffer; the buffer drains
+    // at the program rate (parallel_units x page / program_latency, divided by GC's slowdown
+    // once GC runs); a write that finds it full waits for room. A drive with power-loss
+    // protection may hold only what its capacitors can program out after the power fails:
+    // 32 MB is 23 ms at 1.4 GB/s, in the tens of ms of hold-up such capacitors give. An
+    // assumption (no datasheet gives the buffer's size; the DRAM, 1 GB per TB, is mostly the
+    // mapping table).
+    uint64_t buffer_bytes = 32'000'000;
+    // --- garbage collection as work (free-block pool; ssd_gc.h, ssd_write_buffer.h) ------
+    // As the SATA SSD's (sata_ssd_config.h): the drive starts in use, its spare area erased;
+    // once fewer than gc_low_blocks blocks are free, each block freed costs its valid pages
+    // (Desnoyers' greedy fraction) read and programmed, and one erase, on the units.
+    bool free_pool_gc = true;
+    // Spare / user capacity: 2 TiB of NAND (2,199 GB) for 1,920 GB of user space: 0.145.
+    double over_provisioning = 0.145;
+    // 256 pages per block and tBERS 3.8 ms: MQSim's defaults (Tavakkol et al., FAST '18), as
+    // the SATA SSD.
+    uint32_t pages_per_block = 256;
+    sim::Duration erase_latency = sim::Duration::ns(3'800'000);
+    // 2 per unit (an open block for host data and one for relocation): an estimate.
+    uint32_t gc_low_blocks = 128;
     // Dataset Management with the Deallocate attribute (ONCS bit 2), what Linux sends for a
     // discard (nvme_setup_discard(): up to 256 ranges, max_discard_sectors UINT_MAX when the
     // drive gives no DMRSL). deallocate_latency: the controller's time per command (a mapping
@@ -48,6 +80,19 @@ struct NvmeConfig {
     // with fio rw=randtrim on the drive).
     bool dsm = true;
     sim::Duration deallocate_latency = sim::Duration::ns(20'000);
+
+    uint64_t page_bytes() const { return static_cast<uint64_t>(page_kb) * 1024; }
+    uint64_t block_bytes() const { return page_bytes() * pages_per_block; }
+    // Erase blocks of the spare area, the free pool a drive in use starts with.
+    uint64_t spare_blocks() const {
+        return static_cast<uint64_t>(over_provisioning * static_cast<double>(size_bytes)) /
+               std::max<uint64_t>(1, block_bytes());
+    }
+    // Bytes per ns all units program: the buffer's drain before GC.
+    double program_bytes_per_ns() const {
+        return static_cast<double>(parallel_units) * static_cast<double>(page_bytes()) /
+               static_cast<double>(std::max<int64_t>(1, program_latency.count()));
+    }
 };
 
 }  // namespace blksim::dev

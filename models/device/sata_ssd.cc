@@ -25,26 +25,24 @@ SataSsd::SataSsd(sim::EventQueue& eq, const SataSsdConfig& cfg)
       die_free_(std::max(1u, cfg.nr_dies()), 0),
       page_bytes_(std::max<uint64_t>(512, cfg.page_bytes())),
       ra_bytes_(static_cast<uint64_t>(cfg.read_ahead_kb) * 1024),
-      drain_(cfg.drain_bytes_per_ns()),
+      buf_(static_cast<double>(cfg.buffer_bytes), cfg.drain_bytes_per_ns(), nullptr),
       streams_(std::max(1u, cfg.read_ahead_streams)),
       rng_(0, "sata_ssd.flash"),
       read_spread_(cfg.read_sigma),
       program_spread_(cfg.program_sigma) {
-    // Free pool: the spare area's blocks above the watermark; the greedy victim's valid
-    // fraction follows from the spare the GC can use (the watermark's blocks held free).
-    const uint64_t spare = cfg.spare_blocks();
-    if (!cfg.free_pool_gc || spare <= cfg.gc_low_blocks) {
-        gc_start_ = gc_next_ = std::numeric_limits<double>::infinity();
-        drain_gc_ = drain_;
+    // Free pool (free_pool_gc): the spare area in erase blocks of the flash's pages.
+    if (!cfg.free_pool_gc)
         return;
-    }
-    const double usable = static_cast<double>((spare - cfg.gc_low_blocks) * cfg.block_bytes());
-    const double alpha = 1.0 + usable / static_cast<double>(cfg.size_bytes);
-    gc_ = greedy_gc_cost(alpha, cfg.pages_per_block, cfg.read_latency.count(), cfg.program_latency.count(),
-                         cfg.erase_latency.count());
-    gc_start_ = gc_next_ = usable;
-    gc_op_bytes_ = static_cast<double>(gc_.freed * page_bytes_) / static_cast<double>(gc_.copies + 1);
-    drain_gc_ = drain_ / gc_.slowdown;
+    SsdGcGeometry g;
+    g.size_bytes = cfg.size_bytes;
+    g.spare_blocks = cfg.spare_blocks();
+    g.gc_low_blocks = cfg.gc_low_blocks;
+    g.page_bytes = page_bytes_;
+    g.pages_per_block = cfg.pages_per_block;
+    g.read_ns = cfg.read_latency.count();
+    g.program_ns = cfg.program_latency.count();
+    g.erase_ns = cfg.erase_latency.count();
+    buf_ = SsdWriteBuffer(static_cast<double>(cfg.buffer_bytes), cfg.drain_bytes_per_ns(), &g);
 }
 
 void SataSsd::seed(uint64_t run_seed, std::string_view name) { rng_ = sim::Rng(run_seed, std::string(name) + ".flash"); }
@@ -157,46 +155,15 @@ Time SataSsd::serve_read(uint64_t b0, uint64_t b1, Time fetched) {
     return done;
 }
 
-double SataSsd::drained(double dt) const {
-    const double full = drain_ * dt;
-    const double before = gc_start_ - host_drained_;  // host bytes left until the watermark
-    if (full <= before)
-        return std::min(buf_level_, full);
-    const double b = std::max(0.0, before);
-    return std::min(buf_level_, b + drain_gc_ * (dt - b / drain_));
-}
-
-double SataSsd::drain_ns(double x) const {
-    const double before = std::max(0.0, gc_start_ - host_drained_);
-    if (x <= before)
-        return x / drain_;
-    return before / drain_ + (x - before) / drain_gc_;
+void SataSsd::put_gc_op(const GcOp& op) {
+    const uint64_t nd = die_free_.size();
+    int64_t& die = die_free_[(op.erase ? op.victim : op.index) % nd];
+    die = std::max(die, op.at) + op.ns;
+    ++(op.erase ? stats_.gc_erases : stats_.gc_copies);
 }
 
 void SataSsd::gc_to(Time t) {
-    // Nothing due before the next threshold: it lies beyond what the buffer holds, or t
-    // is not past the last admission (whose call placed what was due by then).
-    if (gc_next_ > host_drained_ + buf_level_ || t <= buf_t_) [[likely]]
-        return;
-    const double reach = host_drained_ + drained(static_cast<double>((t - buf_t_).count()));
-    const uint64_t nd = die_free_.size(), per_victim = gc_.copies + 1;
-    while (gc_next_ <= reach) {
-        // The operation starts when the drain reached its threshold: copies spread round
-        // robin over the dies (relocated pages go to any die), the erase on the victim's die.
-        const int64_t at = buf_t_.ns() + static_cast<int64_t>(drain_ns(gc_next_ - host_drained_));
-        const uint64_t victim = gc_ops_ / per_victim;
-        const bool erase = gc_ops_ % per_victim == gc_.copies;
-        int64_t& die = die_free_[(erase ? victim : gc_ops_) % nd];
-        die = std::max(die, at) + (erase ? gc_.erase_ns : gc_.copy_ns);
-        ++(erase ? stats_.gc_erases : stats_.gc_copies);
-        gc_next_ = gc_start_ + static_cast<double>(++gc_ops_) * gc_op_bytes_;
-    }
-}
-
-double SataSsd::buffer_fill(Time t) const {
-    if (t <= buf_t_)
-        return buf_level_;
-    return buf_level_ - drained(static_cast<double>((t - buf_t_).count()));
+    buf_.gc_to(t, [this](const GcOp& op) { put_gc_op(op); });
 }
 
 Time SataSsd::serve_write(uint64_t b0, uint64_t b1, Time fetched) {
@@ -207,32 +174,15 @@ Time SataSsd::serve_write(uint64_t b0, uint64_t b1, Time fetched) {
         if (s.lo < s.hi && b0 < s.hi && b1 > s.lo)
             s.lo = s.mid = s.hi = 0;  // the prefetched data is stale
     // Room in the buffer is needed when the data starts to cross (the drive asks for it
-    // with DMA Setup only then); admissions come in link order, so buf_t_ only grows.
-    Time start = sim::max(fetched, link_free_);
-    gc_to(start);
-    if (start > buf_t_) {  // the buffer's state moved to `start`
-        const double d = drained(static_cast<double>((start - buf_t_).count()));
-        host_drained_ += d;
-        buf_level_ -= d;
-        buf_t_ = start;
-    }
-    double level = buf_level_;
-    const double cap = static_cast<double>(cfg_.buffer_bytes);
-    const double b = static_cast<double>(bytes);
-    const double over = level + b - cap;  // a command larger than the buffer waits until it is empty
-    if (over > 0) {
-        const double need = std::min(over, level);
-        const auto wait = static_cast<int64_t>(std::ceil(drain_ns(need)));
-        start = start + Duration::ns(wait);
-        gc_to(start);  // (the GC due while it waited)
-        level = std::max(0.0, level - need);
-        host_drained_ += buf_level_ - level;
+    // with DMA Setup only then); admissions come in link order.
+    const SsdWriteBuffer::Admission a =
+        buf_.admit(sim::max(fetched, link_free_), bytes, [this](const GcOp& op) { put_gc_op(op); });
+    const Time start = a.start;
+    if (a.waited) {
         ++stats_.buffer_waits;
-        stats_.buffer_wait_ns += wait;
+        stats_.buffer_wait_ns += a.wait;
     }
-    buf_level_ = level + b;
-    buf_t_ = start;
-    stats_.buffer_max = std::max(stats_.buffer_max, buf_level_);
+    stats_.buffer_max = std::max(stats_.buffer_max, buf_.level());
     const uint64_t rate = std::min(cfg_.link_bytes_per_s, cfg_.buffer_write_bytes_per_s);
     const Time done = start + Duration::ns(xfer_ns(bytes, rate));
     link_free_ = done;
@@ -277,8 +227,8 @@ void SataSsd::report(result::DeviceReport& r) const {
         r.new_line();
         r.add("gc_blocks_freed", static_cast<double>(s.gc_erases));
         r.add("gc_page_copies", static_cast<double>(s.gc_copies));
-        r.add("gc_valid_pct", 100.0 * gc_.copies / cfg_.pages_per_block, 1);
-        r.add("gc_steady_waf", gc_.waf(), 2);
+        r.add("gc_valid_pct", 100.0 * buf_.gc_cost().copies / cfg_.pages_per_block, 1);
+        r.add("gc_steady_waf", buf_.gc_cost().waf(), 2);
     }
     if (s.flushes || s.fua_writes) {  // (only then: other runs' reports have no such line)
         r.new_line();

@@ -44,6 +44,7 @@
 #include "models/device/sata_ssd_config.h"
 #include "models/device/service_spread.h"
 #include "models/device/ssd_gc.h"
+#include "models/device/ssd_write_buffer.h"
 #include "sim/random.h"
 #include "sim/event_queue.h"
 
@@ -92,7 +93,7 @@ public:
     };
     const Stats& stats() const { return stats_; }
     // Bytes in the write buffer at `t` (at or after the last write's admission).
-    double buffer_fill(sim::Time t) const;
+    double buffer_fill(sim::Time t) const { return buf_.fill(t); }
 
 private:
     // Reads the pages of [byte0, byte1) on their dies, starting at `t`; returns when the
@@ -100,12 +101,11 @@ private:
     sim::Time flash_read(uint64_t byte0, uint64_t byte1, sim::Time t);
     sim::Time serve_read(uint64_t b0, uint64_t b1, sim::Time fetched);
     sim::Time serve_write(uint64_t b0, uint64_t b1, sim::Time fetched);
-    // Host bytes the buffer drains in dt ns after buf_t_, and the ns it takes to drain x of
-    // them: at drain_ until the free pool reaches the watermark, at drain_gc_ after.
-    double drained(double dt) const;
-    double drain_ns(double x) const;
-    // Puts the GC operations due by `t` (their host-byte thresholds drained) on the dies.
+    // Puts the GC operations due by `t` on the dies.
     void gc_to(sim::Time t);
+    // Puts one GC operation on its die: copies round robin (relocated pages go to any die),
+    // the erase on the victim's die.
+    void put_gc_op(const GcOp& op);
     void complete(uint64_t rq_addr);
 
     sim::EventQueue& eq_;
@@ -117,17 +117,8 @@ private:
     uint64_t page_bytes_;
     uint64_t ra_bytes_;
 
-    // Write buffer: fill level (bytes) at the instant buf_t_ (the last admission), draining
-    // at drain_ bytes/ns while not empty.
-    double buf_level_ = 0, drain_;
-    sim::Time buf_t_;
-    // Garbage collection (free_pool_gc): host bytes drained up to buf_t_; GC starts once
-    // gc_start_ of them have been (the spare area above the watermark), and from then on every
-    // gc_op_bytes_ host bytes drained bring one GC operation (a page copy, or a victim's erase
-    // after its copies) onto the dies, round robin. gc_start_ is infinite when GC is off.
-    double host_drained_ = 0, gc_start_ = 0, gc_next_ = 0, gc_op_bytes_ = 1, drain_gc_ = 0;
-    GcCost gc_;
-    uint64_t gc_ops_ = 0;  // operations put on the dies so far
+    // Write buffer and the free-block pool's GC (ssd_write_buffer.h).
+    SsdWriteBuffer buf_;
 
     // A tracked stream. Its read-ahead window [lo, hi) in bytes: [lo, mid) ready at
     // ready_old, [mid, hi) (the newest chunk) at ready_new; empty when lo == hi.
