@@ -46,8 +46,9 @@ struct NvmeConfig {
     bool fua = true;
     sim::Duration flush_latency = sim::Duration::ns(500'000);
     // tPROG of one page on one unit. 64 units x 16 KiB / 749 us = 1,400 MB/s: the PM983
-    // 1.92 TB datasheet's sequential write, what the buffer drains at (the rate is the
-    // datasheet's; the split into units x page / tPROG is not published). A FUA write
+    // 1.92 TB's sequential write as Samsung lists it (not checked against the datasheet,
+    // docs/model.md), what the buffer drains at (the split into units x page / tPROG is
+    // not published). A FUA write
     // (with volatile_write_cache) waits for it too.
     sim::Duration program_latency = sim::Duration::ns(749'000);
     uint32_t page_kb = 16;  // flash page (16 KiB: Samsung's 64-layer TLC)
