@@ -72,15 +72,7 @@ void Cpu::step_end(Task* t, sim::Time now, bool runnable) {
         queued_waiter_ = nullptr;
         if (!runnable)
             unlink(t);
-        if (rq_head_ == nullptr)
-            return;
-        if (free_at_ <= now)
-            grant(dequeue(), now);
-        else
-            kick(free_at_);
-        return;
-    }
-    if (runnable) {
+    } else if (runnable) {
         if (rq_head_ == nullptr) {
             // Its next step reads what completed by the step's start: played out now only if
             // nothing can happen before that instant, else at it (the rule of submissions).

@@ -143,9 +143,10 @@ public:
     void wake(Task* t, sim::Time now);
 
     // The running task's step ended at `now` (its continuation event). If it still wants
-    // the core (`runnable`) it goes on, or to the back of the run queue when others wait;
-    // the core then passes to the head of the queue. Every run_step() that booked a step
-    // ends with exactly one step_end() or release() call.
+    // the core (`runnable`) it goes on (its next step played out at once only if no event
+    // comes before that step's start, else granted then), or to the back of the run queue
+    // when others wait; the core then passes to the head of the queue. Every run_step()
+    // that booked a step ends with exactly one step_end() or release() call.
     void step_end(Task* t, sim::Time now, bool runnable);
     // The running task gives the core up from inside run_step() (it goes to sleep or
     // exits); the next task is granted by an event, never re-entrantly.
