@@ -129,8 +129,8 @@ void Bfq::set_tunables(const BfqTunables& t) {
 }
 
 const BfqQueue* Bfq::queue_of(uint32_t pid) const {
-    const auto it = queue_by_pid_.find(pid);
-    return it == queue_by_pid_.end() ? nullptr : it->second;
+    const BfqIoCq* bic = bic_of(pid);
+    return bic ? bic->bfqq : nullptr;
 }
 
 // --- queues ---------------------------------------------------------------------------------
@@ -190,10 +190,8 @@ void Bfq::bfq_init_bfqq(BfqQueue* bfqq, uint32_t pid) {
 // io_context priority is read then; fio sets it once per job (ioprio_set), so the kernel's
 // bfq_check_ioprio_change() never finds a change.
 BfqQueue* Bfq::bfq_get_queue(uint32_t pid) {
-    const auto it = queue_by_pid_.find(pid);
-    if (it != queue_by_pid_.end())
-        return it->second;
-    return nullptr;
+    const BfqIoCq* bic = bic_of(pid);
+    return bic ? bic->bfqq : nullptr;
 }
 
 // bfq_get_queue()'s allocation of a sync queue for rq's task.
@@ -510,10 +508,12 @@ void Bfq::bfq_remove_request(Request* rq) {
 // queue. A candidate that would exceed max_sectors means no merge at all (the kernel does
 // not fall back to another one either).
 ElvMerge Bfq::bio_merge(const Bio& bio, uint32_t max_sectors, Request** out) {
-    bio_bfqq_ = bfq_get_queue(bio.pid);
+    // A process with a queue has its bic (bic_set_bfqq); without one, nothing of the
+    // task's to merge with.
+    bio_bic_ = bfq_bic_find(bio.pid);
+    bio_bfqq_ = bio_bic_ ? bio_bic_->bfqq : nullptr;
     if (bio_bfqq_ == nullptr)
-        return ElvMerge::NO_MERGE;  // no queue yet: nothing of the task's to merge with
-    bio_bic_ = bfq_bic_lookup(bio.pid);
+        return ElvMerge::NO_MERGE;
     // bfq_allow_bio_merge() may first merge the task's queue with a cooperator's.
     auto merge_ok = [&](const Request& rq) {
         return rq.op == bio.op && rq.ioprio_class == bio.ioprio_class && rq.ioprio_level == bio.ioprio_level &&

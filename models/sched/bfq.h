@@ -203,9 +203,10 @@ struct BfqQueue {
 };
 
 // struct bfq_io_cq: a process's view of the device (the kernel's per-io_context data): its
-// sync queue is queue_by_pid_[pid]; here what queue merging keeps of it.
+// sync queue and what queue merging keeps of it.
 struct BfqIoCq {
     uint32_t pid = 0;
+    BfqQueue* bfqq = nullptr;  // bic->bfqq[1]: the process's sync queue (own or shared)
     BfqQueue* stable_merge_bfqq = nullptr;  // delayed stable merge scheduled with this queue
     bool stably_merged = false;             // never split again
     // The process's requests allocated in bfq and not yet finished (bic->requests): with
@@ -488,6 +489,7 @@ private:
         BfqQueue, boost::intrusive::member_hook<BfqQueue, boost::intrusive::set_member_hook<>, &BfqQueue::pos_node>,
         boost::intrusive::key_of_value<PosKeyOf>>;
     BfqIoCq* bfq_bic_lookup(uint32_t pid);
+    BfqIoCq* bfq_bic_find(uint32_t pid);
     BfqQueue* bfq_alloc_queue(Request* rq);
     BfqQueue* bfq_rq_bic_queue(BfqIoCq* bic, Request* rq);
     BfqQueue* bfq_waker_bfqq(BfqQueue* bfqq) const;
@@ -548,7 +550,6 @@ private:
     BfqQueue* in_service_queue_ = nullptr;
 
     std::vector<std::unique_ptr<BfqQueue>> queues_;
-    std::unordered_map<uint32_t, BfqQueue*> queue_by_pid_;  // the io_context's bic
     BfqQueue::FifoList dispatch_;      // bfqd->dispatch: at-head (requeued) requests
     struct WeightCounter {
         int weight;
@@ -596,6 +597,9 @@ private:
 
     // queue merging (bfq_coop.cc)
     std::unordered_map<uint32_t, BfqIoCq> bics_;  // by pid; elements never move
+    // The last bic looked up: consecutive bios and requests mostly come from one process.
+    uint32_t last_bic_pid_ = 0;
+    BfqIoCq* last_bic_ = nullptr;
     PosTree rq_pos_tree_;
     BfqQueue* last_bfqq_created_ = nullptr;   // bfqd->last_bfqq_created: stable merging
     BfqQueue* bio_bfqq_ = nullptr;            // bfqd->bio_bfqq / bio_bic during bio_merge

@@ -36,15 +36,29 @@ bool bfq_rq_close_to_sector(uint64_t pos, uint64_t sector) {
 
 // The process's bic, made on its first request.
 BfqIoCq* Bfq::bfq_bic_lookup(uint32_t pid) {
+    if (last_bic_ && last_bic_pid_ == pid)
+        return last_bic_;
     BfqIoCq& bic = bics_[pid];
     bic.pid = pid;
-    return &bic;
+    last_bic_pid_ = pid;
+    return last_bic_ = &bic;
+}
+
+// The process's bic if it has one (no request yet: null).
+BfqIoCq* Bfq::bfq_bic_find(uint32_t pid) {
+    if (last_bic_ && last_bic_pid_ == pid)
+        return last_bic_;
+    const auto it = bics_.find(pid);
+    if (it == bics_.end())
+        return nullptr;
+    last_bic_pid_ = pid;
+    return last_bic_ = &it->second;
 }
 
 // bic_set_bfqq(): point the process at bfqq (null: none yet), cancelling a stable merge
 // with that very queue (it would otherwise merge with itself after a split).
 void Bfq::bic_set_bfqq(BfqIoCq* bic, BfqQueue* bfqq) {
-    BfqQueue*& slot = queue_by_pid_[bic->pid];
+    BfqQueue*& slot = bic->bfqq;
     if (slot && slot->bic == bic)
         slot->bic = nullptr;
     slot = bfqq;
@@ -336,7 +350,7 @@ BfqQueue* Bfq::bfq_insert_cooperator(Request* rq) {
     BfqQueue* old_bfqq = bfqq;
     ++new_bfqq->entity.allocated;  // the request's reference moves to the shared queue
     --old_bfqq->entity.allocated;
-    if (queue_by_pid_[rq->pid] == bfqq) {
+    if (bic->bfqq == bfqq) {
         while (bfqq != new_bfqq)
             bfqq = bfq_merge_bfqqs(bic, bfqq);
     }
@@ -373,7 +387,7 @@ BfqQueue* Bfq::bfq_do_or_sched_stable_merge(BfqQueue* bfqq, BfqIoCq* bic) {
 // bfq_get_bfqq_handle_split(): the process's queue, a new one if it has none (first
 // request, or just split off a shared queue: then with its burst state back).
 BfqQueue* Bfq::bfq_get_bfqq_handle_split(BfqIoCq* bic, Request* rq, bool split, bool* new_queue) {
-    if (BfqQueue* bfqq = queue_by_pid_[bic->pid])
+    if (BfqQueue* bfqq = bic->bfqq)
         return bfqq;
     if (new_queue)
         *new_queue = true;
