@@ -4,9 +4,10 @@
 
 namespace blksim::dev {
 
-void Device::end_request(blkmq::DriverQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu) const {
+void Device::end_request(blkmq::DriverQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu,
+                         blkmq::DriverQueue::CompletionPath path) const {
     if (q)
-        q->complete_request(rq, now, irq_cpu, blkmq::DriverQueue::CompletionPath::DEVICE_IRQ);
+        q->complete_request(rq, now, irq_cpu, path);
     else if (sink_)
         sink_(sink_obj_, rq, now);
 }

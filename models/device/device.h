@@ -10,15 +10,13 @@
 #include <string_view>
 #include <vector>
 
+#include "models/blkmq/driver_api.h"
 #include "models/blkmq/explain.h"
 #include "models/blkmq/request.h"
 #include "sim/time.h"
 
 namespace blksim::result {
 struct DeviceReport;
-}
-namespace blksim::blkmq {
-class DriverQueue;
 }
 
 namespace blksim::dev {
@@ -108,7 +106,7 @@ public:
 
     // Without a request queue (device tests, the member disks of a RAID controller):
     // completions go to this function instead of DriverQueue::complete_request. Models
-    // that support it (hdd, sata_ssd, raid) finish requests through end_request().
+    // that support it (hdd, sata_ssd, nvme, raid) finish requests through end_request().
     using CompletionSink = void (*)(void* obj, blkmq::Request* rq, sim::Time now);
     void set_completion_sink(CompletionSink fn, void* obj) {
         sink_ = fn;
@@ -130,8 +128,10 @@ protected:
             phase_trace_->phase(*this, name, start, end, sector);
     }
     // A finished request goes back to the request queue `q` (completion interrupt on
-    // `irq_cpu`) when the device is attached to one, else to the completion sink.
-    void end_request(blkmq::DriverQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu) const;
+    // `irq_cpu`, or found by the submitter's poll) when the device is attached to one, else
+    // to the completion sink.
+    void end_request(blkmq::DriverQueue* q, blkmq::Request* rq, sim::Time now, uint32_t irq_cpu,
+                     blkmq::DriverQueue::CompletionPath path = blkmq::DriverQueue::CompletionPath::DEVICE_IRQ) const;
 
 private:
     PhaseTrace* phase_trace_ = nullptr;

@@ -1,6 +1,7 @@
 #include "models/device/nvme.h"
 
 #include "models/device/device_kind.h"
+#include "models/device/ssd_free_pool_check.h"
 
 #include <algorithm>
 
@@ -13,21 +14,9 @@ Nvme::Nvme(sim::EventQueue& eq, const NvmeConfig& cfg, uint32_t nr_cpus)
       rng_(0, "nvme.flash"),
       read_spread_(cfg.read_sigma),
       write_spread_(cfg.write_sigma),
-      buf_(static_cast<double>(cfg.buffer_bytes), cfg.program_bytes_per_ns(), nullptr) {
+      buf_(static_cast<double>(cfg.buffer_bytes), cfg.program_bytes_per_ns(), free_pool_geometry(cfg, cfg.page_bytes())) {
     std::vector<int64_t> zeros(std::max(1u, cfg.parallel_units), 0);
     units_ = decltype(units_)(std::greater<>(), std::move(zeros));
-    if (!cfg.free_pool_gc)
-        return;
-    SsdGcGeometry g;
-    g.size_bytes = cfg.size_bytes;
-    g.spare_blocks = cfg.spare_blocks();
-    g.gc_low_blocks = cfg.gc_low_blocks;
-    g.page_bytes = cfg.page_bytes();
-    g.pages_per_block = cfg.pages_per_block;
-    g.read_ns = cfg.read_latency.count();  // (a command's media time up to 4 KiB: tR)
-    g.program_ns = cfg.program_latency.count();
-    g.erase_ns = cfg.erase_latency.count();
-    buf_ = SsdWriteBuffer(static_cast<double>(cfg.buffer_bytes), cfg.program_bytes_per_ns(), &g);
 }
 
 void Nvme::put_gc_op(const GcOp& op) {
@@ -96,14 +85,9 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
 // blk_mq_poll() on its CPU, finds the completion entry.
 void Nvme::complete(uint64_t rq_addr) {
     auto* rq = reinterpret_cast<blkmq::Request*>(rq_addr);
-    if (!q_) [[unlikely]] {  // (a device test's completion sink)
-        end_request(nullptr, rq, eq_.now(), 0);
-        return;
-    }
     const bool polled = (rq->cmd_flags & blkmq::REQ_POLLED) && cfg_.poll_queues > 0;
-    q_->complete_request(rq, eq_.now(), rq->mq_ctx_cpu,
-                         polled ? blkmq::DriverQueue::CompletionPath::POLLED
-                                : blkmq::DriverQueue::CompletionPath::DEVICE_IRQ);
+    end_request(q_, rq, eq_.now(), rq->mq_ctx_cpu,
+                polled ? blkmq::DriverQueue::CompletionPath::POLLED : blkmq::DriverQueue::CompletionPath::DEVICE_IRQ);
 }
 
 }  // namespace blksim::dev
@@ -185,16 +169,11 @@ constexpr kind::Param<C> kParams[] = {
 };
 
 kind::Problem validate(const C& c, uint32_t /*nr_cpus*/) {
-    if (!(c.over_provisioning > 0.0) || c.over_provisioning > 4.0)
-        return {"over_provisioning", "over_provisioning must be above 0 and at most 4 (spare flash over user "
-                                     "capacity; a drive without spare has no free block to collect into)"};
+    if (kind::Problem p = check_free_pool(c))
+        return p;
     if (c.program_latency.count() <= 0)
         return {"program_latency",
                 "program_latency must be > 0 (the buffer drains at parallel_units x page / program_latency)"};
-    if (c.free_pool_gc && c.spare_blocks() <= c.gc_low_blocks)
-        return {"gc_low_blocks", "gc_low_blocks (" + std::to_string(c.gc_low_blocks) +
-                                     ") must be below the spare area's " + std::to_string(c.spare_blocks()) +
-                                     " blocks (over_provisioning x capacity / (page_kb x pages_per_block))"};
     return {};
 }
 

@@ -1,6 +1,7 @@
 #include "models/device/sata_ssd.h"
 
 #include "models/device/device_kind.h"
+#include "models/device/ssd_free_pool_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,25 +26,13 @@ SataSsd::SataSsd(sim::EventQueue& eq, const SataSsdConfig& cfg)
       die_free_(std::max(1u, cfg.nr_dies()), 0),
       page_bytes_(std::max<uint64_t>(512, cfg.page_bytes())),
       ra_bytes_(static_cast<uint64_t>(cfg.read_ahead_kb) * 1024),
-      buf_(static_cast<double>(cfg.buffer_bytes), cfg.drain_bytes_per_ns(), nullptr),
+      // The free pool (free_pool_gc): the spare area in erase blocks of the pages data is
+      // striped by (page_bytes_ is declared, so initialised, before buf_).
+      buf_(static_cast<double>(cfg.buffer_bytes), cfg.drain_bytes_per_ns(), free_pool_geometry(cfg, page_bytes_)),
       streams_(std::max(1u, cfg.read_ahead_streams)),
       rng_(0, "sata_ssd.flash"),
       read_spread_(cfg.read_sigma),
-      program_spread_(cfg.program_sigma) {
-    // Free pool (free_pool_gc): the spare area in erase blocks of the flash's pages.
-    if (!cfg.free_pool_gc)
-        return;
-    SsdGcGeometry g;
-    g.size_bytes = cfg.size_bytes;
-    g.spare_blocks = cfg.spare_blocks();
-    g.gc_low_blocks = cfg.gc_low_blocks;
-    g.page_bytes = page_bytes_;
-    g.pages_per_block = cfg.pages_per_block;
-    g.read_ns = cfg.read_latency.count();
-    g.program_ns = cfg.program_latency.count();
-    g.erase_ns = cfg.erase_latency.count();
-    buf_ = SsdWriteBuffer(static_cast<double>(cfg.buffer_bytes), cfg.drain_bytes_per_ns(), &g);
-}
+      program_spread_(cfg.program_sigma) {}
 
 void SataSsd::seed(uint64_t run_seed, std::string_view name) { rng_ = sim::Rng(run_seed, std::string(name) + ".flash"); }
 
@@ -350,15 +339,8 @@ kind::Problem validate(const C& c, uint32_t nr_cpus) {
     if (c.free_pool_gc && c.gc_waf != 1.0)
         return {"gc_waf", "gc_waf must be 1 while free_pool_gc is on (the free-block pool does the write "
                           "amplification); set free_pool_gc to 0 to use the constant factor"};
-    if (!(c.over_provisioning > 0.0) || c.over_provisioning > 4.0)
-        return {"over_provisioning", "over_provisioning must be above 0 and at most 4 (spare flash over user "
-                                     "capacity; a drive without spare has no free block to collect into)"};
-    if (c.pages_per_block < 2 || c.pages_per_block > 65536)
-        return {"pages_per_block", "pages_per_block must be 2..65536"};
-    if (c.free_pool_gc && c.spare_blocks() <= c.gc_low_blocks)
-        return {"gc_low_blocks", "gc_low_blocks (" + std::to_string(c.gc_low_blocks) +
-                                     ") must be below the spare area's " + std::to_string(c.spare_blocks()) +
-                                     " blocks (over_provisioning x capacity / (page_kb x pages_per_block))"};
+    if (kind::Problem p = check_free_pool(c))
+        return p;
     if (c.program_latency.count() <= 0)
         return {"program_latency",
                 "program_latency must be > 0 (the buffer drains at dies x page / program_latency)"};

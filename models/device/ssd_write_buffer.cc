@@ -4,7 +4,7 @@
 
 namespace blksim::dev {
 
-SsdWriteBuffer::SsdWriteBuffer(double capacity, double drain, const SsdGcGeometry* gc)
+SsdWriteBuffer::SsdWriteBuffer(double capacity, double drain, const std::optional<SsdGcGeometry>& gc)
     : capacity_(capacity), drain_(drain), drain_gc_(drain) {
     if (!gc || gc->spare_blocks <= gc->gc_low_blocks)
         return;

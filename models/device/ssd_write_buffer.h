@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "models/device/ssd_gc.h"
 #include "sim/time.h"
@@ -33,6 +34,24 @@ struct SsdGcGeometry {
     uint64_t block_bytes() const { return page_bytes * pages_per_block; }
 };
 
+// The geometry from a drive's configuration (the SATA SSD's and the NVMe's name these fields
+// alike), with the page the drive stripes data by; none when free_pool_gc is off.
+template <class Cfg>
+std::optional<SsdGcGeometry> free_pool_geometry(const Cfg& c, uint64_t page_bytes) {
+    if (!c.free_pool_gc)
+        return std::nullopt;
+    SsdGcGeometry g;
+    g.size_bytes = c.size_bytes;
+    g.spare_blocks = c.spare_blocks();
+    g.gc_low_blocks = c.gc_low_blocks;
+    g.page_bytes = page_bytes;
+    g.pages_per_block = c.pages_per_block;
+    g.read_ns = c.read_latency.count();  // (a read's media time: tR)
+    g.program_ns = c.program_latency.count();
+    g.erase_ns = c.erase_latency.count();
+    return g;
+}
+
 // One GC operation due on the flash: the drive puts it on a unit (die) of its choosing.
 struct GcOp {
     int64_t at = 0;       // ns: when the drain reached its threshold
@@ -44,9 +63,9 @@ struct GcOp {
 
 class SsdWriteBuffer {
 public:
-    // capacity in bytes, drain in bytes per ns before GC; gc null = no free-block pool (or
+    // capacity in bytes, drain in bytes per ns before GC; no gc = no free-block pool (or
     // none to speak of: the spare at or below the watermark).
-    SsdWriteBuffer(double capacity, double drain, const SsdGcGeometry* gc);
+    SsdWriteBuffer(double capacity, double drain, const std::optional<SsdGcGeometry>& gc);
 
     // Bytes in the buffer at `t` (at or after the last admission).
     double fill(sim::Time t) const;
