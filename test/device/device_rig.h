@@ -73,6 +73,18 @@ struct DeviceRig {
             *pos += sectors;
         };
     }
+    // Random requests: writes of `sectors` from tags below `writers`, 4 KiB reads from the
+    // others (a writer beside readers, as the SSDs' GC tests run them).
+    void mixed(uint32_t sectors, uint32_t writers) {
+        const uint64_t cap = device.capacity_sectors();
+        next = [this, sectors, writers, cap](blkmq::Request& rq) {
+            const bool write = rq.tag < writers;
+            const uint32_t n = write ? sectors : 8;
+            rq.sector = rng.below(cap / n) * n;
+            rq.nr_sectors = n;
+            rq.op = write ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
+        };
+    }
     // Keep qd requests in flight until n have been submitted, then drain.
     void run(uint32_t qd, uint64_t n) {
         rqs.assign(qd, blkmq::Request{});

@@ -20,17 +20,6 @@ namespace {
 
 struct Rig : testing::DeviceRig<dev::Nvme> {
     explicit Rig(const dev::NvmeConfig& cfg) : DeviceRig(cfg, "nvme-gc-test") {}
-    // Random requests: writes of `sectors` from tags below `writers`, 4 KiB reads from the others.
-    void mixed(uint32_t sectors, uint32_t writers) {
-        const uint64_t cap = device.capacity_sectors();
-        next = [this, sectors, writers, cap](blkmq::Request& rq) {
-            const bool write = rq.tag < writers;
-            const uint32_t n = write ? sectors : 8;
-            rq.sector = rng.below(cap / n) * n;
-            rq.nr_sectors = n;
-            rq.op = write ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
-        };
-    }
 };
 
 // A small drive: gb 1 (10^9 bytes) at the default over-provisioning (0.145) holds 34 spare

@@ -20,17 +20,6 @@ namespace {
 
 struct Rig : testing::DeviceRig<dev::SataSsd> {
     explicit Rig(const dev::SataSsdConfig& cfg) : DeviceRig(cfg, "ssd-gc-test") {}
-    // Random requests of `sectors`: writes from tags below `writers`, 4 KiB reads from the others.
-    void mixed(uint32_t sectors, uint32_t writers) {
-        const uint64_t cap = device.capacity_sectors();
-        next = [this, sectors, writers, cap](blkmq::Request& rq) {
-            const bool write = rq.tag < writers;
-            const uint32_t n = write ? sectors : 8;
-            rq.sector = rng.below(cap / n) * n;
-            rq.nr_sectors = n;
-            rq.op = write ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
-        };
-    }
 };
 
 // A 1 GiB drive with 12 % spare: 30 blocks of 4 MiB, 28 usable above the watermark of 2.
