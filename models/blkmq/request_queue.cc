@@ -721,7 +721,7 @@ void RequestQueue::dispatch_continue(uint64_t arg) {
     const bool outer = task_loop_;
     task_loop_ = holds;
     const bool again = h.dispatch.empty() && elevator_->has_work(h.queue_num()) &&  // else another CPU's run took it
-                       run_sched_dispatch(h, sim::max(eq_.now(), cpus_[cpu]->free_at()), cpu);
+                       run_hw_queue_yields(h, sim::max(eq_.now(), cpus_[cpu]->free_at()), cpu);
     task_loop_ = outer;
     if (!again)
         work_done(h, cpu);
@@ -729,11 +729,11 @@ void RequestQueue::dispatch_continue(uint64_t arg) {
         cpus_[cpu]->unhold(eq_.now());  // this round's hold; a next round holds the core itself
 }
 
-// sched_dispatch(); true when its loop went on in a dispatch_continue event.
-bool RequestQueue::run_sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
+// run_hw_queue(); true when its dispatch loop went on in a dispatch_continue event.
+bool RequestQueue::run_hw_queue_yields(HwQueue& h, Time now, uint32_t cpu) {
     const bool outer = loop_yielded_;
     loop_yielded_ = false;
-    sched_dispatch(h, now, cpu);
+    run_hw_queue(h, now, cpu);
     const bool yielded = loop_yielded_;
     loop_yielded_ = outer;
     return yielded;
@@ -925,12 +925,8 @@ void RequestQueue::kblockd_run(uint64_t arg) {
         return;
     }
     h.run_pending = false;
-    const bool outer = loop_yielded_;
-    loop_yielded_ = false;
-    run_hw_queue(h, now, cpu);
-    if (!loop_yielded_)
+    if (!run_hw_queue_yields(h, now, cpu))
         work_done(h, cpu);
-    loop_yielded_ = outer;
 }
 
 // A run of hctx->run_work (or an inline dispatch loop) has ended: its CPU work ends at the

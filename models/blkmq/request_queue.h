@@ -278,7 +278,7 @@ private:
     }
     void requeue_work(uint64_t cpu);
     void dispatch_continue(uint64_t arg);
-    bool run_sched_dispatch(HwQueue& h, sim::Time now, uint32_t cpu);
+    bool run_hw_queue_yields(HwQueue& h, sim::Time now, uint32_t cpu);
     // True when every request of `list` reached the driver (the kernel's return value).
     bool dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     void free_request(Request* rq, sim::Time now);
