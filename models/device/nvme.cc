@@ -61,11 +61,15 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
     const auto xfer = sim::Duration::ns(static_cast<int64_t>(bytes * 1'000'000'000 / cfg_.link_bytes_per_s));
     if (ready > fetched) {
         // A write that waited for buffer room (or behind others that did) is taken in when it
-        // has it, paced by the drain (below the link's and the units' rates): it holds
-        // neither a unit nor the link for the commands behind it, which a reservation in
-        // arrival order, far ahead of now, would (a read arriving meanwhile would queue
-        // behind every waiting write).
-        eq_.at<&Nvme::complete>(ready + media + xfer, this, reinterpret_cast<uint64_t>(rq));
+        // has it, paced by the drain: it holds no unit for the commands behind it, which a
+        // reservation in arrival order, far ahead of now, would (a read arriving meanwhile
+        // would queue behind every waiting write). Its data still crosses the link: a slot
+        // on the link's timeline from now, which it completes after too, so that reads and
+        // writes together never move more than the link carries (a link slower than the
+        // drain paces the writes).
+        const sim::Time crossed = sim::max(fetched, link_free_) + xfer;
+        link_free_ = crossed;
+        eq_.at<&Nvme::complete>(sim::max(ready + media + xfer, crossed), this, reinterpret_cast<uint64_t>(rq));
         return BlkStatus::OK;
     }
     const sim::Time unit_start = sim::max(ready, sim::Time::from_ns(units_.top()));
