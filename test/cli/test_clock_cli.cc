@@ -7,7 +7,10 @@
 // byte-identical. nvme-kyber-mixed differed before Cpu::step_end() followed the rule (a
 // step granted at its predecessor's end read completions of its own start 3 us early), and
 // nullb-prio-requeue under bfq exercises the dispatch loop that chained rounds of one
-// injected request each.
+// injected request each. Without the core hold (a task whose plug flush ran a loop that
+// yielded went on submitting while the loop's rounds were still to come) those two
+// scenarios differ too: whether the task's next step came before or after the loop's next
+// round depended on which events lay between.
 #include <catch2/catch.hpp>
 
 #include <string>
