@@ -118,6 +118,10 @@ sim::Time Cpu::take_jitter(sim::Time start, sim::Time end) {
     return out;
 }
 
+// One pending dispatch event is enough: every kick asks for max(now, free_at_) or for
+// free_at_ > now, and neither now nor free_at_ ever goes back (book() ends a step granted at
+// or after free_at_; take() and held() only push it on), so a kick is never for an instant
+// earlier than the one pending.
 void Cpu::kick(sim::Time when) {
     if (dispatch_pending_)
         return;
