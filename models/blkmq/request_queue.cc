@@ -535,6 +535,12 @@ bool RequestQueue::issue_directly(HwQueue& h, Request* rq, bool last, Time now, 
     // is run (blk_mq_request_bypass_insert + blk_mq_run_hw_queue).
     ++stats_.resource_requeues;
     trace(TraceAction::REQUEUE, *rq, now, cpu);  // __blk_mq_requeue_request
+    // __blk_mq_requeue_request() puts the driver tag of a request that has a scheduler tag
+    // too (an elevator's direct dispatch, E3's patch), as dispatch_rq_list does: held on
+    // hctx->dispatch behind another request, it would keep that one from the only tag with
+    // nothing at the driver to complete and restart the hctx.
+    if (elevator_)
+        put_driver_tag(h, rq, now);
     h.update_dispatch_busy(true);
     h.dispatch.push_back(rq);
     h.sched_restart = true;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "models/device/null_blk_config.h"
+#include "models/sched/mq_deadline.h"
 #include "models/blkmq/trace.h"
 #include "test/models/machine_fixture.h"
 
@@ -69,4 +70,39 @@ TEST_CASE("a resource-busy device requeues without losing or duplicating a reque
     }
     CHECK(r_events == st.requeues + st.resource_requeues);
     CHECK(sink.completed.size() == sink.issued.size());
+}
+
+TEST_CASE("a direct dispatch the device refuses gives its driver tag back", "[models][dispatch]") {
+    // mq-deadline's direct dispatch (E3's patch) takes a driver tag and calls ->queue_rq from
+    // the plug flush. Refused with BLK_STS_RESOURCE, the request goes to hctx->dispatch; it
+    // must not keep the tag there (__blk_mq_requeue_request puts the driver tag of a request
+    // that has a scheduler tag): with one driver tag, the request ahead of it on the
+    // dispatch list could then never get one, with nothing at the driver to complete and
+    // restart the hctx, and the run stalled (the invariant search's seed 15439).
+    dev::NullBlkConfig nb;
+    nb.irqmode = dev::NullBlkConfig::IrqMode::TIMER;
+    nb.completion_nsec = 0_us;
+    nb.hw_queue_depth = 1;
+    nb.submit_queues = 2;
+    nb.requeue_every = 4;
+    auto m = testing::nullb_machine(3, nb, "mq-deadline", 15439);
+    auto& dd = m.queues[0].tunables<sched::MqDeadlineTunables>();
+    dd.direct_dispatch = 1;
+    dd.direct_dispatch_if_empty = dd.direct_dispatch_if_no_higher_prio = dd.direct_dispatch_if_hctx_idle = 0;
+    auto j = testing::nullb_job(workload::IoEngine::PSYNC, workload::RwPattern::RW);
+    j.name = "rw";
+    j.numjobs = 3;
+    j.bs_read = j.bs_write = 131072;
+    j.number_ios = 300;
+    m.jobs.push_back(j);
+    m.queues[0].max_sectors_kb = 64;  // each I/O two requests: the plug holds both
+
+    topology::Machine machine(m);
+    auto r = machine.run();  // a stall fails the run's invariant check
+    const auto& st = machine.queues()[0]->stats();
+    CHECK(st.resource_requeues > 0);
+    uint64_t ios = 0;
+    for (const auto& jr : r.jobs)
+        ios += jr.dir[0].total_ios + jr.dir[1].total_ios;
+    CHECK(ios == 900);
 }
