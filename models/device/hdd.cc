@@ -450,6 +450,11 @@ void Hdd::dispatch(Time t_free) {
 }
 
 void Hdd::start_op(const Cmd& cmd, Time t_free) {
+    // A host command starts no earlier than it reached the drive: the host's dispatch loop
+    // can stamp a command a little ahead of the clock (its ->queue_rq in a round played out
+    // inline), and the head freed at an event before that stamp must not serve it early.
+    if (cmd.rq)
+        t_free = sim::max(t_free, Time::from_ns(cmd.arrival_ns));
     cur_ = cmd;  // (cmd may be next_, which the seek-ahead below overwrites)
     const Cmd& c = cur_;
     int64_t s = mech_.move_ns(head_cyl_, head_head_, c.pos.cylinder, c.pos.head);
