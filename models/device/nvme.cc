@@ -1,7 +1,7 @@
 #include "models/device/nvme.h"
 
 #include "models/device/device_kind.h"
-#include "models/device/ssd_free_pool_check.h"
+#include "models/device/ssd_free_pool_params.h"
 
 #include <algorithm>
 
@@ -103,74 +103,75 @@ namespace {
 
 using C = NvmeConfig;
 constexpr int64_t kBlockSizes[] = {512, 4096};
-constexpr kind::Param<C> kParams[] = {
-    kind::integer("nr_io_queues", &C::nr_io_queues, 0, 1024,
-                  "I/O queue pairs (hardware queues); 0 = one per CPU. Default {default}."),
-    kind::integer("queue_depth", &C::queue_depth, 1, 10240, "Tags per queue, 1..10240. Default {default}."),
-    kind::integer("poll_queues", &C::poll_queues, 0, 1024,
-                  "The driver's poll_queues: queues without interrupts whose completions the submitter polls "
-                  "for (io_uring with hipri); 0 = none, polled I/O completes by interrupt. Default {default}."),
-    kind::time("cmd_overhead", &C::cmd_overhead,
-               "Controller time per command (the IOPS ceiling). Default {default}. A time: integer nanoseconds or a "
-               "string such as \"80us\".", 0),
-    kind::time("read_latency", &C::read_latency,
-               "Media time of a read up to 4 KiB. Default {default}. A time: integer nanoseconds or a string such as "
-               "\"80us\".", 0),
-    kind::time("write_latency", &C::write_latency,
-               "Time to take a write up to 4 KiB into the write buffer. Default {default}. A time: integer nanoseconds or "
-               "a string such as \"80us\".", 0),
-    kind::time("per_4k", &C::per_4k,
-               "Media time per further 4 KiB of a command. Default {default}. A time: integer nanoseconds or a string such "
-               "as \"80us\".", 0),
-    kind::integer("parallel_units", &C::parallel_units, 1, 65536,
-                  "Flash units (dies/planes) working at once, 1..65536. Default {default}."),
-    kind::number("read_sigma", &C::read_sigma, 0, 2,
-                 "Spread of a read's media time around its mean: sigma of a lognormal with that mean, 0..2 (0 = "
-                 "constant). Default {default}."),
-    kind::number("write_sigma", &C::write_sigma, 0, 2,
-                 "Spread of a write's media time around its mean (lognormal sigma, mean kept), 0..2. Default {default}."),
-    kind::integer("link_mbps", &C::link_bytes_per_s, 1, 1000000,
-                  "Host transfer rate in MB/s (10^6 bytes), 1..1000000. Default {default}.", kind::kMB),
-    kind::integer("gb", &C::size_bytes, 1, 1048576, "Capacity in 10^9 bytes, 1..1048576. Default {default}.", kind::kGB),
-    kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size: 512 or 4096. Default {default}."),
-    kind::flag("volatile_write_cache", &C::volatile_write_cache,
-               "Identify Controller VWC: a volatile write cache, so Linux sends Flush commands and FUA writes. "
-               "Default {default} (a datacenter drive with power-loss protection); a client drive has one."),
-    kind::flag("fua", &C::fua,
-               "FUA writes honoured (with volatile_write_cache): program_latency more than a buffered write. Default {default}."),
-    kind::time("flush_latency", &C::flush_latency,
-               "Time of a Flush command after the controller took it (queued beside other commands). Suffixes ns, us, "
-               "ms, s; a bare number is ns. Default {default}."),
-    kind::time("program_latency", &C::program_latency,
-               "Page program time (tPROG) of a flash unit: the write buffer drains at parallel_units x page_kb / "
-               "program_latency, and a FUA write waits for it. Suffixes ns, us, ms, s; a bare number is ns. Default "
-               "{default}.", 1),
-    kind::integer("page_kb", &C::page_kb, 1, 1024, "Flash page in KiB, 1..1024. Default {default}."),
-    kind::integer("buffer_mb", &C::buffer_bytes, 1, 10000000,
-                  "Write buffer in 10^6 bytes: a write completes once in it and waits when it is full, 1..10000000. "
-                  "Default {default}.", kind::kMB),
-    kind::flag("free_pool_gc", &C::free_pool_gc,
-               "Garbage collection as work: once the spare area's free blocks fall to gc_low_blocks, each block "
-               "freed costs its valid pages (greedy, uniform random writes) copied and one erase on the flash units, "
-               "and slows the buffer's drain; 0 = none. Default {default}."),
-    kind::number("over_provisioning", &C::over_provisioning, 0, 4,
-                 "Spare flash over user capacity, above 0 and up to 4: the free pool a drive in use starts with, and "
-                 "what sets the victims' valid fraction. Default {default} (2 TiB of NAND for 1.92 TB)."),
-    kind::integer("pages_per_block", &C::pages_per_block, 2, 65536,
-                  "Flash pages per erase block, 2..65536. Default {default}."),
-    kind::time("erase_latency", &C::erase_latency,
-               "Block erase time (tBERS) of a GC victim; its unit is busy for it. Suffixes ns, us, ms, s; a bare "
-               "number is ns. Default {default}.", 0),
-    kind::integer("gc_low_blocks", &C::gc_low_blocks, 1, 1000000,
-                  "Free blocks below which garbage collection runs (below the spare area's blocks), 1..1000000. "
-                  "Default {default}."),
-    kind::flag("dsm", &C::dsm,
-               "Dataset Management supported (ONCS): the disk takes discards (fio's trims) as Deallocate commands; "
-               "0 = a trim fails with EOPNOTSUPP. Default {default}."),
-    kind::time("deallocate_latency", &C::deallocate_latency,
-               "Controller time of a Dataset Management (deallocate) command after it was fetched (an assumption; "
-               "measure with fio rw=randtrim). Suffixes ns, us, ms, s; a bare number is ns. Default {default}."),
-};
+// Rows of SsdFreePoolConfig's fields name C (their member pointers are the base's).
+constexpr auto kParams = kind::concat(
+    std::array{
+        kind::integer("nr_io_queues", &C::nr_io_queues, 0, 1024,
+                      "I/O queue pairs (hardware queues); 0 = one per CPU. Default {default}."),
+        kind::integer("queue_depth", &C::queue_depth, 1, 10240, "Tags per queue, 1..10240. Default {default}."),
+        kind::integer("poll_queues", &C::poll_queues, 0, 1024,
+                      "The driver's poll_queues: queues without interrupts whose completions the submitter polls "
+                      "for (io_uring with hipri); 0 = none, polled I/O completes by interrupt. Default {default}."),
+        kind::time("cmd_overhead", &C::cmd_overhead,
+                   "Controller time per command (the IOPS ceiling). Default {default}. A time: integer nanoseconds or a "
+                   "string such as \"80us\".", 0),
+        kind::time<C>("read_latency", &C::read_latency,
+                      "Media time of a read up to 4 KiB. Default {default}. A time: integer nanoseconds or a string such as "
+                      "\"80us\".", 0),
+        kind::time("write_latency", &C::write_latency,
+                   "Time to take a write up to 4 KiB into the write buffer. Default {default}. A time: integer nanoseconds or "
+                   "a string such as \"80us\".", 0),
+        kind::time("per_4k", &C::per_4k,
+                   "Media time per further 4 KiB of a command. Default {default}. A time: integer nanoseconds or a string such "
+                   "as \"80us\".", 0),
+        kind::integer("parallel_units", &C::parallel_units, 1, 65536,
+                      "Flash units (dies/planes) working at once, 1..65536. Default {default}."),
+        kind::number("read_sigma", &C::read_sigma, 0, 2,
+                     "Spread of a read's media time around its mean: sigma of a lognormal with that mean, 0..2 (0 = "
+                     "constant). Default {default}."),
+        kind::number("write_sigma", &C::write_sigma, 0, 2,
+                     "Spread of a write's media time around its mean (lognormal sigma, mean kept), 0..2. Default {default}."),
+        kind::integer("link_mbps", &C::link_bytes_per_s, 1, 1000000,
+                      "Host transfer rate in MB/s (10^6 bytes), 1..1000000. Default {default}.", kind::kMB),
+        kind::integer<C, uint64_t>("gb", &C::size_bytes, 1, 1048576,
+                                   "Capacity in 10^9 bytes, 1..1048576. Default {default}.", kind::kGB),
+        kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size: 512 or 4096. Default {default}."),
+        kind::flag("volatile_write_cache", &C::volatile_write_cache,
+                   "Identify Controller VWC: a volatile write cache, so Linux sends Flush commands and FUA writes. "
+                   "Default {default} (a datacenter drive with power-loss protection); a client drive has one."),
+        kind::flag("fua", &C::fua,
+                   "FUA writes honoured (with volatile_write_cache): program_latency more than a buffered write. Default {default}."),
+        kind::time("flush_latency", &C::flush_latency,
+                   "Time of a Flush command after the controller took it (queued beside other commands). Suffixes ns, us, "
+                   "ms, s; a bare number is ns. Default {default}."),
+        kind::time<C>("program_latency", &C::program_latency,
+                      "Page program time (tPROG) of a flash unit: the write buffer drains at parallel_units x page_kb / "
+                      "program_latency, and a FUA write waits for it. Suffixes ns, us, ms, s; a bare number is ns. Default "
+                      "{default}.", 1),
+        kind::integer<C, uint32_t>("page_kb", &C::page_kb, 1, 1024, "Flash page in KiB, 1..1024. Default {default}."),
+        kind::integer("buffer_mb", &C::buffer_bytes, 1, 10000000,
+                      "Write buffer in 10^6 bytes: a write completes once in it and waits when it is full, 1..10000000. "
+                      "Default {default}.", kind::kMB),
+    },
+    ssd_free_pool_params<C>(
+        {.free_pool_gc =
+             "Garbage collection as work: once the spare area's free blocks fall to gc_low_blocks, each block "
+             "freed costs its valid pages (greedy, uniform random writes) copied and one erase on the flash units, "
+             "and slows the buffer's drain; 0 = none. Default {default}.",
+         .over_provisioning =
+             "Spare flash over user capacity, above 0 and up to 4: the free pool a drive in use starts with, and "
+             "what sets the victims' valid fraction. Default {default} (2 TiB of NAND for 1.92 TB).",
+         .erase_latency =
+             "Block erase time (tBERS) of a GC victim; its unit is busy for it. Suffixes ns, us, ms, s; a bare "
+             "number is ns. Default {default}."}),
+    std::array{
+        kind::flag("dsm", &C::dsm,
+                   "Dataset Management supported (ONCS): the disk takes discards (fio's trims) as Deallocate commands; "
+                   "0 = a trim fails with EOPNOTSUPP. Default {default}."),
+        kind::time("deallocate_latency", &C::deallocate_latency,
+                   "Controller time of a Dataset Management (deallocate) command after it was fetched (an assumption; "
+                   "measure with fio rw=randtrim). Suffixes ns, us, ms, s; a bare number is ns. Default {default}."),
+    });
 
 kind::Problem validate(const C& c, uint32_t /*nr_cpus*/) {
     if (kind::Problem p = check_free_pool(c))

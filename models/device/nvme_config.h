@@ -1,9 +1,9 @@
 // The NVMe model's parameters, apart from the model (nvme.h).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 
+#include "models/device/ssd_free_pool_config.h"
 #include "sim/time.h"
 
 namespace blksim::dev {
@@ -13,7 +13,26 @@ namespace blksim::dev {
 // collection once the spare area is used, and a host link that moves the data. Each is a
 // timeline; no per-unit events. The write path and GC figures are a Samsung PM983 1.92 TB's
 // (MZQLB1T9HAJR, datasheet Rev. 1.0, Jan. 2018; docs/model.md, NVMe).
-struct NvmeConfig {
+struct NvmeConfig : SsdFreePoolConfig {
+    // The flash the free-block pool needs (ssd_free_pool_config.h), with this drive's figures.
+    NvmeConfig()
+        : SsdFreePoolConfig{
+              .size_bytes = 1'920'000'000'000,  // 1.92 TB
+              .page_kb = 16,                     // flash page (16 KiB: Samsung's 64-layer TLC)
+              .read_latency = sim::Duration::ns(80000),  // media time of a read (up to 4 KiB)
+              // tPROG of one page on one unit. 64 units x 16 KiB / 749 us = 1,400 MB/s: the
+              // PM983 1.92 TB's sequential write as Samsung lists it (not checked against the
+              // datasheet, docs/model.md), what the buffer drains at (the split into units x
+              // page / tPROG is not published). A FUA write (with volatile_write_cache) waits
+              // for it too.
+              .program_latency = sim::Duration::ns(749'000),
+              // Spare / user capacity: 2 TiB of NAND (2,199 GB) for 1,920 GB of user space.
+              .over_provisioning = 0.145,
+              // (pages_per_block and erase_latency: the base's, MQSim's, as the SATA SSD's.)
+              // gc_low_blocks: 2 per unit (an open block for host data and one for relocation): an estimate.
+              .gc_low_blocks = 128,
+          } {}
+
     uint32_t nr_io_queues = 0;         // submission/completion queue pairs; 0 = one per CPU
     uint32_t queue_depth = 1023;       // per queue (MQES + 1 as Linux uses it)
     // The driver's poll_queues parameter: queue pairs without an interrupt (HCTX_TYPE_POLL),
@@ -21,7 +40,6 @@ struct NvmeConfig {
     // a polled bio completes by interrupt.
     uint32_t poll_queues = 0;
     sim::Duration cmd_overhead = sim::Duration::ns(1000);     // controller time per command
-    sim::Duration read_latency = sim::Duration::ns(80000);    // media time of a read (up to 4 KiB)
     sim::Duration write_latency = sim::Duration::ns(20000);   // write into the controller's buffer
     sim::Duration per_4k = sim::Duration::ns(2000);           // media time per further 4 KiB
     // Flash dies x planes busy at once. The PM983 1.92 TB holds 2 TiB of 64-layer 512 Gb TLC
@@ -34,7 +52,6 @@ struct NvmeConfig {
     double read_sigma = 0.14;
     double write_sigma = 0.14;
     uint64_t link_bytes_per_s = 3'200'000'000;  // host transfer rate (PCIe link / controller)
-    uint64_t size_bytes = 1'920'000'000'000;    // 1.92 TB
     uint32_t blocksize = 512;
     // Volatile write cache (Identify Controller VWC). A datacenter drive with power-loss
     // protection reports none (so Linux sends it no flushes), hence the default; a client
@@ -45,13 +62,6 @@ struct NvmeConfig {
     bool volatile_write_cache = false;
     bool fua = true;
     sim::Duration flush_latency = sim::Duration::ns(500'000);
-    // tPROG of one page on one unit. 64 units x 16 KiB / 749 us = 1,400 MB/s: the PM983
-    // 1.92 TB's sequential write as Samsung lists it (not checked against the datasheet,
-    // docs/model.md), what the buffer drains at (the split into units x page / tPROG is
-    // not published). A FUA write
-    // (with volatile_write_cache) waits for it too.
-    sim::Duration program_latency = sim::Duration::ns(749'000);
-    uint32_t page_kb = 16;  // flash page (16 KiB: Samsung's 64-layer TLC)
     // --- write buffer -------------------------------------------------------------------
     // A write completes once its data is in the controller's DRAM buffer; the buffer drains
     // at the program rate (parallel_units x page / program_latency, divided by GC's slowdown
@@ -61,19 +71,6 @@ struct NvmeConfig {
     // assumption (no datasheet gives the buffer's size; the DRAM, 1 GB per TB, is mostly the
     // mapping table).
     uint64_t buffer_bytes = 32'000'000;
-    // --- garbage collection as work (free-block pool; ssd_gc.h, ssd_write_buffer.h) ------
-    // As the SATA SSD's (sata_ssd_config.h): the drive starts in use, its spare area erased;
-    // once fewer than gc_low_blocks blocks are free, each block freed costs its valid pages
-    // (Desnoyers' greedy fraction) read and programmed, and one erase, on the units.
-    bool free_pool_gc = true;
-    // Spare / user capacity: 2 TiB of NAND (2,199 GB) for 1,920 GB of user space: 0.145.
-    double over_provisioning = 0.145;
-    // 256 pages per block and tBERS 3.8 ms: MQSim's defaults (Tavakkol et al., FAST '18), as
-    // the SATA SSD.
-    uint32_t pages_per_block = 256;
-    sim::Duration erase_latency = sim::Duration::ns(3'800'000);
-    // 2 per unit (an open block for host data and one for relocation): an estimate.
-    uint32_t gc_low_blocks = 128;
     // Dataset Management with the Deallocate attribute (ONCS bit 2), what Linux sends for a
     // discard (nvme_setup_discard(): up to 256 ranges, max_discard_sectors UINT_MAX when the
     // drive gives no DMRSL). deallocate_latency: the controller's time per command (a mapping
@@ -82,18 +79,9 @@ struct NvmeConfig {
     bool dsm = true;
     sim::Duration deallocate_latency = sim::Duration::ns(20'000);
 
-    uint64_t page_bytes() const { return static_cast<uint64_t>(page_kb) * 1024; }
-    uint64_t block_bytes() const { return page_bytes() * pages_per_block; }
-    // Erase blocks of the spare area, the free pool a drive in use starts with.
-    uint64_t spare_blocks() const {
-        return static_cast<uint64_t>(over_provisioning * static_cast<double>(size_bytes)) /
-               std::max<uint64_t>(1, block_bytes());
-    }
+    using SsdFreePoolConfig::program_bytes_per_ns;
     // Bytes per ns all units program: the buffer's drain before GC.
-    double program_bytes_per_ns() const {
-        return static_cast<double>(parallel_units) * static_cast<double>(page_bytes()) /
-               static_cast<double>(std::max<int64_t>(1, program_latency.count()));
-    }
+    double program_bytes_per_ns() const { return program_bytes_per_ns(parallel_units); }
 };
 
 }  // namespace blksim::dev

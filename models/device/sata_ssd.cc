@@ -1,7 +1,7 @@
 #include "models/device/sata_ssd.h"
 
 #include "models/device/device_kind.h"
-#include "models/device/ssd_free_pool_check.h"
+#include "models/device/ssd_free_pool_params.h"
 
 #include <algorithm>
 #include <cmath>
@@ -248,88 +248,88 @@ namespace {
 
 using C = SataSsdConfig;
 constexpr int64_t kBlockSizes[] = {512, 4096};
-constexpr kind::Param<C> kParams[] = {
-    kind::integer("gb", &C::size_bytes, 1, 1048576,
-                  "Capacity in 10^9 bytes, 1..1048576 (or give sectors). Default: that of sectors.", kind::kGB),
-    kind::integer("sectors", &C::size_bytes, 2097152, 281474976710656,
-                  "Capacity in 512-byte sectors, overrides gb. Default {default}.", 512),
-    kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size: 512 or 4096. Default {default}."),
-    kind::integer("queue_depth", &C::queue_depth, 1, 32,
-                  "NCQ depth, 1..32 (the tag set depth, or the dispatch budget behind an HBA). Default {default}."),
-    kind::integer("link_mbps", &C::link_bytes_per_s, 1, 100000,
-                  "Host link rate in MB/s (10^6 bytes), all data crosses it one transfer at a time, 1..100000. Default "
-                  "{default} (SATA 6 Gb/s after encoding and framing).", kind::kMB),
-    kind::time("cmd_overhead", &C::cmd_overhead,
-               "Controller time per command, one command at a time (the 4 KiB IOPS ceiling). Default {default}. A time: "
-               "integer nanoseconds or a string such as \"10us\".", 0),
-    kind::time("write_overhead", &C::write_overhead,
-               "Extra controller time per write command. Default {default}. A time: integer nanoseconds or a string.", 0),
-    kind::integer("channels", &C::channels, 1, 64, "Flash channels, 1..64. Default {default}."),
-    kind::integer("dies_per_channel", &C::dies_per_channel, 1, 64, "Flash dies per channel, 1..64. Default {default}."),
-    kind::integer("page_kb", &C::page_kb, 1, 1024,
-                  "Flash page in KiB, the striping unit over the dies, 1..1024. Default {default}."),
-    kind::time("read_latency", &C::read_latency,
-               "Page read time (tR); the die is busy for it. Default {default}. A time: integer nanoseconds or a string "
-               "such as \"70us\".", 0),
-    kind::time("program_latency", &C::program_latency,
-               "Page program time (tPROG); the write buffer drains at dies x page / program_latency / gc_waf. Default "
-               "{default}. A time: integer nanoseconds or a string.", 1),
-    kind::integer("buffer_mb", &C::buffer_bytes, 1, 10000000,
-                  "Write buffer (DRAM + SLC cache) in 10^6 bytes; writes complete once in it and wait when it is full, "
-                  "1..10000000. Default {default}.", kind::kMB),
-    kind::integer("buffer_write_mbps", &C::buffer_write_bytes_per_s, 1, 100000,
-                  "Rate at which write data enters the buffer, MB/s (writes cross the link at min(link_mbps, this)), "
-                  "1..100000. Default {default}.", kind::kMB),
-    kind::number("gc_waf", &C::gc_waf, 1, 100,
-                 "Steady-state garbage collection as a write amplification factor multiplying program work, 1..100; "
-                 "above 1 only with free_pool_gc 0. Default {default}."),
-    kind::flag("free_pool_gc", &C::free_pool_gc,
-               "Garbage collection as work: once the spare area's free blocks fall to gc_low_blocks, each block "
-               "freed costs its valid pages (greedy, uniform random writes) copied and one erase on the dies, and "
-               "slows the drain; 0 = none (gc_waf alone). Default {default}."),
-    kind::number("over_provisioning", &C::over_provisioning, 0, 4,
-                 "Spare flash over user capacity, above 0 and up to 4: the free pool a drive in use starts with, and what sets "
-                 "the victims' valid fraction. Default {default} (512 GiB of NAND for 500 GB)."),
-    kind::integer("pages_per_block", &C::pages_per_block, 2, 65536,
-                  "Flash pages per erase block, 2..65536. Default {default}."),
-    kind::time("erase_latency", &C::erase_latency,
-               "Block erase time (tBERS) of a GC victim; its die is busy for it. Suffixes ns, us, ms, s; a bare "
-               "number is ns. Default {default}.", 0),
-    kind::integer("gc_low_blocks", &C::gc_low_blocks, 1, 1000000,
-                  "Free blocks below which garbage collection runs (below the spare area's blocks), 1..1000000. "
-                  "Default {default}."),
-    kind::integer("read_ahead_kb", &C::read_ahead_kb, 0, 65536,
-                  "Controller read-ahead after a sequential read, KiB (0 = off), 0..65536. Default {default}."),
-    kind::integer("read_ahead_streams", &C::read_ahead_streams, 1, 64,
-                  "Sequential streams the controller tracks at once, each with its own read-ahead window (least "
-                  "recently read replaced), 1..64. Default {default}."),
-    kind::number("read_sigma", &C::read_sigma, 0, 2,
-                 "Spread of each page read's time around read_latency: sigma of a lognormal with read_latency as its "
-                 "mean, 0..2 (0 = constant). Default {default}."),
-    kind::number("program_sigma", &C::program_sigma, 0, 2,
-                 "Spread of a FUA write's program time around program_latency (lognormal sigma, mean kept), 0..2. "
-                 "Default {default}."),
-    kind::integer("irq_cpu", &C::irq_cpu, 0, kind::kNoMax,
-                  "CPU that takes the drive's interrupt (AHCI: one MSI vector). Default {default}."),
-    kind::flag("write_cache", &C::write_cache,
-               "The drive's volatile (DRAM) write cache, WCE: flushes (FLUSH CACHE, non-queued) and FUA reach it. "
-               "Default {default}."),
-    kind::flag("fua", &C::fua,
-               "FUA writes honoured: acknowledged once programmed (program_latency after the buffer has them). "
-               "Default {default}."),
-    kind::time("flush_latency", &C::flush_latency,
-               "Time of a FLUSH CACHE once the NCQ queue is drained (an estimate for a consumer drive without "
-               "power-loss protection). Suffixes ns, us, ms, s; a bare number is ns. Default {default}."),
-    kind::flag("trim", &C::trim,
-               "The drive supports TRIM (DATA SET MANAGEMENT): the disk takes discards (fio's trims); 0 = a trim "
-               "fails with EOPNOTSUPP. Default {default}."),
-    kind::flag("trim_queued", &C::trim_queued,
-               "TRIM as a queued NCQ command (SEND FPDMA QUEUED); 0 = non-queued, as on many drives: it waits for the "
-               "NCQ queue to drain and holds the drive, like FLUSH CACHE. Default {default}."),
-    kind::time("trim_latency", &C::trim_latency,
-               "The drive's time per TRIM command once it has it (an assumption; measure with fio rw=randtrim). "
-               "Suffixes ns, us, ms, s; a bare number is ns. Default {default}."),
-};
+// Rows of SsdFreePoolConfig's fields name C (their member pointers are the base's).
+constexpr auto kParams = kind::concat(
+    std::array{
+        kind::integer<C, uint64_t>("gb", &C::size_bytes, 1, 1048576,
+                                   "Capacity in 10^9 bytes, 1..1048576 (or give sectors). Default: that of sectors.", kind::kGB),
+        kind::integer<C, uint64_t>("sectors", &C::size_bytes, 2097152, 281474976710656,
+                                   "Capacity in 512-byte sectors, overrides gb. Default {default}.", 512),
+        kind::one_of("blocksize", &C::blocksize, kBlockSizes, "Logical block size: 512 or 4096. Default {default}."),
+        kind::integer("queue_depth", &C::queue_depth, 1, 32,
+                      "NCQ depth, 1..32 (the tag set depth, or the dispatch budget behind an HBA). Default {default}."),
+        kind::integer("link_mbps", &C::link_bytes_per_s, 1, 100000,
+                      "Host link rate in MB/s (10^6 bytes), all data crosses it one transfer at a time, 1..100000. Default "
+                      "{default} (SATA 6 Gb/s after encoding and framing).", kind::kMB),
+        kind::time("cmd_overhead", &C::cmd_overhead,
+                   "Controller time per command, one command at a time (the 4 KiB IOPS ceiling). Default {default}. A time: "
+                   "integer nanoseconds or a string such as \"10us\".", 0),
+        kind::time("write_overhead", &C::write_overhead,
+                   "Extra controller time per write command. Default {default}. A time: integer nanoseconds or a string.", 0),
+        kind::integer("channels", &C::channels, 1, 64, "Flash channels, 1..64. Default {default}."),
+        kind::integer("dies_per_channel", &C::dies_per_channel, 1, 64, "Flash dies per channel, 1..64. Default {default}."),
+        kind::integer<C, uint32_t>("page_kb", &C::page_kb, 1, 1024,
+                                   "Flash page in KiB, the striping unit over the dies, 1..1024. Default {default}."),
+        kind::time<C>("read_latency", &C::read_latency,
+                      "Page read time (tR); the die is busy for it. Default {default}. A time: integer nanoseconds or a string "
+                      "such as \"70us\".", 0),
+        kind::time<C>("program_latency", &C::program_latency,
+                      "Page program time (tPROG); the write buffer drains at dies x page / program_latency / gc_waf. Default "
+                      "{default}. A time: integer nanoseconds or a string.", 1),
+        kind::integer("buffer_mb", &C::buffer_bytes, 1, 10000000,
+                      "Write buffer (DRAM + SLC cache) in 10^6 bytes; writes complete once in it and wait when it is full, "
+                      "1..10000000. Default {default}.", kind::kMB),
+        kind::integer("buffer_write_mbps", &C::buffer_write_bytes_per_s, 1, 100000,
+                      "Rate at which write data enters the buffer, MB/s (writes cross the link at min(link_mbps, this)), "
+                      "1..100000. Default {default}.", kind::kMB),
+        kind::number("gc_waf", &C::gc_waf, 1, 100,
+                     "Steady-state garbage collection as a write amplification factor multiplying program work, 1..100; "
+                     "above 1 only with free_pool_gc 0. Default {default}."),
+    },
+    ssd_free_pool_params<C>(
+        {.free_pool_gc =
+             "Garbage collection as work: once the spare area's free blocks fall to gc_low_blocks, each block "
+             "freed costs its valid pages (greedy, uniform random writes) copied and one erase on the dies, and "
+             "slows the drain; 0 = none (gc_waf alone). Default {default}.",
+         .over_provisioning =
+             "Spare flash over user capacity, above 0 and up to 4: the free pool a drive in use starts with, and what sets "
+             "the victims' valid fraction. Default {default} (512 GiB of NAND for 500 GB).",
+         .erase_latency =
+             "Block erase time (tBERS) of a GC victim; its die is busy for it. Suffixes ns, us, ms, s; a bare "
+             "number is ns. Default {default}."}),
+    std::array{
+        kind::integer("read_ahead_kb", &C::read_ahead_kb, 0, 65536,
+                      "Controller read-ahead after a sequential read, KiB (0 = off), 0..65536. Default {default}."),
+        kind::integer("read_ahead_streams", &C::read_ahead_streams, 1, 64,
+                      "Sequential streams the controller tracks at once, each with its own read-ahead window (least "
+                      "recently read replaced), 1..64. Default {default}."),
+        kind::number("read_sigma", &C::read_sigma, 0, 2,
+                     "Spread of each page read's time around read_latency: sigma of a lognormal with read_latency as its "
+                     "mean, 0..2 (0 = constant). Default {default}."),
+        kind::number("program_sigma", &C::program_sigma, 0, 2,
+                     "Spread of a FUA write's program time around program_latency (lognormal sigma, mean kept), 0..2. "
+                     "Default {default}."),
+        kind::integer("irq_cpu", &C::irq_cpu, 0, kind::kNoMax,
+                      "CPU that takes the drive's interrupt (AHCI: one MSI vector). Default {default}."),
+        kind::flag("write_cache", &C::write_cache,
+                   "The drive's volatile (DRAM) write cache, WCE: flushes (FLUSH CACHE, non-queued) and FUA reach it. "
+                   "Default {default}."),
+        kind::flag("fua", &C::fua,
+                   "FUA writes honoured: acknowledged once programmed (program_latency after the buffer has them). "
+                   "Default {default}."),
+        kind::time("flush_latency", &C::flush_latency,
+                   "Time of a FLUSH CACHE once the NCQ queue is drained (an estimate for a consumer drive without "
+                   "power-loss protection). Suffixes ns, us, ms, s; a bare number is ns. Default {default}."),
+        kind::flag("trim", &C::trim,
+                   "The drive supports TRIM (DATA SET MANAGEMENT): the disk takes discards (fio's trims); 0 = a trim "
+                   "fails with EOPNOTSUPP. Default {default}."),
+        kind::flag("trim_queued", &C::trim_queued,
+                   "TRIM as a queued NCQ command (SEND FPDMA QUEUED); 0 = non-queued, as on many drives: it waits for the "
+                   "NCQ queue to drain and holds the drive, like FLUSH CACHE. Default {default}."),
+        kind::time("trim_latency", &C::trim_latency,
+                   "The drive's time per TRIM command once it has it (an assumption; measure with fio rw=randtrim). "
+                   "Suffixes ns, us, ms, s; a bare number is ns. Default {default}."),
+    });
 
 kind::Problem validate(const C& c, uint32_t nr_cpus) {
     if (c.queue_depth < 1 || c.queue_depth > 32)

@@ -3,16 +3,37 @@
 // (its "source" says where each comes from; the comments below too).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 
+#include "models/device/ssd_free_pool_config.h"
 #include "sim/time.h"
 
 namespace blksim::dev {
 
-struct SataSsdConfig {
+struct SataSsdConfig : SsdFreePoolConfig {
+    // The flash the free-block pool needs (ssd_free_pool_config.h), with this drive's figures.
+    SataSsdConfig()
+        : SsdFreePoolConfig{
+              .size_bytes = 500'107'862'016,  // IDEMA 500 GB: 976,773,168 sectors
+              .page_kb = 16,  // flash page; data is striped page by page over the dies
+              // tR of a TLC page. Chosen so that QD1 4 KiB random reads give the datasheet's
+              // 10 k IOPS with the host's path: 10.2 + 70 + 7.4 (link) us of drive time.
+              .read_latency = sim::Duration::ns(70'000),
+              // tPROG of one page per die. 16 dies x 16 KiB / 870 us = 301 MB/s: the
+              // datasheet's sequential write after the TurboWrite buffer (300 MB/s on the
+              // 250/500 GB models).
+              .program_latency = sim::Duration::ns(870'000),
+              // Spare / user capacity. 16 dies x 256 Gb = 512 GiB = 549.8 GB of NAND for 500.1 GB
+              // of user space: 0.099 (the GiB-vs-GB spare of a consumer drive; its static SLC
+              // region lives in it too, so the spare a TLC block sees may be smaller).
+              .over_provisioning = 0.099,
+              // Free blocks below which foreground GC runs: 2 per die (one open block for host
+              // data, one for relocation, on each of the 16 dies). An estimate: no vendor
+              // publishes it.
+              .gc_low_blocks = 32,
+          } {}
+
     // --- capacity ----------------------------------------------------------------------
-    uint64_t size_bytes = 500'107'862'016;  // IDEMA 500 GB: 976,773,168 sectors
     uint32_t blocksize = 512;               // logical block size (512e)
     // --- host interface ----------------------------------------------------------------
     uint32_t queue_depth = 32;  // NCQ depth (libata ATA_MAX_QUEUE), one hardware queue
@@ -31,13 +52,6 @@ struct SataSsdConfig {
     // 500 GB of 256 Gb 64-layer TLC V-NAND = 16 dies on the MJX controller's 8 channels.
     uint32_t channels = 8;
     uint32_t dies_per_channel = 2;
-    uint32_t page_kb = 16;  // flash page; data is striped page by page over the dies
-    // tR of a TLC page. Chosen so that QD1 4 KiB random reads give the datasheet's 10 k IOPS
-    // with the host's path: 10.2 + 70 + 7.4 (link) us of drive time.
-    sim::Duration read_latency = sim::Duration::ns(70'000);
-    // tPROG of one page per die. 16 dies x 16 KiB / 870 us = 301 MB/s: the datasheet's
-    // sequential write after the TurboWrite buffer (300 MB/s on the 250/500 GB models).
-    sim::Duration program_latency = sim::Duration::ns(870'000);
     // Spread of each page read's and each FUA program's time around read_latency /
     // program_latency: the sigma of a mean-preserving lognormal (service_spread.h; 0 = every
     // operation takes exactly the mean). 0.14 puts a QD1 4 KiB random read's p50 at 92 us and
@@ -54,28 +68,9 @@ struct SataSsdConfig {
     uint64_t buffer_write_bytes_per_s = 520'000'000;
     // Steady-state garbage collection as a write amplification factor: every host byte
     // costs gc_waf bytes of program work (1 = fresh drive, sequential fill).
-    // (Only with free_pool_gc off: the free-block pool below does its own amplification.)
+    // (Only with free_pool_gc off: the free-block pool (ssd_free_pool_config.h) does its own
+    // amplification.)
     double gc_waf = 1.0;
-    // --- garbage collection as work (free-block pool) -----------------------------------
-    // The drive starts in use: its logical space mapped, its spare area (over_provisioning x
-    // capacity) erased. Programmed host data takes blocks from that pool; once fewer than
-    // gc_low_blocks are free, each block freed costs its valid pages (Desnoyers' greedy
-    // fraction at this over-provisioning, ssd_gc.h) read and programmed plus one erase, as
-    // operations on the dies, and the buffer drains that much slower (docs/model.md).
-    bool free_pool_gc = true;
-    // Spare / user capacity. 16 dies x 256 Gb = 512 GiB = 549.8 GB of NAND for 500.1 GB of
-    // user space: 0.099 (the GiB-vs-GB spare of a consumer drive; its static SLC region
-    // lives in it too, so the spare a TLC block sees may be smaller).
-    double over_provisioning = 0.099;
-    // Pages per erase block: 256 (4 MiB blocks of 16 KiB pages), MQSim's default flash
-    // geometry (Tavakkol et al., FAST '18); 3D TLC blocks are often larger (an assumption).
-    uint32_t pages_per_block = 256;
-    // tBERS: 3.8 ms, MQSim's default block erase latency; datasheets of MLC/TLC NAND give
-    // 1.5-10 ms (FEMU, FAST '18, uses 2 ms).
-    sim::Duration erase_latency = sim::Duration::ns(3'800'000);
-    // Free blocks below which foreground GC runs: 2 per die (one open block for host data, one
-    // for relocation, on each of the 16 dies). An estimate: no vendor publishes it.
-    uint32_t gc_low_blocks = 32;
     // --- volatile cache ------------------------------------------------------------------
     // The controller's DRAM holds written data and mapping updates before they reach the
     // (SLC, non-volatile) buffer: the drive reports a write cache (WCE=1) and honours FUA.
@@ -110,18 +105,8 @@ struct SataSsdConfig {
     uint32_t irq_cpu = 0;  // AHCI has one MSI vector: completions interrupt this CPU
 
     uint32_t nr_dies() const { return channels * dies_per_channel; }
-    uint64_t page_bytes() const { return static_cast<uint64_t>(page_kb) * 1024; }
-    uint64_t block_bytes() const { return page_bytes() * pages_per_block; }
-    // Erase blocks of the spare area, the free pool a drive in use starts with.
-    uint64_t spare_blocks() const {
-        return static_cast<uint64_t>(over_provisioning * static_cast<double>(size_bytes)) /
-               std::max<uint64_t>(1, block_bytes());
-    }
     // Bytes per ns the buffer drains at: all dies programming, divided by the WAF.
-    double drain_bytes_per_ns() const {
-        return static_cast<double>(nr_dies()) * static_cast<double>(page_bytes()) /
-               static_cast<double>(program_latency.count()) / gc_waf;
-    }
+    double drain_bytes_per_ns() const { return program_bytes_per_ns(nr_dies()) / gc_waf; }
 };
 
 }  // namespace blksim::dev

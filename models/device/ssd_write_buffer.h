@@ -18,6 +18,7 @@
 #include <limits>
 #include <optional>
 
+#include "models/device/ssd_free_pool_config.h"
 #include "models/device/ssd_gc.h"
 #include "sim/time.h"
 
@@ -34,10 +35,9 @@ struct SsdGcGeometry {
     uint64_t block_bytes() const { return page_bytes * pages_per_block; }
 };
 
-// The geometry from a drive's configuration (the SATA SSD's and the NVMe's name these fields
-// alike), with the page the drive stripes data by; none when free_pool_gc is off.
-template <class Cfg>
-std::optional<SsdGcGeometry> free_pool_geometry(const Cfg& c, uint64_t page_bytes) {
+// The geometry from a drive's configuration (the SATA SSD's or the NVMe's), with the page
+// the drive stripes data by; none when free_pool_gc is off.
+inline std::optional<SsdGcGeometry> free_pool_geometry(const SsdFreePoolConfig& c, uint64_t page_bytes) {
     if (!c.free_pool_gc)
         return std::nullopt;
     SsdGcGeometry g;

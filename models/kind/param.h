@@ -5,6 +5,8 @@
 // value is (an integer in some unit, a flag, a time, a choice) and how it is stored.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -144,6 +146,17 @@ constexpr Param<C> choice(std::string_view name, std::span<const std::string_vie
 template <class C>
 constexpr Param<C> object(std::string_view name, std::string_view help) {
     return {{.name = name, .type = ParamType::OBJECT, .help = help}, std::monostate{}};
+}
+
+// A table put together from parts, in order: a model's own rows and rows several models
+// share (ssd_free_pool_params.h). Rows of a base config's fields name the model's C
+// explicitly (kind::flag<C>(...)): the member pointers are the base's.
+template <class C, std::size_t... N>
+constexpr std::array<Param<C>, (N + ...)> concat(const std::array<Param<C>, N>&... parts) {
+    std::array<Param<C>, (N + ...)> table{};
+    std::size_t i = 0;
+    ((std::copy(parts.begin(), parts.end(), table.begin() + static_cast<std::ptrdiff_t>(i)), i += N), ...);
+    return table;
 }
 
 }  // namespace blksim::kind
