@@ -18,7 +18,7 @@ void EventQueue::schedule(Time when, EventFn fn, void* obj, uint64_t arg) {
                      static_cast<long long>(when.ns()), static_cast<long long>(now_.ns()));
         std::abort();
     }
-    Event e{key_at(when) | seq_++, fn, obj, arg};
+    Event e{static_cast<uint64_t>(when.ns()), seq_++, fn, obj, arg};
     if (when == now_)
         lane_push(e);
     else
@@ -28,8 +28,10 @@ void EventQueue::schedule(Time when, EventFn fn, void* obj, uint64_t arg) {
 // An event later than every slot's goes to the heap once kFar slots are in use, as it would
 // behind one slot: a far one (a completion) then does not shift the slots nor push out a
 // near one later, while the few soonest (the next event and a step deferred to just after
-// it) stay out of the heap. 4 of 8 measured best (scripts/perf-table.sh: docs/performance.md).
-static constexpr std::size_t kFar = 4;
+// it) stay out of the heap. 6 of 8 measured best since a step's next grant is an event of its
+// own too (Cpu::step_end): 10 jobs on 8 cores keep about 10 events pending, and with 4 the
+// heap held 4 of them at every pop (scripts/perf-table.sh --check: docs/performance.md).
+static constexpr std::size_t kFar = 6;
 
 void EventQueue::future_push(const Event& e) {
     if (nr_near_ >= kFar && !before(e, near_[0])) {
@@ -102,7 +104,7 @@ Event EventQueue::heap_pop() {
         std::size_t best = c;
         const std::size_t end = c + 4 < n ? c + 4 : n;
         for (std::size_t k = c + 1; k < end; ++k)
-            if (heap_[k].key < heap_[best].key)
+            if (before(heap_[k], heap_[best]))
                 best = k;
         heap_[i] = heap_[best];
         i = best;

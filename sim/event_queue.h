@@ -33,15 +33,19 @@ namespace blksim::sim {
 using EventFn = void (*)(void* obj, uint64_t arg);
 
 struct Event {
-    // (when, seq) packed into one unsigned 128-bit key so that ordering is one comparison.
-    // Simulated time is never negative, so the unsigned high half orders like the int64.
-    unsigned __int128 key;
+    // (when, seq), compared as one unsigned 128-bit key (key()): two 64-bit words rather
+    // than an __int128 member keep the record at 40 bytes (8-byte aligned, not 16), which
+    // is what the heap moves. Simulated time is never negative, so the unsigned word orders
+    // like the int64.
+    uint64_t when_ns;
+    uint64_t seq_;
     EventFn fn;
     void* obj;
     uint64_t arg;
 
-    Time when() const { return Time::from_ns(static_cast<int64_t>(key >> 64)); }
-    uint64_t seq() const { return static_cast<uint64_t>(key); }
+    Time when() const { return Time::from_ns(static_cast<int64_t>(when_ns)); }
+    uint64_t seq() const { return seq_; }
+    unsigned __int128 key() const { return static_cast<unsigned __int128>(when_ns) << 64 | seq_; }
 };
 
 class EventQueue {
@@ -84,16 +88,13 @@ private:
     static void trampoline(void* obj, uint64_t arg) {
         (static_cast<C*>(obj)->*Method)(arg);
     }
-    static bool before(const Event& a, const Event& b) { return a.key < b.key; }
-    static unsigned __int128 key_at(Time t) {
-        return static_cast<unsigned __int128>(static_cast<uint64_t>(t.ns())) << 64;
-    }
+    static bool before(const Event& a, const Event& b) { return a.key() < b.key(); }
     void heap_push(const Event& e);
     Event heap_pop();
     void future_push(const Event& e);
     // The earliest future event (the slots' earliest or the heap's top), nullptr when none.
     const Event* future_min() const {
-        if (nr_near_ > 0 && (heap_.empty() || near_[nr_near_ - 1].key < heap_[0].key))
+        if (nr_near_ > 0 && (heap_.empty() || before(near_[nr_near_ - 1], heap_[0])))
             return &near_[nr_near_ - 1];
         return heap_.empty() ? nullptr : &heap_[0];
     }
