@@ -533,14 +533,7 @@ bool RequestQueue::issue_directly(HwQueue& h, Request* rq, bool last, Time now, 
     }
     // Resource error: the request goes to hctx->dispatch (bypass insert) and the hctx
     // is run (blk_mq_request_bypass_insert + blk_mq_run_hw_queue).
-    ++stats_.resource_requeues;
-    trace(TraceAction::REQUEUE, *rq, now, cpu);  // __blk_mq_requeue_request
-    // __blk_mq_requeue_request() puts the driver tag of a request that has a scheduler tag
-    // too (an elevator's direct dispatch, E3's patch), as dispatch_rq_list does: held on
-    // hctx->dispatch behind another request, it would keep that one from the only tag with
-    // nothing at the driver to complete and restart the hctx.
-    if (elevator_)
-        put_driver_tag(h, rq, now);
+    requeue_refused(rq, now, cpu);  // (an elevator's direct dispatch, E3's patch, too)
     h.update_dispatch_busy(true);
     h.dispatch.push_back(rq);
     h.sched_restart = true;
@@ -549,6 +542,18 @@ bool RequestQueue::issue_directly(HwQueue& h, Request* rq, bool last, Time now, 
     else
         device_busy_restart();
     return false;
+}
+
+// __blk_mq_requeue_request() for a request ->queue_rq refused (BLK_STS_*RESOURCE), before
+// it goes back to hctx->dispatch: with an elevator the driver tag goes back (the scheduler
+// tag is the request's own), so that a request ahead of it there (the flush, or any request
+// when the hctx has one driver tag) is not kept from the tag it holds, with nothing at the
+// driver to complete and restart the hctx.
+void RequestQueue::requeue_refused(Request* rq, Time now, uint32_t cpu) {
+    ++stats_.resource_requeues;
+    trace(TraceAction::REQUEUE, *rq, now, cpu);
+    if (elevator_)
+        put_driver_tag(*rq->mq_hctx, rq, now);
 }
 
 // blk_mq_get_driver_tag(): an elevator's request needs a driver tag to reach the driver;
@@ -841,13 +846,7 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
         t = cpus_[cpu]->charge(t, queue_rq_cost_, cpu::Work::QUEUE_RQ);
         st = dev_.queue_rq(rq, list.empty(), start, cpu);
         if (st != dev::BlkStatus::OK) {
-            ++stats_.resource_requeues;
-            trace(TraceAction::REQUEUE, *rq, start, cpu);  // blk_mq_handle_dev_resource
-            // __blk_mq_requeue_request(): with an elevator the driver tag goes back (the
-            // scheduler tag is the request's own), so that a request ahead of it on the
-            // dispatch list, such as the flush, is not kept from the tag it holds.
-            if (elevator_)
-                put_driver_tag(*rq->mq_hctx, rq, start);
+            requeue_refused(rq, start, cpu);  // blk_mq_handle_dev_resource
             list.push_front(rq);
             break;
         }

@@ -221,6 +221,7 @@ private:
     void init_sched_tags();
     void split_bio(SplitBio& sb, sim::Time now, uint32_t cpu) const;
     bool issue_directly(HwQueue& h, Request* rq, bool last, sim::Time now, uint32_t cpu);
+    void requeue_refused(Request* rq, sim::Time now, uint32_t cpu);
     bool attempt_sw_merge(Bio* bio, sim::Time now, uint32_t cpu);
     bool bio_attempt_merge(Request* rq, Bio* bio, sim::Time now, uint32_t cpu);
     // blk_mq_get_dispatch_budget(): one more command may go to the driver. The budget is

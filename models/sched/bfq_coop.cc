@@ -36,8 +36,8 @@ bool bfq_rq_close_to_sector(uint64_t pos, uint64_t sector) {
 
 // The process's bic, made on its first request.
 BfqIoCq* Bfq::bfq_bic_lookup(uint32_t pid) {
-    if (last_bic_ && last_bic_pid_ == pid)
-        return last_bic_;
+    if (BfqIoCq* bic = bfq_bic_find(pid))
+        return bic;
     BfqIoCq& bic = bics_[pid];
     bic.pid = pid;
     last_bic_pid_ = pid;
