@@ -63,6 +63,7 @@ void RequestQueue::report(sim::Time end, result::DiskUtil& du, result::QueueRepo
     for (const auto& st : sched_tags_)
         qr.sched_tag_sleeps += st->nr_sleeps();
     qr.driver_tag_waits = s.driver_tag_waits;
+    qr.resched_handoffs = s.resched_handoffs;
     qr.direct_issues = s.direct_issues;
     qr.inserts = s.inserts;
     qr.resource_requeues = s.resource_requeues;

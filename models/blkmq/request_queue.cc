@@ -686,40 +686,58 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         // of it reached the driver, the loop goes on (blk_mq_do_dispatch_sched: while
         // blk_mq_dispatch_rq_list queued everything): nothing else would run the hctx for
         // what the elevator still holds.
+        const uint64_t woken = cpus_[cpu]->preempting_wakeups();
         const bool all = dispatch_rq_list(h, list, t, cpu);
         t = sim::max(t, cpus_[cpu]->free_at());
         if (!all || !h.dispatch.empty())
             return t;
-        // blk_mq_do_dispatch_sched()'s loop: the next round starts once this one's
-        // ->queue_rq calls are done. While they run, other CPUs insert, merge bios into the
-        // requests still in the elevator, and dispatch; so a round that left work behind
-        // (max_dispatch reached: nr_sched_batch, or a dispatch_busy hctx) continues as an
-        // event at its end rather than at once. A round that drained the elevator needs no
-        // continuation: whoever inserts later runs the hctx itself.
-        // Nor does the loop run ahead of the clock: a device completing inline (null_blk
-        // irqmode=0) ends each round's requests within it, so a policy that hands out one
-        // request a round (bfq injecting while it idles) would chain round after round in
-        // one event, while other CPUs' insertions due in between waited for the chain's end.
-        // When another event comes at or before the next round's start (the submission
-        // rule, JobThread::submit_bios), the next round is an event at that instant. The
-        // core stays the loop's meanwhile (Cpu::hold): the task whose plug flush runs it is
-        // still in blk_finish_plug() and goes on when the loop ends.
-        // *Simplification:* a loop run from a plug flushed in the middle of a task's step
-        // (the plug full) goes on inline unless max_dispatch stopped the round: that step is
-        // itself played out ahead of the clock, and goes on while its loop's rounds do.
+        // blk_mq_do_dispatch_sched(): after a round that dispatched, need_resched() ends the
+        // loop and hands the hctx to kblockd (blk_mq_delay_run_hw_queue(hctx, 0)), even
+        // when the elevator is empty. It is set when this round's ->queue_rq woke a task
+        // onto this CPU that now waits to preempt the one running here (loop's worker, woken
+        // on the submitter's CPU).
+        if (cpus_[cpu]->preempting_wakeups() != woken && cpus_[cpu]->has_waiting()) {
+            ++stats_.resched_handoffs;
+            run_hw_queue_async(h, t, cpu);
+            return t;
+        }
+        // The loop's next round, when work is left, is an event at this one's end
+        // (loop_goes_on) if max_dispatch stopped it or another event comes first.
         if (elevator_->has_work(h.queue_num()) &&
             (n == max_dispatch || (t > eq_.now() && !cpus_[cpu]->in_step() && eq_.next_time() <= t))) {
-            ++h.loops_pending;
-            loop_yielded_ = true;
-            uint64_t arg = uint64_t{cpu} << 32 | h.queue_num();
-            if (task_loop_) {
-                cpus_[cpu]->hold();
-                arg |= kHoldsCpu;
-            }
-            eq_.at<&RequestQueue::dispatch_continue>(t, this, arg);
+            loop_goes_on(h, t, cpu);
             return t;
         }
     }
+}
+
+// sched_dispatch's loop goes on in a later event (blk_mq_do_dispatch_sched()'s loop: the next
+// round starts once this one's
+// ->queue_rq calls are done. While they run, other CPUs insert, merge bios into the
+// requests still in the elevator, and dispatch; so a round that left work behind
+// (max_dispatch reached: nr_sched_batch, or a dispatch_busy hctx) continues as an
+// event at its end rather than at once. A round that drained the elevator needs no
+// continuation: whoever inserts later runs the hctx itself.
+// Nor does the loop run ahead of the clock: a device completing inline (null_blk
+// irqmode=0) ends each round's requests within it, so a policy that hands out one
+// request a round (bfq injecting while it idles) would chain round after round in
+// one event, while other CPUs' insertions due in between waited for the chain's end.
+// When another event comes at or before the next round's start (the submission
+// rule, JobThread::submit_bios), the next round is an event at that instant. The
+// core stays the loop's meanwhile (Cpu::hold): the task whose plug flush runs it is
+// still in blk_finish_plug() and goes on when the loop ends.
+// *Simplification:* a loop run from a plug flushed in the middle of a task's step
+// (the plug full) goes on inline unless max_dispatch stopped the round: that step is
+// itself played out ahead of the clock, and goes on while its loop's rounds do.
+void RequestQueue::loop_goes_on(HwQueue& h, Time t, uint32_t cpu) {
+    ++h.loops_pending;
+    loop_yielded_ = true;
+    uint64_t arg = uint64_t{cpu} << 32 | h.queue_num();
+    if (task_loop_) {
+        cpus_[cpu]->hold();
+        arg |= kHoldsCpu;
+    }
+    eq_.at<&RequestQueue::dispatch_continue>(t, this, arg);
 }
 
 // The next round of a dispatch loop that yielded (sched_dispatch), on the same CPU. A loop a

@@ -49,6 +49,7 @@ struct QueueStats {
     uint64_t requeues = 0;               // the driver gave a request back (blk_mq_requeue_request)
     uint64_t budget_exhausted = 0;       // a dispatch found the device's budget used up
     uint64_t driver_tag_waits = 0;       // an elevator's request found no driver tag at dispatch
+    uint64_t resched_handoffs = 0;       // a dispatch loop handed the hctx to kblockd on need_resched()
     // /proc/diskstats' flush fields: flush requests the driver completed (blk-flush.c's
     // flush_rq, REQ_OP_FLUSH) and their time from issue by the flush machinery to completion.
     uint64_t flushes = 0;
@@ -241,6 +242,7 @@ private:
     }
     void run_hw_queue(HwQueue& h, sim::Time now, uint32_t cpu);
     sim::Time sched_dispatch(HwQueue& h, sim::Time now, uint32_t cpu);
+    void loop_goes_on(HwQueue& h, sim::Time t, uint32_t cpu);
     void insert_requests(RequestList& list, sim::Time now, uint32_t cpu, bool async_run);
     // blk_mq_run_hw_queue(hctx, async = true): hctx->run_work queued on kblockd.
     void run_hw_queue_async(HwQueue& h, sim::Time t, uint32_t cpu);

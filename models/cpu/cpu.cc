@@ -34,6 +34,15 @@ void Cpu::unlink(Task* t) {
     }
 }
 
+uint32_t select_task_rq(std::span<const std::unique_ptr<Cpu>> cpus, uint32_t prev, sim::Time now) {
+    if (cpus[prev]->idle(now) || !cpus[prev]->has_sd_llc())
+        return prev;
+    for (uint32_t c = 0; c < cpus.size(); ++c)
+        if (cpus[c]->idle(now))
+            return c;
+    return prev;
+}
+
 void Cpu::wait_hold(Task* t) {
     hold_waiter_ = queued_waiter_ = t;
     enqueue(t);  // nothing takes it from there while it is still running
@@ -57,6 +66,8 @@ void Cpu::wake(Task* t, sim::Time now) {
         grant(t, start);
         return;
     }
+    if (running_ && t != current_)
+        ++preempting_wakeups_;
     enqueue(t);
     // A running step hands the core on when it ends; otherwise the core is idle or busy
     // with interrupt work only, and an event grants it when that is done.

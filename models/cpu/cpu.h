@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "models/cpu/os_jitter.h"
 #include "models/result/cpu_report.h"
@@ -91,6 +92,17 @@ public:
     bool idle(sim::Time now) const { return !running_ && !in_step_ && rq_head_ == nullptr && free_at_ <= now; }
     // Tasks wait in the run queue for this core.
     bool has_waiting() const { return rq_head_ != nullptr; }
+    // Wake-ups that found another task running here and queued behind it: the woken task
+    // preempts at the current task's next preemption point (check_preempt_wakeup_fair sets
+    // need_resched). Kernel code the current task runs compares this count before and after
+    // a piece of work to see whether need_resched() became true in it.
+    uint64_t preempting_wakeups() const { return preempting_wakeups_; }
+    // The scheduler's domains: whether this core shares a last-level cache with the others
+    // (an sd_llc domain spans them). A host whose CPUs expose no cache topology (a VM such as
+    // Firecracker's guest) has none, and a woken task then stays on its previous CPU
+    // (select_task_rq, below).
+    bool has_sd_llc() const { return sd_llc_; }
+    void set_sd_llc(bool shared) { sd_llc_ = shared; }
     // A task's step is being played out (run_step() on the stack or deferred, not booked yet).
     bool in_step() const { return in_step_; }
     // Inside an open step: where the work charged so far in it has got to.
@@ -253,6 +265,8 @@ private:
     Task* rq_head_ = nullptr;
     Task* rq_tail_ = nullptr;
     bool dispatch_pending_ = false;
+    uint64_t preempting_wakeups_ = 0;
+    bool sd_llc_ = true;
     uint32_t holds_ = 0;           // kernel work going on in later events (hold())
     Task* hold_waiter_ = nullptr;  // the task waiting in it (wait_hold())
     Task* queued_waiter_ = nullptr;  // that task, holding its place in the run queue until step_end()
@@ -260,5 +274,13 @@ private:
     std::unique_ptr<OsJitter> jitter_;             // nullptr: off
     sim::Time jitter_at_ = sim::Time::never();  // jitter_->next(), or never when off
 };
+
+// select_task_rq_fair() for a task woken at `now` that last ran on `prev`: the previous CPU
+// if it is idle; else, with a shared last-level cache, an idle CPU of it
+// (select_idle_sibling's search); else the previous CPU, busy or not: without an sd_llc
+// domain select_idle_sibling returns its target unsearched, and wake_affine() keeps a busy
+// previous CPU against a waker's CPU that is busy too (the waker is running). Such a task
+// moves to an idle CPU only when that CPU pulls it (idle balancing, the caller's business).
+uint32_t select_task_rq(std::span<const std::unique_ptr<Cpu>> cpus, uint32_t prev, sim::Time now);
 
 }  // namespace blksim::cpu

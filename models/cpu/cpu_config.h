@@ -60,6 +60,11 @@ struct HostConfig {
     // real machine does. Drawn from each job's own random stream: deterministic per seed.
     // 0 (the default) = none.
     sim::Duration os_noise;
+    // The CPUs share a last-level cache as the kernel sees them (its sd_llc domain spans
+    // them): a woken task goes to an idle CPU of it when its previous one is busy. false: a
+    // guest whose CPUs expose no cache topology (Firecracker), where a woken task stays on its
+    // previous CPU (cpu::select_task_rq).
+    bool shared_llc = true;
     // The scheduler tick, other tasks preempting the cores and the scheduler's wake-up
     // latency (cpu::OsJitter): what makes identical jobs drift apart. false: none, and
     // identical jobs run in exact lockstep.

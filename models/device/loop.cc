@@ -24,20 +24,20 @@ BlkStatus Loop::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
 
 uint32_t Loop::idle_cpu(sim::Time now) const {
     const auto cpus = q_->cpus();
-    if (cpus[worker_cpu_]->idle(now))
-        return worker_cpu_;
     for (uint32_t c = 0; c < cpus.size(); ++c)
         if (cpus[c]->idle(now))
             return c;
     return UINT32_MAX;
 }
 
+// queue_work() on the device's unbound workqueue wakes its kworker where the scheduler
+// places it (select_task_rq): with no shared cache to search, on the CPU it last ran on,
+// which is often the submitter's own.
 void Loop::wake(sim::Time now) {
     awake_ = true;
     switched_in_ = false;
     ++wakeups_;
-    if (const uint32_t c = idle_cpu(now); c != UINT32_MAX)
-        worker_cpu_ = c;
+    worker_cpu_ = cpu::select_task_rq(q_->cpus(), worker_cpu_, now);
     q_->cpus()[worker_cpu_]->wake(this, now);
 }
 

@@ -63,10 +63,8 @@ public:
     }
 
 private:
-    // The worker's core as the scheduler picks it, on a wake-up (select_idle_sibling) and
-    // when another core goes idle while the worker waits for its own (newidle balancing):
-    // where it last ran if that core is idle, else an idle core; UINT32_MAX when every core
-    // is busy.
+    // A core that would pull the worker when it waits for its own (newidle balancing): an
+    // idle one, UINT32_MAX when every core is busy.
     uint32_t idle_cpu(sim::Time now) const;
     // loop_process_work(), one command per step: switched in, take the next command.
     void run_step(sim::Time start) override;

@@ -54,6 +54,11 @@ void format_queue_header(Out out, const QueueReport& q) {
                    q.direct_issues, q.inserts, q.resource_requeues, q.requeues);
     if (q.budget)
         fmt::format_to(out, "    budget={} (sdev queue_depth), budget_exhausted={}\n", q.budget, q.budget_exhausted);
+    // Only when some happened (a driver that wakes a task from ->queue_rq: loop), so that
+    // other runs read as before.
+    if (q.resched_handoffs)
+        fmt::format_to(out, "    resched_handoffs={} (dispatch loops handed to kblockd on need_resched)\n",
+                       q.resched_handoffs);
     // The flush requests the device received (diskstats' flush fields); only when there were
     // some, so that a run without flushes reads as before.
     if (q.flushes)

@@ -391,6 +391,8 @@ void add_queue_json(FioJsonWriter& w, const QueueReport& q) {
     w.add_int("requeues", q.requeues);
     w.add_int("budget", q.budget);
     w.add_int("budget_exhausted", q.budget_exhausted);
+    if (q.resched_handoffs)  // (only when some happened, as the text line says them)
+        w.add_int("resched_handoffs", q.resched_handoffs);
     if (q.flushes) {  // (only with flushes: other runs' JSON has no such keys)
         w.add_int("flushes", q.flushes);
         w.add_int("flush_time_ns", static_cast<uint64_t>(q.flush_time.count()));

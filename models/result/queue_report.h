@@ -57,6 +57,9 @@ struct QueueReport {
     bool has_elevator = false;
     uint64_t sched_tag_sleeps = 0;
     uint64_t driver_tag_waits = 0;
+    // Dispatch loops that ended on need_resched() and handed the hctx to kblockd (a task woken
+    // by ->queue_rq onto the dispatching CPU: loop's worker).
+    uint64_t resched_handoffs = 0;
     uint64_t direct_issues = 0;        // requests issued straight from the plug (no I)
     uint64_t inserts = 0;              // requests that went through the software queue (I)
     uint64_t resource_requeues = 0;    // ->queue_rq answered BLK_STS_*RESOURCE

@@ -22,6 +22,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
     const Topology topo(cfg);
     for (uint32_t c = 0; c < cfg.host.nr_cpus; ++c) {
         cpus_.push_back(std::make_unique<cpu::Cpu>(eq_, c));
+        cpus_.back()->set_sd_llc(cfg.host.shared_llc);
         if (cfg.host.os_jitter)
             cpus_.back()->enable_jitter(cfg.seed);
     }

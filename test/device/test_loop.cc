@@ -11,11 +11,14 @@ using namespace blksim;
 
 namespace {
 
-// One job on a loop device of a host with `cpus` CPUs, the device's params as given.
-result::RunResult run_loop(int cpus, const std::string& params, const std::string& job) {
+// One job on a loop device of a host with `cpus` CPUs, the device's params as given; `host`
+// adds keys to the host, `sched` names the queue's scheduler.
+result::RunResult run_loop(int cpus, const std::string& params, const std::string& job, const std::string& host = "",
+                           const std::string& sched = "none") {
     const std::string text = R"({
-  "host": { "cpus": )" + std::to_string(cpus) + R"(, "cost_profile": "loop-vm-2cpu", "os_jitter": false },
+  "host": { "cpus": )" + std::to_string(cpus) + R"(, "cost_profile": "loop-vm-2cpu", "os_jitter": false )" + host + R"( },
   "devices": [ { "name": "loop0", "model": "loop", "params": )" + params + R"( } ],
+  "queues": [ { "device": "loop0", "scheduler": ")" + sched + R"(" } ],
   "jobs": [ { "name": "j", "device": "loop0", "direct": 1, "runtime": "100ms", "time_based": 1,
               "group_reporting": 1, )" + job + R"( } ]
 })";
@@ -88,4 +91,31 @@ TEST_CASE("loop: completions come from the worker's CPU, not the submitter's", "
     // Every I/O woke the worker (QD1: the list is empty each time it looks).
     CHECK(field(r, "wakeups") == Approx(field(r, "commands")).epsilon(0.01));
     CHECK(field(r, "worker_cpu_ms") <= static_cast<double>(r.cpus[1].busy.count()) / 1e6);
+}
+
+TEST_CASE("loop: with no shared cache the worker wakes on the submitter's busy CPU, and an elevator's "
+          "dispatch loop hands the hctx to kblockd (need_resched)", "[loop][device]") {
+    const std::string params = R"({ "copy_mbps": 4000, "cmd_cost": "1us" })";
+    const std::string job = R"("ioengine": "psync", "rw": "randread", "bs": "4k", "cpus_allowed": "0")";
+    const std::string no_llc = R"(, "shared_llc": false)";
+    // select_task_rq: with no sd_llc the worker stays on the CPU it last ran on, the job's,
+    // though CPU 1 is idle: it completes every request there.
+    const auto none = run_loop(2, params, job, no_llc);
+    CHECK(none.jobs.at(0).dir[0].total_ios > 1000);
+    CHECK(none.cpus[0].irq.count() > 0);
+    CHECK(none.cpus[1].irq.count() == 0);
+    CHECK(none.queues.at(0).resched_handoffs == 0);  // no elevator, no dispatch loop
+    // With mq-deadline the request goes through blk_mq_do_dispatch_sched(): its round's
+    // ->queue_rq woke the worker onto this CPU, where it waits to preempt the job, so the loop
+    // ends and kblockd runs the hctx again, once per I/O at QD1, at a context switch each.
+    const auto dd = run_loop(2, params, job, no_llc, "mq-deadline");
+    const auto ios = static_cast<double>(dd.jobs.at(0).dir[0].total_ios);
+    CHECK(static_cast<double>(dd.queues.at(0).resched_handoffs) == Approx(ios).epsilon(0.01));
+    CHECK(iops(dd) < 0.85 * iops(none));
+    // With a shared cache the worker wakes on the idle CPU: nothing waits on the job's CPU,
+    // need_resched stays clear and the elevator costs only its own work.
+    const auto dd_llc = run_loop(2, params, job, "", "mq-deadline");
+    CHECK(dd_llc.queues.at(0).resched_handoffs == 0);
+    CHECK(dd_llc.cpus[0].irq.count() == 0);
+    CHECK(iops(dd_llc) > 0.9 * iops(run_loop(2, params, job)));
 }

@@ -101,6 +101,20 @@ json null_blk_params(Draw& d, uint32_t cpus, DeviceInfo& info, json& shared_tag_
     return p;
 }
 
+// A loop device over a file in memory: its worker is a task on the host's CPUs, woken where
+// the scheduler puts it (host.shared_llc) and competing with the job threads.
+json loop_params(Draw& d, DeviceInfo& info) {
+    json p = json::object();
+    p["hw_queue_depth"] = depth(d, {1, 2, 128}, 1, 256);
+    if (d.chance(0.3)) {
+        info.lbs = d.pick({512u, 4096u});
+        p["blocksize"] = info.lbs;
+    }
+    p["cmd_cost"] = d.pick({0, 500, 5000});
+    p["copy_mbps"] = d.pick({100, 4000, 100000});
+    return p;
+}
+
 json nvme_params(Draw& d, DeviceInfo& info) {
     json p = json::object();
     if (d.chance(0.5)) {
@@ -226,7 +240,7 @@ json raid_device(Draw& d, const std::string& name, DeviceInfo& info) {
 json random_device(Draw& d, const std::string& name, uint32_t cpus, const std::string& hba, DeviceInfo& info,
                    json& shared_tag_set) {
     info.name = name;
-    const std::string model = d.pick({"null_blk", "nvme", "hdd", "sata_ssd", "raid"});
+    const std::string model = d.pick({"null_blk", "nvme", "hdd", "sata_ssd", "raid", "loop"});
     if (model == "raid")
         return raid_device(d, name, info);
     json dev = {{"name", name}, {"model", model}};
@@ -236,6 +250,7 @@ json random_device(Draw& d, const std::string& name, uint32_t cpus, const std::s
         dev["profile"] = d.pick(profiles);
     json p = model == "null_blk" ? null_blk_params(d, cpus, info, shared_tag_set)
            : model == "nvme"     ? nvme_params(d, info)
+           : model == "loop"     ? loop_params(d, info)
            : model == "hdd"      ? hdd_params(d, cpus, info)
                                  : sata_ssd_params(d, cpus, info);
     if (!p.empty())
@@ -383,6 +398,8 @@ nlohmann::json random_scenario(uint64_t seed) {
     s["host"] = {{"cpus", cpus}, {"cost_profile", d.pick({"desktop-8t", "e2-testbox", "e3-host"})}};
     if (d.chance(0.2))
         s["host"]["submit_bio_plug"] = d.pick({false, true});
+    if (d.chance(0.3))
+        s["host"]["shared_llc"] = false;  // woken kworkers stay on their previous CPU
     // Audit the counters every simulated millisecond, so a broken balance is caught near
     // where it happens rather than at the end.
     s["checks"] = {{"audit_interval", "1ms"}};

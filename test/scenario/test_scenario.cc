@@ -208,6 +208,13 @@ TEST_CASE("host: submit_bio_plug, os_jitter and os_noise are read, and refused w
     CHECK_THAT(error_of(kMinimal, {"host.os_noise=\"-1us\""}), Catch::Contains("/host/os_noise"));
 }
 
+TEST_CASE("host: shared_llc defaults to true, is read, and refused when not a boolean", "[scenario]") {
+    CHECK(load(kMinimal).machine.host.shared_llc);
+    CHECK_FALSE(load(kMinimal, {"host.shared_llc=false"}).machine.host.shared_llc);
+    CHECK_THAT(error_of(kMinimal, {"host.shared_llc=0"}),
+               Catch::Contains("/host/shared_llc") && Catch::Contains("expected true or false"));
+}
+
 TEST_CASE("fio value syntax: units, read/write sizes, strings of digits", "[scenario]") {
     const Scenario s = load(kMinimal, {"jobs.0.bs=4k,8k", "jobs.0.runtime=2m", "jobs.0.ramp_time=10",
                                        "jobs.0.iodepth=\"32\"", "jobs.0.size=1g", "jobs.0.offset=1m",
@@ -678,7 +685,7 @@ TEST_CASE("cost profile problems", "[scenario]") {
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "cpus": 2, "extra": 1, "costs": {
         "syscall": 1, "io_prep": 2, "bio_submit": 3, "rq_alloc": 4, "plug": 5, "queue_rq": 6, "irq": 7,
         "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": 12, "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15, "bfq_insert": 16, "bfq_dispatch": 17, "bfq_finish": 18 }})"),
-               Catch::StartsWith(p + ": /extra: unknown key 'extra' (allowed: costs, cpus, name, source)"));
+               Catch::StartsWith(p + ": /extra: unknown key 'extra' (allowed: costs, cpus, name, shared_llc, source)"));
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "costs": {}})"),
                Catch::StartsWith(p + ": "));
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "cpus": 2, "costs": {)"),

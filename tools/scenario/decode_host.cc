@@ -70,6 +70,7 @@ uint32_t load_profile(const DecodeState& st, const std::string& name, const std:
     SchemaChecker(definition_schema(st.schema, "cost_profile_file"), path.string()).check(profile, prep);
 
     h.cost_profile = profile.at("name").get<std::string>();
+    if (profile.contains("shared_llc")) h.shared_llc = profile["shared_llc"].get<bool>();
     read_costs(profile.at("costs"), "/costs", prep, costs);
     return profile.at("cpus").get<uint32_t>();
 }
@@ -88,6 +89,7 @@ cpu::HostConfig decode_host(const DecodeState& st, const json& host, const std::
     if (host.contains("costs")) read_costs(host["costs"], child(ptr, "costs"), st.rep, costs);
 
     if (host.contains("submit_bio_plug")) h.submit_bio_plug = host["submit_bio_plug"].get<bool>();
+    if (host.contains("shared_llc")) h.shared_llc = host["shared_llc"].get<bool>();
     if (host.contains("os_jitter")) h.os_jitter = host["os_jitter"].get<bool>();
     if (host.contains("os_noise"))
         h.os_noise = read_cost(host["os_noise"], child(ptr, "os_noise"), st.rep, "an OS noise mean");
