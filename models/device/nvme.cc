@@ -64,7 +64,7 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
         // has it, paced by the drain: it holds no unit for the commands behind it, which a
         // reservation in arrival order, far ahead of now, would (a read arriving meanwhile
         // would queue behind every waiting write). Its data still crosses the link: a slot
-        // on the link's timeline from now, which it completes after too, so that reads and
+        // on the link's timeline from its fetch, which it completes after too, so that reads and
         // writes together never move more than the link carries (a link slower than the
         // drain paces the writes).
         const sim::Time crossed = sim::max(fetched, link_free_) + xfer;

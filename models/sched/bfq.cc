@@ -128,10 +128,7 @@ void Bfq::set_tunables(const BfqTunables& t) {
         bfq_end_wr();
 }
 
-const BfqQueue* Bfq::queue_of(uint32_t pid) const {
-    const BfqIoCq* bic = bic_of(pid);
-    return bic ? bic->bfqq : nullptr;
-}
+const BfqQueue* Bfq::queue_of(uint32_t pid) const { return bfq_get_queue(pid); }
 
 // --- queues ---------------------------------------------------------------------------------
 
@@ -189,7 +186,7 @@ void Bfq::bfq_init_bfqq(BfqQueue* bfqq, uint32_t pid) {
 // bfq_get_queue() for a sync request: the task's queue, created on its first request. The
 // io_context priority is read then; fio sets it once per job (ioprio_set), so the kernel's
 // bfq_check_ioprio_change() never finds a change.
-BfqQueue* Bfq::bfq_get_queue(uint32_t pid) {
+BfqQueue* Bfq::bfq_get_queue(uint32_t pid) const {
     const BfqIoCq* bic = bic_of(pid);
     return bic ? bic->bfqq : nullptr;
 }

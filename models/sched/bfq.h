@@ -409,7 +409,7 @@ private:
     static BfqQueue* RQ_BFQQ(const Request* rq) { return static_cast<BfqQueue*>(rq->elv_priv); }
     // RQ_BIC(): the submitting process's bic (set by bfq_init_rq()).
     static BfqIoCq* RQ_BIC(const Request* rq) { return static_cast<BfqIoCq*>(rq->elv_icq); }
-    BfqQueue* bfq_get_queue(uint32_t pid);
+    BfqQueue* bfq_get_queue(uint32_t pid) const;
     BfqQueue* bfq_init_rq(Request* rq);
     void bfq_init_bfqq(BfqQueue* bfqq, uint32_t pid);
     void bfq_set_next_ioprio_data(BfqQueue* bfqq, uint8_t ioprio_class, uint8_t ioprio_level);
