@@ -711,10 +711,10 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
     }
 }
 
-// sched_dispatch's loop goes on in a later event (blk_mq_do_dispatch_sched()'s loop: the next
-// round starts once this one's
-// ->queue_rq calls are done. While they run, other CPUs insert, merge bios into the
-// requests still in the elevator, and dispatch; so a round that left work behind
+// sched_dispatch()'s loop goes on in a later event. In blk_mq_do_dispatch_sched()'s loop the
+// next round starts once this one's ->queue_rq calls are done. While they run, other CPUs
+// insert, merge bios into the requests still in the elevator, and dispatch; so a round that
+// left work behind
 // (max_dispatch reached: nr_sched_batch, or a dispatch_busy hctx) continues as an
 // event at its end rather than at once. A round that drained the elevator needs no
 // continuation: whoever inserts later runs the hctx itself.
