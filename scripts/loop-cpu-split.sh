@@ -23,25 +23,9 @@ shift $(($# < 3 ? $# : 3))
 scheds=("$@")
 [ ${#scheds[@]} -gt 0 ] || scheds=(none mq-deadline kyber)
 freq=999
-jobfile="docs/validation/loop-6.18/jobs/$job.fio"
-[ -f "$jobfile" ] || { echo "$0: $jobfile: no such job (see docs/validation/loop-6.18/jobs/)" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "$0: needs root (losetup, perf -a)" >&2; exit 2; }
-for tool in fio perf losetup python3; do
-  command -v "$tool" >/dev/null || { echo "$0: $tool is not installed" >&2; exit 2; }
-done
-
-tmp="$(mktemp -d)"
 backing=/dev/shm/blksim-loop-cpu-split
-dev=""
-cleanup() {
-  [ -z "$dev" ] || losetup -d "$dev" || true
-  rm -f "$backing"
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-dd if=/dev/urandom of="$backing" bs=1M count=1024 status=none
-dev="$(losetup --direct-io=on -f --show "$backing")"
-sysq="/sys/block/$(basename "$dev")/queue"
+# shellcheck source=scripts/loop-device.sh
+source scripts/loop-device.sh
 # One run first, unrecorded: fio's start-up (the dynamic loader's page faults) then comes
 # from the page cache in the recorded runs.
 env DEV="$dev" fio --output-format=json --runtime=1s "$jobfile" >/dev/null 2>&1

@@ -18,25 +18,9 @@ cd "$(dirname "$0")/.."
 job="${1:-randread_4k_j1_qd1_psync}"
 runtime="${2:-3s}"
 shift $(($# < 2 ? $# : 2))
-jobfile="docs/validation/loop-6.18/jobs/$job.fio"
-[ -f "$jobfile" ] || { echo "$0: $jobfile: no such job (see docs/validation/loop-6.18/jobs/)" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "$0: needs root (losetup, perf -a)" >&2; exit 2; }
-for tool in fio perf losetup python3; do
-  command -v "$tool" >/dev/null || { echo "$0: $tool is not installed" >&2; exit 2; }
-done
-
-tmp="$(mktemp -d)"
 backing=/dev/shm/blksim-loop-kernel-events
-dev=""
-cleanup() {
-  [ -z "$dev" ] || losetup -d "$dev" || true
-  rm -f "$backing"
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-dd if=/dev/urandom of="$backing" bs=1M count=1024 status=none
-dev="$(losetup --direct-io=on -f --show "$backing")"
-sysq="/sys/block/$(basename "$dev")/queue"
+# shellcheck source=scripts/loop-device.sh
+source scripts/loop-device.sh
 if [ $# -gt 0 ]; then scheds=("$@"); else read -r -a scheds <<<"$(tr -d '[]' <"$sysq/scheduler")"; fi
 
 events=sched:sched_switch,sched:sched_wakeup,irq:softirq_raise,ipi:ipi_send_cpu,workqueue:workqueue_queue_work
