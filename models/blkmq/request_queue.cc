@@ -714,9 +714,8 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
 // sched_dispatch()'s loop goes on in a later event. In blk_mq_do_dispatch_sched()'s loop the
 // next round starts once this one's ->queue_rq calls are done. While they run, other CPUs
 // insert, merge bios into the requests still in the elevator, and dispatch; so a round that
-// left work behind
-// (max_dispatch reached: nr_sched_batch, or a dispatch_busy hctx) continues as an
-// event at its end rather than at once. A round that drained the elevator needs no
+// left work behind (max_dispatch reached: nr_sched_batch, or a dispatch_busy hctx) continues
+// as an event at its end rather than at once. A round that drained the elevator needs no
 // continuation: whoever inserts later runs the hctx itself.
 // Nor does the loop run ahead of the clock: a device completing inline (null_blk
 // irqmode=0) ends each round's requests within it, so a policy that hands out one

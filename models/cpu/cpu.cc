@@ -34,13 +34,18 @@ void Cpu::unlink(Task* t) {
     }
 }
 
-uint32_t select_task_rq(std::span<const std::unique_ptr<Cpu>> cpus, uint32_t prev, sim::Time now) {
-    if (cpus[prev]->idle(now) || !cpus[prev]->has_sd_llc())
-        return prev;
+uint32_t find_idle_cpu(std::span<const std::unique_ptr<Cpu>> cpus, sim::Time now) {
     for (uint32_t c = 0; c < cpus.size(); ++c)
         if (cpus[c]->idle(now))
             return c;
-    return prev;
+    return UINT32_MAX;
+}
+
+uint32_t select_task_rq(std::span<const std::unique_ptr<Cpu>> cpus, uint32_t prev, sim::Time now) {
+    if (cpus[prev]->idle(now) || !cpus[prev]->has_sd_llc())
+        return prev;
+    const uint32_t c = find_idle_cpu(cpus, now);
+    return c != UINT32_MAX ? c : prev;
 }
 
 void Cpu::wait_hold(Task* t) {

@@ -275,6 +275,10 @@ private:
     sim::Time jitter_at_ = sim::Time::never();  // jitter_->next(), or never when off
 };
 
+// The first idle CPU (Cpu::idle), UINT32_MAX when every one is busy: where the scheduler's
+// idle search looks, and which CPU idle balancing would pull a waiting task to.
+uint32_t find_idle_cpu(std::span<const std::unique_ptr<Cpu>> cpus, sim::Time now);
+
 // select_task_rq_fair() for a task woken at `now` that last ran on `prev`: the previous CPU
 // if it is idle; else, with a shared last-level cache, an idle CPU of it
 // (select_idle_sibling's search); else the previous CPU, busy or not: without an sd_llc

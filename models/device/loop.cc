@@ -22,14 +22,6 @@ BlkStatus Loop::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
     return BlkStatus::OK;
 }
 
-uint32_t Loop::idle_cpu(sim::Time now) const {
-    const auto cpus = q_->cpus();
-    for (uint32_t c = 0; c < cpus.size(); ++c)
-        if (cpus[c]->idle(now))
-            return c;
-    return UINT32_MAX;
-}
-
 // queue_work() on the device's unbound workqueue wakes its kworker where the scheduler
 // places it (select_task_rq): with no shared cache to search, on the CPU it last ran on,
 // which is often the submitter's own.
@@ -83,9 +75,10 @@ void Loop::step_done(uint64_t) {
         core.step_end(this, now, false);
         return;
     }
-    // Others wait for this core and another is idle: that core pulls the worker.
+    // Others wait for this core and another is idle: that core pulls the worker (newidle
+    // balancing).
     if (core.has_waiting()) {
-        if (const uint32_t c = idle_cpu(now); c != UINT32_MAX && c != worker_cpu_) {
+        if (const uint32_t c = cpu::find_idle_cpu(q_->cpus(), now); c != UINT32_MAX && c != worker_cpu_) {
             core.step_end(this, now, false);
             worker_cpu_ = c;
             ++migrations_;

@@ -63,9 +63,6 @@ public:
     }
 
 private:
-    // A core that would pull the worker when it waits for its own (newidle balancing): an
-    // idle one, UINT32_MAX when every core is busy.
-    uint32_t idle_cpu(sim::Time now) const;
     // loop_process_work(), one command per step: switched in, take the next command.
     void run_step(sim::Time start) override;
     // The command's copy ended: complete it from this core, go on or sleep.
