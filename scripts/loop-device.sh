@@ -1,12 +1,16 @@
 # Sourced by scripts/loop-kernel-events.sh and scripts/loop-cpu-split.sh: checks what they
 # need and makes the calibration set's device, a loop device over a 1 GiB tmpfs file with
 # direct I/O (losetup --direct-io=on), detached and removed when the script exits.
-# Expects $job (a job of docs/validation/loop-6.18/jobs/) and $backing (the file's path);
-# sets $jobfile, $tmp (a scratch directory), $dev and $sysq (its queue's sysfs directory).
-jobfile="docs/validation/loop-6.18/jobs/$job.fio"
-[ -f "$jobfile" ] || { echo "$0: $jobfile: no such job (see docs/validation/loop-6.18/jobs/)" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || { echo "$0: needs root (losetup, perf -a)" >&2; exit 2; }
-for tool in fio perf losetup python3; do
+# Expects $backing (the file's path), and $job (a job of docs/validation/loop-6.18/jobs/)
+# unless $jobfile is set already; $tools lists the commands the script needs besides fio,
+# losetup and python3 (default: perf). Sets $jobfile, $tmp (a scratch directory), $dev and
+# $sysq (its queue's sysfs directory).
+if [ -z "${jobfile:-}" ]; then
+  jobfile="docs/validation/loop-6.18/jobs/$job.fio"
+  [ -f "$jobfile" ] || { echo "$0: $jobfile: no such job (see docs/validation/loop-6.18/jobs/)" >&2; exit 2; }
+fi
+[ "$(id -u)" = 0 ] || { echo "$0: needs root (losetup)" >&2; exit 2; }
+for tool in fio losetup python3 ${tools-perf}; do
   command -v "$tool" >/dev/null || { echo "$0: $tool is not installed" >&2; exit 2; }
 done
 
