@@ -8,7 +8,7 @@
 # between the stages that the loop-vm-2cpu profile's single fitted factor does not measure.
 #
 #   scripts/loop-cpu-split.sh [JOB [RUNTIME [REPS [SCHEDULER...]]]]
-#     JOB        a job of docs/validation/loop-6.18/jobs/ (default randread_4k_j2_qd32_libaio)
+#     JOB        a job of docs/validation/loop-6.18/jobs/, or a job file's path (default randread_4k_j2_qd32_libaio)
 #     RUNTIME    fio's runtime per run (default 4s)
 #     REPS       runs per scheduler, reported one row each (default 3)
 #     SCHEDULER  default: none mq-deadline kyber
@@ -28,7 +28,7 @@ backing=/dev/shm/blksim-loop-cpu-split
 source scripts/loop-device.sh
 # One run first, unrecorded: fio's start-up (the dynamic loader's page faults) then comes
 # from the page cache in the recorded runs.
-env DEV="$dev" fio --output-format=json --runtime=1s "$jobfile" >/dev/null 2>&1
+env DEV="$dev" fio --output-format=json "$(with_runtime "$jobfile" 1s)" >/dev/null 2>&1
 
 echo "# $(uname -r), $(nproc) CPUs; $job, $runtime per run, cpu-clock at $freq Hz; $dev over tmpfs, dio=1"
 runs=()
@@ -36,7 +36,7 @@ for s in "${scheds[@]}"; do
   echo "$s" >"$sysq/scheduler" || { echo "$0: $dev: scheduler '$s' refused" >&2; exit 2; }
   for r in $(seq 1 "$reps"); do
     perf record -q -a -g -e cpu-clock -F "$freq" -o "$tmp/rec-$s-$r.data" -- \
-      env DEV="$dev" fio --output-format=json --runtime="$runtime" "$jobfile" >"$tmp/fio-$s-$r.json" 2>"$tmp/err-$s-$r"
+      env DEV="$dev" fio --output-format=json "$(with_runtime "$jobfile" "$runtime")" >"$tmp/fio-$s-$r.json" 2>"$tmp/err-$s-$r"
     perf script -i "$tmp/rec-$s-$r.data" -F comm,ip,sym >"$tmp/script-$s-$r.txt" 2>/dev/null
     runs+=("$s-$r")
   done

@@ -45,7 +45,7 @@ source scripts/loop-device.sh
 read -r -a scheds < <(tr -d '[]' <"$sysq/scheduler")
 echo "# $(uname -r), $(nproc) CPUs; $dev over tmpfs, dio=1; schedulers: ${scheds[*]}; $reps x $runtime per cell"
 # One short run first, unrecorded: fio's start-up then comes from the page cache.
-env DEV="$dev" fio --output-format=json --runtime=1s "$1" >/dev/null 2>&1
+env DEV="$dev" fio --output-format=json "$(with_runtime "$1" 1s)" >/dev/null 2>&1
 n=${#scheds[@]}
 for r in $(seq 1 "$reps"); do
   for j in "$@"; do
@@ -53,7 +53,7 @@ for r in $(seq 1 "$reps"); do
     for i in $(seq 0 $((n - 1))); do
       s="${scheds[$(((i + r - 1) % n))]}"
       echo "$s" >"$sysq/scheduler" || { echo "$0: $dev: scheduler '$s' refused" >&2; exit 2; }
-      env DEV="$dev" fio --output-format=json+ --runtime="$runtime" "$j" >"$tmp/$wl@$s@$r.json"
+      env DEV="$dev" fio --output-format=json+ "$(with_runtime "$j" "$runtime")" >"$tmp/$wl@$s@$r.json"
       echo "rep $r $wl $s done"
     done
   done

@@ -6,7 +6,7 @@
 # many context switches, wake-ups, IPIs and work items one I/O causes is the kernel's code.
 #
 #   scripts/loop-kernel-events.sh [JOB [RUNTIME [SCHEDULER...]]]
-#     JOB        a job of docs/validation/loop-6.18/jobs/ (default randread_4k_j1_qd1_psync)
+#     JOB        a job of docs/validation/loop-6.18/jobs/, or a job file's path (default randread_4k_j1_qd1_psync)
 #     RUNTIME    fio's runtime per scheduler (default 3s)
 #     SCHEDULER  default: every scheduler the kernel offers for the loop device
 #
@@ -29,7 +29,7 @@ for s in "${scheds[@]}"; do
   echo "$s" >"$sysq/scheduler" || { echo "$0: $dev: scheduler '$s' refused" >&2; exit 2; }
   perf stat -a -x, -o "$tmp/stat-$s.csv" -e "$events" -- \
     perf record -q -a -e sched:sched_wakeup -e workqueue:workqueue_queue_work -o "$tmp/rec-$s.data" -- \
-    env DEV="$dev" fio --output-format=json --runtime="$runtime" "$jobfile" >"$tmp/fio-$s.json" 2>"$tmp/err-$s"
+    env DEV="$dev" fio --output-format=json "$(with_runtime "$jobfile" "$runtime")" >"$tmp/fio-$s.json" 2>"$tmp/err-$s"
   perf script -i "$tmp/rec-$s.data" -F comm,cpu,event,trace >"$tmp/script-$s.txt" 2>/dev/null
 done
 
