@@ -28,7 +28,7 @@ echo "# $(uname -r), $(nproc) CPUs; $job, $runtime per scheduler; $dev over tmpf
 for s in "${scheds[@]}"; do
   echo "$s" >"$sysq/scheduler" || { echo "$0: $dev: scheduler '$s' refused" >&2; exit 2; }
   perf stat -a -x, -o "$tmp/stat-$s.csv" -e "$events" -- \
-    perf record -q -a -e sched:sched_wakeup -e workqueue:workqueue_queue_work -o "$tmp/rec-$s.data" -- \
+    perf record -q -a -e sched:sched_wakeup -e sched:sched_switch -e workqueue:workqueue_queue_work -o "$tmp/rec-$s.data" -- \
     env DEV="$dev" fio --output-format=json "$(with_runtime "$jobfile" "$runtime")" >"$tmp/fio-$s.json" 2>"$tmp/err-$s"
   perf script -i "$tmp/rec-$s.data" -F comm,cpu,event,trace >"$tmp/script-$s.txt" 2>/dev/null
 done
@@ -37,8 +37,9 @@ python3 - "$tmp" "${scheds[@]}" <<'PY'
 import csv, json, re, sys
 tmp, scheds = sys.argv[1], sys.argv[2:]
 print("| scheduler | IOPS | clat p50 us | fio sys us/I/O | switches | wake-ups | softirq raises | IPIs "
-      "| work items | of which kblockd hctx runs | loop worker woken on the submitter's CPU |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+      "| work items | of which kblockd hctx runs | loop worker woken on the submitter's CPU "
+      "| ksoftirqd in after the worker: preempted it | ... after it slept |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for s in scheds:
     jobs = json.load(open(f"{tmp}/fio-{s}.json"))["jobs"]
     ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in jobs)
@@ -50,13 +51,22 @@ for s in scheds:
     for row in csv.reader(open(f"{tmp}/stat-{s}.csv")):
         if len(row) > 2 and row[0].strip()[:1].isdigit():
             count[row[2]] = float(row[0]) / ios
-    kblockd = same = cross = 0
+    kblockd = same = cross = preempted = slept = 0
     for line in open(f"{tmp}/script-{s}.txt"):
         m = re.match(r"\s*(\S+)\s+\[(\d+)\]\s+(\S+):", line)
         if not m:
             continue
         if "workqueue_queue_work" in m.group(3) and "blk_mq_run_work_fn" in line:
             kblockd += 1
+        elif "sched_switch" in m.group(3):
+            # The loop worker is a kworker of an unbound workqueue (kworker/uN:M); ksoftirqd
+            # switched in after it either preempted it (it stays runnable: R) or found it asleep.
+            sw = re.search(r"prev_comm=(\S+) .*prev_state=(\S+) ==> next_comm=(\S+)", line)
+            if sw and sw.group(1).startswith("kworker/u") and sw.group(3).startswith("ksoftirqd"):
+                if sw.group(2).startswith("R"):
+                    preempted += 1
+                else:
+                    slept += 1
         elif "sched_wakeup" in m.group(3) and m.group(1) == "fio" and "comm=kworker/u" in line:
             t = re.search(r"target_cpu=(\d+)", line)
             if t and int(t.group(1)) == int(m.group(2)):
@@ -66,5 +76,5 @@ for s in scheds:
     print(f"| {s} | {iops:.0f} | {p50:.2f} | {sys_us:.2f} | {count['sched:sched_switch']:.2f} "
           f"| {count['sched:sched_wakeup']:.2f} | {count['irq:softirq_raise']:.2f} | {count['ipi:ipi_send_cpu']:.2f} "
           f"| {count['workqueue:workqueue_queue_work']:.2f} | {kblockd / ios:.2f} "
-          f"| {same / max(1, same + cross):.0%} |")
+          f"| {same / max(1, same + cross):.0%} | {preempted / ios:.2f} | {slept / ios:.2f} |")
 PY
