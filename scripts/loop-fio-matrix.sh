@@ -11,7 +11,7 @@
 # syscall (perf bench syscall basic).
 #
 #   scripts/loop-fio-matrix.sh OUT REPS RUNTIME JOB.fio...
-#     OUT      directory the two files are written to (made if missing)
+#     OUT      directory the files are written to (made if missing)
 #     REPS     repetitions of every workload x scheduler (the calibration set: 3)
 #     RUNTIME  fio's runtime per run (the calibration set: 10s)
 #     JOB.fio  fio job files with filename=${DEV}; the file name (without .fio) names the workload
