@@ -15,6 +15,8 @@
 #
 # Needs root, fio, perf and loop devices (as loop-kernel-events.sh). Not part of the test suite.
 set -euo pipefail
+# A job file given by its path is found from where the script was started.
+if [ $# -gt 0 ] && [ -f "$1" ]; then set -- "$(realpath "$1")" "${@:2}"; fi
 cd "$(dirname "$0")/.."
 job="${1:-randread_4k_j2_qd32_libaio}"
 runtime="${2:-4s}"

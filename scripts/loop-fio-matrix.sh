@@ -19,13 +19,16 @@
 # Every scheduler the kernel offers for the device is run (bfq only if it is built).
 # Needs root, fio and loop devices. Not part of the test suite: it measures this machine.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 [ $# -ge 4 ] || { echo "usage: $0 OUT REPS RUNTIME JOB.fio..." >&2; exit 2; }
-out="$1"; reps="$2"; runtime="$3"; shift 3
+out="$(realpath -m "$1")"; reps="$2"; runtime="$3"; shift 3
 [[ "$reps" =~ ^[1-9][0-9]*$ ]] || { echo "$0: REPS '$reps': a positive integer is allowed" >&2; exit 2; }
+jobs=()
 for j in "$@"; do
   [ -f "$j" ] || { echo "$0: $j: no such job file" >&2; exit 2; }
+  jobs+=("$(realpath "$j")")
 done
+set -- "${jobs[@]}"
+cd "$(dirname "$0")/.."
 mkdir -p "$out"
 jobfile="$1"  # checked above; loop-device.sh then skips its own job lookup
 tools=""

@@ -14,6 +14,8 @@
 # /dev/shm, attaches it with `losetup --direct-io=on` (as the calibration runs did) and
 # detaches and removes it at the end. Not part of the test suite (CI has no loop devices).
 set -euo pipefail
+# A job file given by its path is found from where the script was started.
+if [ $# -gt 0 ] && [ -f "$1" ]; then set -- "$(realpath "$1")" "${@:2}"; fi
 cd "$(dirname "$0")/.."
 job="${1:-randread_4k_j1_qd1_psync}"
 runtime="${2:-3s}"
