@@ -33,6 +33,7 @@ RERUN_WORKLOADS = {
     "randread_64k_j1_qd4_libaio": {"ioengine": "libaio", "rw": "randread", "bs": "64k", "iodepth": 4, "numjobs": 1},
     "randwrite_4k_j2_qd32_libaio": {"ioengine": "libaio", "rw": "randwrite", "bs": "4k", "iodepth": 32, "numjobs": 2},
 }
+ALL_WORKLOADS = {**WORKLOADS, **RERUN_WORKLOADS}
 # The loop device of the runs: a 1 GiB tmpfs file; its worker's costs are the two figures
 # fitted to this machine (docs/validation.md lists what each was fitted to).
 CMD_COST = "500ns"
@@ -74,7 +75,7 @@ def why(wl, sched, metric):
 
 def scenario(wl, sched):
     rerun = wl in RERUN_WORKLOADS
-    job = {"name": wl, "device": "loop0", "direct": 1, **(RERUN_WORKLOADS if rerun else WORKLOADS)[wl],
+    job = {"name": wl, "device": "loop0", "direct": 1, **ALL_WORKLOADS[wl],
            "runtime": "10s", "time_based": 1, "group_reporting": 1}
     dev = {"name": "loop0", "model": "loop", "params": {"mb": 1024, "cmd_cost": CMD_COST, "copy_mbps": COPY_MBPS}}
     what = ("Loop device rerun set (docs/validation.md): Linux 6.18 on a 2-vCPU VM, measured again with "
@@ -96,8 +97,8 @@ def scenario(wl, sched):
 
 RERUN_SCHEDS = ["none", "mq-deadline", "kyber"]
 RERUN_SECTION = "Loop device over tmpfs, Linux 6.18, 2-vCPU VM, rerun: predictions (docs/validation.md)"
-# The rerun set's known misses, (workload, scheduler or None for every one, metric) -> why:
-# the verdicts of `blksim reproduce --seeds 3` on it.
+# The rerun set's known misses, (workload, scheduler or None for every one, metric suffix or
+# "" for every metric) -> why: the verdicts of `blksim reproduce --seeds 3` on it.
 HOST_WHY = ("another host than the calibration set's (docs/validation.md, Loop device: rerun): its 4 KiB "
             "CPU-bound path is slower (psync QD1 none p50 23 us here, 10.6 us there) and its tmpfs copy faster "
             "(128 KiB QD8 none 49.7 k IOPS here, 29.1 k there); the profile is the calibration set's, not re-fitted")
@@ -163,7 +164,7 @@ def rows_of(exp, section, med, workloads, scheds, path_of, expect_of):
     scheduler's ratios to none within 15 %."""
     rows = []
     for wl in workloads:
-        rw = {**WORKLOADS, **RERUN_WORKLOADS}[wl]["rw"]
+        rw = ALL_WORKLOADS[wl]["rw"]
         d = "write" if "write" in rw else "read"
         none = med[(wl, "none")]
         metrics = ((f"{d}.iops", "iops_median", "IOPS"), (f"{d}.clat_mean_ns", "clat_mean_us_median", "us"),
@@ -212,7 +213,7 @@ def main():
     def rerun_path(wl, sched):
         return f"{wl}-{sched}.json" if wl in RERUN_WORKLOADS else f"../loop-6.18/{wl}-{sched}.json"
 
-    rows = rows_of("L2", RERUN_SECTION, read_medians(RERUN_DATA), [*WORKLOADS, *RERUN_WORKLOADS], RERUN_SCHEDS,
+    rows = rows_of("L2", RERUN_SECTION, read_medians(RERUN_DATA), ALL_WORKLOADS, RERUN_SCHEDS,
                    rerun_path, rerun_expect)
     write_data(f"{RERUN_OUT}/published.json",
                {"blksim_published": 1,
