@@ -118,10 +118,12 @@ void Cpu::release(sim::Time now) {
 }
 
 // A step booked from `start` to `end`: what OsJitter takes in it goes on the core's time
-// after the step's own work (the tick as interrupt time).
+// after the step's own work (the tick as interrupt time). The host's stalls count as busy
+// time too, and are traced as another task's: a guest without steal accounting sees its
+// running task take that much longer.
 sim::Time Cpu::take_jitter(sim::Time start, sim::Time end) {
     sim::Duration tick, other;
-    const sim::Time out = jitter_->take(start, end, tick, other);
+    const sim::Time out = jitter_->take(start, end, tick, other, other);
     jitter_at_ = jitter_->next();
     busy_ += tick + other;
     irq_busy_ += tick;

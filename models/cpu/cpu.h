@@ -82,9 +82,10 @@ public:
     Cpu& operator=(const Cpu&) = delete;
 
     uint32_t id() const { return id_; }
-    // The tick, other tasks and wake-up latency (OsJitter) on this core, from the run's seed.
-    void enable_jitter(uint64_t seed) {
-        jitter_ = std::make_unique<OsJitter>(seed, id_);
+    // The tick, other tasks and wake-up latency (`guest`) and the host's stalls of this vCPU
+    // (OsJitter) on this core, from the run's seed.
+    void enable_jitter(uint64_t seed, bool guest = true, std::span<const VcpuStall> stalls = {}) {
+        jitter_ = std::make_unique<OsJitter>(seed, id_, guest, stalls);
         jitter_at_ = jitter_->next();
     }
     // Nothing runs or waits here at `now`: where the scheduler's wake-up and idle balancing

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/time.h"
 
@@ -45,6 +46,16 @@ struct CpuCosts {
     sim::Duration scsi_complete;
 };
 
+// The hypervisor taking a guest's vCPU away (host preemption; steal time a guest without
+// steal accounting cannot see): stalls arriving as a Poisson stream of `per_s` a second
+// while the vCPU runs, each of an exponentially distributed length of mean `mean`. The
+// guest's clock goes on meanwhile, so whatever the vCPU was running (or was about to run)
+// ends that much later (cpu::OsJitter).
+struct VcpuStall {
+    double per_s = 0;
+    sim::Duration mean;
+};
+
 struct HostConfig {
     uint32_t nr_cpus = 1;
     std::string cost_profile;  // profile name, for the report
@@ -69,6 +80,10 @@ struct HostConfig {
     // latency (cpu::OsJitter): what makes identical jobs drift apart. false: none, and
     // identical jobs run in exact lockstep.
     bool os_jitter = true;
+    // Host preemption of every vCPU, as classes of stalls (VcpuStall) measured on the host
+    // (scripts/vcpu-stalls.py). Empty (the default): a machine of its own, or a host that
+    // never preempts its guest.
+    std::vector<VcpuStall> vcpu_preemption;
 };
 
 }  // namespace blksim::cpu

@@ -10,13 +10,24 @@
 // core takes no tick (NO_HZ_IDLE) and another task that ran on it delayed nobody: instants
 // that fall while the core is idle are skipped.
 //
+// On a virtual machine the host takes the vCPU away as well (host.vcpu_preemption, VcpuStall):
+// the vCPU alternates between running and stalled, the stalls arriving while it runs and
+// lasting an exponentially distributed time of their class's mean, in the host's time
+// whatever the guest is doing. Unlike the guest's own preemptions, a stall matters even when
+// it begins while the core is idle: a step granted during it starts when it ends. Like them
+// it stretches task steps only (interrupt work and lock sections charged on the core are not
+// stretched, a simplification: a lock holder's stall does not hold the lock longer).
+//
 // Each core draws from its own random streams, named after the core ("cpu<N>.os_jitter" for
-// the preemptions, "cpu<N>.wake" for the wake-ups): deterministic per seed, and independent
-// of everything else in the run.
+// the preemptions, "cpu<N>.wake" for the wake-ups, "cpu<N>.vcpu_preemption" for the host's
+// stalls): deterministic per seed, and independent of everything else in the run.
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
+#include "models/cpu/cpu_config.h"
 #include "sim/random.h"
 #include "sim/time.h"
 
@@ -48,23 +59,31 @@ struct OsJitterParams {
 
 class OsJitter {
 public:
-    OsJitter(uint64_t seed, uint32_t cpu, const OsJitterParams& p = {});
+    // `guest`: the tick, other tasks and the wake-up latency (host.os_jitter); `stalls`: the
+    // host's preemption of this vCPU (host.vcpu_preemption), none if empty.
+    OsJitter(uint64_t seed, uint32_t cpu, bool guest, std::span<const VcpuStall> stalls,
+             const OsJitterParams& p = {});
 
     // The next instant at which something is due on this core.
-    sim::Time next() const { return sim::min(next_tick_, next_preempt_); }
+    sim::Time next() const { return sim::min(sim::min(next_tick_, next_preempt_), stall_start_); }
 
-    // What fell on a step booked from `start` to `end`: instants before `start` (the core
-    // idle, or in interrupt work since the last step) are skipped, the others are taken.
-    // Returns the step's new end; `tick` and `other` get the time taken by each kind.
-    sim::Time take(sim::Time start, sim::Time end, sim::Duration& tick, sim::Duration& other);
+    // What fell on a step booked from `start` to `end`: the tick and other tasks at
+    // instants before `start` (the core idle, or in interrupt work since the last step) are
+    // skipped, the others are taken; a host stall is taken for the part of it after `start`.
+    // Returns the step's new end; `tick`, `other` and `stolen` get the time taken by each kind.
+    sim::Time take(sim::Time start, sim::Time end, sim::Duration& tick, sim::Duration& other,
+                   sim::Duration& stolen);
 
     // The scheduler's latency for a task woken onto this core.
-    sim::Duration wake_latency() { return draw(rng_wake_, wake_mean_ns_); }
+    sim::Duration wake_latency() { return guest_ ? draw(rng_wake_, wake_mean_ns_) : sim::Duration(); }
 
 private:
     static sim::Duration draw(sim::Rng& r, double mean_ns) {
         return sim::Duration::ns(static_cast<int64_t>(r.exponential(mean_ns)));
     }
+    // The vCPU's next stall: it runs an exponential time (all classes' arrivals together),
+    // then stalls for a draw of the class the arrival belongs to.
+    void next_stall(sim::Time from);
 
     sim::Rng rng_;
     sim::Rng rng_wake_;
@@ -73,8 +92,19 @@ private:
     double preempt_gap_ns_;  // mean gap between arrivals
     double preempt_mean_ns_;
     double wake_mean_ns_;
-    sim::Time next_tick_;
-    sim::Time next_preempt_;
+    sim::Time next_tick_ = sim::Time::never();
+    sim::Time next_preempt_ = sim::Time::never();
+    bool guest_;
+    // The host's stalls: classes by cumulative share of the arrivals, with their mean.
+    struct StallClass {
+        double cumulative;
+        double mean_ns;
+    };
+    std::vector<StallClass> stall_classes_;
+    double stall_gap_ns_ = 0;  // mean running time between stalls
+    sim::Rng rng_stall_;
+    sim::Time stall_start_ = sim::Time::never();
+    sim::Time stall_end_ = sim::Time::never();
 };
 
 }  // namespace blksim::cpu

@@ -215,6 +215,27 @@ TEST_CASE("host: shared_llc defaults to true, is read, and refused when not a bo
                Catch::Contains("/host/shared_llc") && Catch::Contains("expected true or false"));
 }
 
+TEST_CASE("host: vcpu_preemption defaults to none, is read as classes, and refused beyond half a vCPU",
+          "[scenario]") {
+    CHECK(load(kMinimal).machine.host.vcpu_preemption.empty());
+    const auto v = load(kMinimal, {R"(host.vcpu_preemption=[{"per_s": 1000, "mean": "30us"}, {"per_s": 2.5, "mean": 3000000}])"})
+                       .machine.host.vcpu_preemption;
+    REQUIRE(v.size() == 2);
+    CHECK(v[0].per_s == 1000.0);
+    CHECK(v[0].mean == sim::Duration::ns(30'000));
+    CHECK(v[1].per_s == 2.5);
+    CHECK(v[1].mean == sim::Duration::ns(3'000'000));
+    CHECK_THAT(error_of(kMinimal, {R"(host.vcpu_preemption=[{"per_s": 1000, "mean": "1ms"}])"}),
+               Catch::Contains("/host/vcpu_preemption: the stalls would take 1 of every second") &&
+                   Catch::Contains("under 0.5"));
+    CHECK_THAT(error_of(kMinimal, {R"(host.vcpu_preemption=[{"per_s": 10, "mean": "0us"}])"}),
+               Catch::Contains("/host/vcpu_preemption/0/mean: a stall's mean must be above 0"));
+    CHECK_THAT(error_of(kMinimal, {R"(host.vcpu_preemption=[{"per_s": 10}])"}),
+               Catch::Contains("/host/vcpu_preemption/0") && Catch::Contains("mean"));
+    CHECK_THAT(error_of(kMinimal, {R"(host.vcpu_preemption=[{"per_s": -1, "mean": 5}])"}),
+               Catch::Contains("/host/vcpu_preemption/0/per_s"));
+}
+
 TEST_CASE("fio value syntax: units, read/write sizes, strings of digits", "[scenario]") {
     const Scenario s = load(kMinimal, {"jobs.0.bs=4k,8k", "jobs.0.runtime=2m", "jobs.0.ramp_time=10",
                                        "jobs.0.iodepth=\"32\"", "jobs.0.size=1g", "jobs.0.offset=1m",
@@ -685,7 +706,7 @@ TEST_CASE("cost profile problems", "[scenario]") {
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "cpus": 2, "extra": 1, "costs": {
         "syscall": 1, "io_prep": 2, "bio_submit": 3, "rq_alloc": 4, "plug": 5, "queue_rq": 6, "irq": 7,
         "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": 12, "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15, "bfq_insert": 16, "bfq_dispatch": 17, "bfq_finish": 18 }})"),
-               Catch::StartsWith(p + ": /extra: unknown key 'extra' (allowed: costs, cpus, name, shared_llc, source)"));
+               Catch::StartsWith(p + ": /extra: unknown key 'extra' (allowed: costs, cpus, name, shared_llc, source, vcpu_preemption)"));
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "costs": {}})"),
                Catch::StartsWith(p + ": "));
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "cpus": 2, "costs": {)"),
@@ -699,6 +720,22 @@ TEST_CASE("cost profile problems", "[scenario]") {
         "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": 12, "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15, "bfq_insert": 16, "bfq_dispatch": 17, "bfq_finish": 18 }})"),
                Catch::StartsWith(p + ": /costs/syscall: a CPU cost above 1s"));
     CHECK_THAT(error_with_profile(""), Catch::StartsWith(p + ": invalid JSON"));
+
+    // A profile's vCPU stalls: read from it, checked with its path, and a scenario's own win.
+    const std::string costs = R"("costs": {
+        "syscall": 1, "io_prep": 2, "bio_submit": 3, "rq_alloc": 4, "plug": 5, "queue_rq": 6, "irq": 7,
+        "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": 12, "elv_insert": 13,
+        "elv_dispatch": 14, "lock_handoff": 15, "bfq_insert": 16, "bfq_dispatch": 17, "bfq_finish": 18 }})";
+    CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "cpus": 2, "vcpu_preemption": [{"per_s": 600, "mean": "1ms"}], )" + costs),
+               Catch::StartsWith(p + ": /vcpu_preemption: the stalls would take 0.6 of every second"));
+    dir.write("p.json", R"({"name": "p", "source": "s", "cpus": 2, "vcpu_preemption": [{"per_s": 100, "mean": "1ms"}], )" + costs);
+    const auto from_profile = scenario::load_scenario_text(kMinimal, scen, {"host.cost_profile=p.json"});
+    REQUIRE(from_profile.machine.host.vcpu_preemption.size() == 1);
+    CHECK(from_profile.machine.host.vcpu_preemption[0].mean == sim::Duration::ns(1'000'000));
+    const auto overridden = scenario::load_scenario_text(
+        kMinimal, scen, {"host.cost_profile=p.json", R"(host.vcpu_preemption=[{"per_s": 5, "mean": "2us"}])"});
+    REQUIRE(overridden.machine.host.vcpu_preemption.size() == 1);
+    CHECK(overridden.machine.host.vcpu_preemption[0].per_s == 5.0);
 }
 
 // --- the schema and the decoder agree --------------------------------------------------

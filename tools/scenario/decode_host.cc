@@ -3,6 +3,8 @@
 #include <array>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "tools/scenario/decode.h"
 #include "tools/scenario/schema_check.h"
 
@@ -54,6 +56,27 @@ void read_costs(const json& obj, const std::string& ptr, const Reporter& rep, Co
     }
 }
 
+// host.vcpu_preemption (or a profile's): classes of the host's stalls of each vCPU. A stall
+// of 0 ns is no stall; stalls taking half a vCPU's time or more describe a host too busy to
+// model (and a value in the wrong unit, most likely).
+std::vector<cpu::VcpuStall> read_vcpu_preemption(const json& arr, const std::string& ptr, const Reporter& rep) {
+    std::vector<cpu::VcpuStall> out;
+    double share = 0;
+    for (size_t i = 0; i < arr.size(); ++i) {
+        const std::string at = child(ptr, std::to_string(i));
+        cpu::VcpuStall c;
+        c.per_s = arr[i].at("per_s").get<double>();
+        c.mean = read_cost(arr[i].at("mean"), child(at, "mean"), rep, "a stall's mean");
+        if (c.mean <= sim::Duration()) rep.fail(child(at, "mean"), "a stall's mean must be above 0");
+        share += c.per_s * c.mean.seconds();
+        out.push_back(c);
+    }
+    if (share >= 0.5)
+        rep.fail(ptr, "the stalls would take " + fmt::format("{:.3g}", share) +
+                          " of every second a vCPU runs (per_s x mean, summed); allowed: under 0.5");
+    return out;
+}
+
 // Fills name and costs from the profile; returns the profile's cpus.
 uint32_t load_profile(const DecodeState& st, const std::string& name, const std::string& ptr, cpu::HostConfig& h,
                       CostSlots& costs) {
@@ -71,6 +94,8 @@ uint32_t load_profile(const DecodeState& st, const std::string& name, const std:
 
     h.cost_profile = profile.at("name").get<std::string>();
     if (profile.contains("shared_llc")) h.shared_llc = profile["shared_llc"].get<bool>();
+    if (profile.contains("vcpu_preemption"))
+        h.vcpu_preemption = read_vcpu_preemption(profile["vcpu_preemption"], "/vcpu_preemption", prep);
     read_costs(profile.at("costs"), "/costs", prep, costs);
     return profile.at("cpus").get<uint32_t>();
 }
@@ -91,6 +116,8 @@ cpu::HostConfig decode_host(const DecodeState& st, const json& host, const std::
     if (host.contains("submit_bio_plug")) h.submit_bio_plug = host["submit_bio_plug"].get<bool>();
     if (host.contains("shared_llc")) h.shared_llc = host["shared_llc"].get<bool>();
     if (host.contains("os_jitter")) h.os_jitter = host["os_jitter"].get<bool>();
+    if (host.contains("vcpu_preemption"))
+        h.vcpu_preemption = read_vcpu_preemption(host["vcpu_preemption"], child(ptr, "vcpu_preemption"), st.rep);
     if (host.contains("os_noise"))
         h.os_noise = read_cost(host["os_noise"], child(ptr, "os_noise"), st.rep, "an OS noise mean");
     if (host.contains("cpus")) h.nr_cpus = host["cpus"].get<uint32_t>();
