@@ -52,9 +52,11 @@ RELATIVE = {"syscall": 100, "io_prep": 60, "bio_submit": 150, "rq_alloc": 80, "p
 SECTION = "Loop device over tmpfs, Linux 6.18, 2-vCPU VM (docs/validation.md)"
 
 
-P99_WHY = ("blksim's loop path has no source of variance on this host (constant CPU costs, no host or VM "
-           "preemption): its p99 is its mean, where the VM's p99 is 2.3x (QD1) to 14x (QD32) its mean; "
-           "docs/validation.md, Loop device")
+P99_WHY = ("blksim's loop path has little variance in these scenarios (constant CPU costs; the calibration host's "
+           "stalls of its vCPUs were not measured, so host.vcpu_preemption is not set): its p99 is near its mean, "
+           "where the VM's p99 is 2.3x (QD1) to 14x (QD32) its mean. The rerun host's measured stalls, as a "
+           "what-if, give the QD1 p99 (37 us against 34) but not the millisecond tails at QD32 and 128 KiB, "
+           "which would need stalls of milliseconds about a tenth of the time; docs/validation.md, Loop device")
 SCHED_WHY = ("blksim charges an elevator only its lock sections and hooks on this path (4-11 % of a 4 KiB I/O "
              "here); the real runs lose 17-61 %, and by more than the run-to-run spread (the per-repetition "
              "ratios to none are 0.62-0.88 at QD32): a cost of having an elevator on the loop path that the "
