@@ -1,7 +1,7 @@
 # Sourced by the loop scripts (loop-kernel-events.sh, loop-cpu-split.sh, loop-fio-functions.sh,
-# loop-wake-delays.sh, loop-fio-matrix.sh): checks what they need and makes the calibration set's device, a loop device over a 1 GiB
-# tmpfs file with direct I/O (losetup --direct-io=on), detached and removed when the script
-# exits. Expects $backing (the file's path), and $job (a job of
+# loop-wake-delays.sh, loop-fio-matrix.sh): checks what they need and makes the calibration
+# set's device, a loop device over a 1 GiB tmpfs file with direct I/O (losetup
+# --direct-io=on), detached and removed when the script exits. Expects $backing (the file's path), and $job (a job of
 # docs/validation/loop-6.18/jobs/ or a job file's path) unless $jobfile is set already;
 # $tools lists the commands the script needs besides fio, losetup and python3 (default:
 # perf). Sets $jobfile, $tmp (a scratch directory), $dev and $sysq (its queue's sysfs
