@@ -9,10 +9,11 @@ Run it on an otherwise idle machine (nothing else competing for the CPUs), as ro
 
 Prints, per CPU, the gaps by length (how many a second, their share of the time), and the
 classes of stalls for blksim's `host.vcpu_preemption` from the gaps of at least --min-us
-(default 20 us): one class per length band, `per_s` the band's gaps per second of the loop's
-running time and `mean` their mean length, averaged over the CPUs. Shorter gaps are left out
-by default: they are the guest's own tick and interrupts, which blksim's OS jitter
-(host.os_jitter) already takes.
+(default 5 us): one class per length band, `per_s` the band's gaps per second of the loop's
+running time and `mean` their mean length, averaged over the CPUs. Shorter gaps are left out:
+they are about the guest's tick rate (HZ=250) and length, which blksim's OS jitter
+(host.os_jitter) already takes. A gap cannot tell the host's stall from the guest's own
+interrupt, so the classes are what a task loses, whoever takes it.
 
   scripts/vcpu-stalls.py [SECONDS] [--min-us N]     (default 10 s per CPU, all CPUs at once)
 """
@@ -63,7 +64,7 @@ def band_name(i):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("seconds", nargs="?", type=float, default=10.0)
-    ap.add_argument("--min-us", type=float, default=20.0,
+    ap.add_argument("--min-us", type=float, default=5.0,
                     help="shortest gap counted as a stall for host.vcpu_preemption (a band edge: 2, 5, 20, 100, 500, 2000, 10000)")
     a = ap.parse_args()
     if not 0.1 <= a.seconds <= 3600:
