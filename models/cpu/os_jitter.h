@@ -14,7 +14,7 @@
 // the vCPU alternates between running and stalled, the stalls arriving while it runs and
 // lasting an exponentially distributed time of their class's mean, in the host's time
 // whatever the guest is doing. Unlike the guest's own preemptions, a stall matters even when
-// it begins while the core is idle: a step granted during it starts when it ends. Like them
+// it begins while the core is idle: a step granted during it ends that much later. Like them
 // it stretches task steps only (interrupt work and lock sections charged on the core are not
 // stretched, a simplification: a lock holder's stall does not hold the lock longer).
 //
