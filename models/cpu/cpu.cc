@@ -122,9 +122,10 @@ void Cpu::release(sim::Time now) {
 // time too, and are traced as another task's: a guest without steal accounting sees its
 // running task take that much longer.
 sim::Time Cpu::take_jitter(sim::Time start, sim::Time end) {
-    sim::Duration tick, other;
-    const sim::Time out = jitter_->take(start, end, tick, other, other);
+    sim::Duration tick, other, stolen;
+    const sim::Time out = jitter_->take(start, end, tick, other, stolen);
     jitter_at_ = jitter_->next();
+    other += stolen;
     busy_ += tick + other;
     irq_busy_ += tick;
     if (work_trace_) [[unlikely]] {

@@ -442,10 +442,11 @@ nlohmann::json random_scenario(uint64_t seed) {
     // A VM whose host stalls its vCPUs (drawn last, so that the rest of each seed's scenario
     // is what it was before this option existed).
     if (d.chance(0.2)) {
-        const json classes[] = {json::array({{{"per_s", 1000}, {"mean", "20us"}}}),
-                                json::array({{{"per_s", 100}, {"mean", "1ms"}}}),
-                                json::array({{{"per_s", 1270}, {"mean", "16us"}}, {{"per_s", 2.4}, {"mean", "3ms"}}})};
-        s["host"]["vcpu_preemption"] = d.pick({classes[0], classes[1], classes[2]});
+        const std::vector<json> classes = {
+            json::array({{{"per_s", 1000}, {"mean", "20us"}}}),
+            json::array({{{"per_s", 100}, {"mean", "1ms"}}}),
+            json::array({{{"per_s", 1270}, {"mean", "16us"}}, {{"per_s", 2.4}, {"mean", "3ms"}}})};
+        s["host"]["vcpu_preemption"] = d.pick(classes);
     }
     return s;
 }
