@@ -1076,20 +1076,33 @@ void RequestQueue::requeue_work(uint64_t arg) {
     completion_restart(h, now);
 }
 
+// blk_mq_complete_need_ipi(): rq_affinity=1 (QUEUE_FLAG_SAME_COMP) sends a completion to
+// the CPU that submitted the request unless it is this one or shares this one's last-level
+// cache (cpus_share_cache(): the same sd_llc domain, which a host whose CPUs expose no cache
+// topology does not build, host.shared_llc); rq_affinity=2 (QUEUE_FLAG_SAME_FORCE) sends it
+// whenever the CPUs differ; rq_affinity=0 completes where it is.
+bool RequestQueue::complete_need_ipi(uint32_t cpu, uint32_t submitter) const {
+    if (cfg_.rq_affinity == 0 || cpu == submitter)
+        return false;
+    return cfg_.rq_affinity == 2 || !cpus_[cpu]->has_sd_llc() || !cpus_[submitter]->has_sd_llc();
+}
+
 void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, CompletionPath path) {
     if (rq->state != RqState::IN_FLIGHT)
         rq_violation(*rq, "was completed while not in flight", "every request completes exactly once, after it was issued");
     rq->state = RqState::COMPLETE;
-    // blk_mq_complete_request_remote(): with rq_affinity=2 the completion is sent to the
-    // submitting CPU (IPI + softirq there). rq_affinity=1 does the same only when the two
-    // CPUs do not share a last-level cache; the model's hosts are one LLC domain, so
-    // rq_affinity=1 completes on the interrupted CPU (docs/model.md).
+    // blk_mq_complete_request_remote(): a completion that complete_need_ipi() sends to the
+    // submitting CPU runs there (the IPI and BLOCK_SOFTIRQ: the profile's `softirq`).
     uint32_t ccpu = irq_cpu;
     Duration cost = complete_rq_cost_;
     switch (path) {
     case CompletionPath::INLINE:
         break;
     case CompletionPath::SOFTIRQ:
+        // Ended from a task's context (the loop worker) or a local softirq: on a host whose
+        // CPUs share no cache the kernel sends it to the submitter all the same.
+        if (complete_need_ipi(irq_cpu, rq->mq_ctx_cpu))
+            ccpu = rq->mq_ctx_cpu;
         cost += costs_.softirq;
         break;
     case CompletionPath::TIMER_IRQ:
@@ -1098,7 +1111,7 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
     case CompletionPath::DEVICE_IRQ:
         cpus_[irq_cpu]->irq(now, costs_.irq);
         now = now + costs_.irq;
-        if (cfg_.rq_affinity == 2 && irq_cpu != rq->mq_ctx_cpu)
+        if (complete_need_ipi(irq_cpu, rq->mq_ctx_cpu))
             ccpu = rq->mq_ctx_cpu;  // IPI to the submitter, BLOCK_SOFTIRQ there
         if (ccpu != irq_cpu || hctxs_.size() == 1)
             cost += costs_.softirq;

@@ -64,8 +64,9 @@ void Loop::step_done(uint64_t) {
     const sim::Time now = eq_.now();
     cpu::Cpu& core = *q_->cpus()[worker_cpu_];
     // lo_rw_aio(): the file's read_iter returned, the command ends from the worker:
-    // blk_mq_complete_request() raises BLOCK_SOFTIRQ on this CPU (one hardware queue, CPUs
-    // sharing a cache: no IPI with rq_affinity=1).
+    // blk_mq_complete_request() raises BLOCK_SOFTIRQ on this CPU (one hardware queue) when
+    // the submitter is this CPU or shares its cache, else sends it to the submitter's CPU by
+    // IPI (rq_affinity=1 on a host without a shared cache: RequestQueue::complete_need_ipi).
     blkmq::Request* rq = in_hand_;
     in_hand_ = nullptr;
     ++handled_;

@@ -12,13 +12,13 @@ using namespace blksim;
 namespace {
 
 // One job on a loop device of a host with `cpus` CPUs, the device's params as given; `host`
-// adds keys to the host, `sched` names the queue's scheduler.
+// adds keys to the host, `sched` names the queue's scheduler, `queue` adds keys to the queue.
 result::RunResult run_loop(int cpus, const std::string& params, const std::string& job, const std::string& host = "",
-                           const std::string& sched = "none") {
+                           const std::string& sched = "none", const std::string& queue = "") {
     const std::string text = R"({
   "host": { "cpus": )" + std::to_string(cpus) + R"(, "cost_profile": "loop-vm-2cpu", "os_jitter": false )" + host + R"( },
   "devices": [ { "name": "loop0", "model": "loop", "params": )" + params + R"( } ],
-  "queues": [ { "device": "loop0", "scheduler": ")" + sched + R"(" } ],
+  "queues": [ { "device": "loop0", "scheduler": ")" + sched + R"(" )" + queue + R"( } ],
   "jobs": [ { "name": "j", "device": "loop0", "direct": 1, "runtime": "100ms", "time_based": 1,
               "group_reporting": 1, )" + job + R"( } ]
 })";
@@ -118,4 +118,32 @@ TEST_CASE("loop: with no shared cache the worker wakes on the submitter's busy C
     CHECK(dd_llc.queues.at(0).resched_handoffs == 0);
     CHECK(dd_llc.cpus[0].irq.count() == 0);
     CHECK(iops(dd_llc) > 0.9 * iops(run_loop(2, params, job)));
+}
+
+TEST_CASE("loop: rq_affinity sends the worker's completion to the submitter's CPU when the two share "
+          "no cache, or always with rq_affinity=2 (blk_mq_complete_need_ipi)", "[loop][device]") {
+    const std::string params = R"({ "copy_mbps": 4000, "cmd_cost": "1us" })";
+    // The job on CPU 1; the worker starts on CPU 0 and, woken while CPU 0 is idle, stays there.
+    const std::string job = R"("ioengine": "psync", "rw": "randread", "bs": "4k", "cpus_allowed": "1")";
+    const std::string no_llc = R"(, "shared_llc": false)";
+    auto irq_us = [](const result::RunResult& r, int cpu) { return static_cast<double>(r.cpus.at(cpu).irq.count()) / 1e3; };
+    // A shared cache and rq_affinity=1: the completion stays on the worker's CPU.
+    const auto llc = run_loop(2, params, job);
+    CHECK(llc.jobs.at(0).dir[0].total_ios > 1000);
+    CHECK(irq_us(llc, 0) > 0);
+    CHECK(irq_us(llc, 1) == 0);
+    // No shared cache: rq_affinity=1 sends it to CPU 1, the submitter's, which takes all of
+    // the completion work the worker's CPU took before (the same costs, on the other CPU).
+    const auto ipi = run_loop(2, params, job, no_llc);
+    CHECK(irq_us(ipi, 0) == 0);
+    CHECK(irq_us(ipi, 1) / static_cast<double>(ipi.jobs.at(0).dir[0].total_ios) ==
+          Approx(irq_us(llc, 0) / static_cast<double>(llc.jobs.at(0).dir[0].total_ios)).epsilon(0.02));
+    // rq_affinity=0: where it ended, whatever the cache; rq_affinity=2: the submitter's,
+    // whatever the cache.
+    const auto here = run_loop(2, params, job, no_llc, "none", R"(, "rq_affinity": 0)");
+    CHECK(irq_us(here, 0) > 0);
+    CHECK(irq_us(here, 1) == 0);
+    const auto forced = run_loop(2, params, job, "", "none", R"(, "rq_affinity": 2)");
+    CHECK(irq_us(forced, 0) == 0);
+    CHECK(irq_us(forced, 1) > 0);
 }
