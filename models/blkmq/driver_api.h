@@ -44,6 +44,10 @@ public:
     // Called by the device at `now` on `irq_cpu`: picks the completing CPU, charges the
     // completion work there, ends the request (trace C, bio end_io) and frees it.
     virtual void complete_request(Request* rq, sim::Time now, uint32_t irq_cpu, CompletionPath path) = 0;
+    // blk_mq_complete_need_ipi(): whether a completion on `cpu` of a request submitted on
+    // `submitter` goes there by IPI (rq_affinity, and whether the two CPUs share a cache).
+    // A driver ending requests from a task's context raises the softirq itself otherwise.
+    virtual bool complete_need_ipi(uint32_t cpu, uint32_t submitter) const = 0;
 
     virtual uint32_t nr_hw_queues() const = 0;
     // The first CPU mapped to hctx `i`: where its kblockd work runs when no CPU of its own

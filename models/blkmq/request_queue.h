@@ -171,8 +171,7 @@ public:
     void start_request(Request* rq, sim::Time now) override;
     void requeue_request(Request* rq, sim::Time now, uint32_t cpu) override;
     void complete_request(Request* rq, sim::Time now, uint32_t irq_cpu, CompletionPath path) override;
-    // Whether a completion on `cpu` goes to the submitting CPU by IPI (rq_affinity).
-    bool complete_need_ipi(uint32_t cpu, uint32_t submitter) const;
+    bool complete_need_ipi(uint32_t cpu, uint32_t submitter) const override;
 
     // blktrace: attach a sink (nullptr detaches); `dev` identifies this disk in it.
     void set_trace(TraceSink* sink, uint32_t dev) {

@@ -2,7 +2,18 @@
 
 #include <stdexcept>
 
+#include "models/cpu/ksoftirqd.h"
+
 namespace blksim::cpu {
+
+Cpu::Cpu(sim::EventQueue& q, uint32_t id) : q_(q), id_(id) {}
+Cpu::~Cpu() = default;
+
+Ksoftirqd& Cpu::ksoftirqd(sim::Duration context_switch) {
+    if (!ksoftirqd_) [[unlikely]]
+        ksoftirqd_ = std::make_unique<Ksoftirqd>(q_, *this, context_switch);
+    return *ksoftirqd_;
+}
 
 void Cpu::enqueue(Task* t) {
     t->rq_next_ = nullptr;
@@ -22,7 +33,7 @@ Task* Cpu::dequeue() {
 }
 
 // Take `t` out of the run queue wherever it is (a waiter's place, wait_hold()).
-void Cpu::unlink(Task* t) {
+bool Cpu::unlink(Task* t) {
     Task* prev = nullptr;
     for (Task* p = rq_head_; p != nullptr; prev = p, p = p->rq_next_) {
         if (p != t)
@@ -30,8 +41,17 @@ void Cpu::unlink(Task* t) {
         (prev ? prev->rq_next_ : rq_head_) = p->rq_next_;
         if (rq_tail_ == p)
             rq_tail_ = prev;
-        return;
+        return true;
     }
+    return false;
+}
+
+// A dispatch event already asked for stays: finding the run queue empty (or another task at
+// its head) it does what it would have done without `t`.
+bool Cpu::pull(Task* t) {
+    if (t == queued_waiter_)
+        return false;
+    return unlink(t);
 }
 
 uint32_t find_idle_cpu(std::span<const std::unique_ptr<Cpu>> cpus, sim::Time now) {
@@ -71,7 +91,7 @@ void Cpu::wake(Task* t, sim::Time now) {
         grant(t, start);
         return;
     }
-    if (running_ && t != current_)
+    if (running_ && t != current_ && now - run_since_ >= parity_slice_)
         ++preempting_wakeups_;
     enqueue(t);
     // A running step hands the core on when it ends; otherwise the core is idle or busy

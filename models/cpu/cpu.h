@@ -23,6 +23,7 @@
 namespace blksim::cpu {
 
 class Cpu;
+class Ksoftirqd;
 
 // What a piece of a core's work is, for a trace of the cores (--perfetto, the CPU-time
 // breakdown): the step of a task (its syscalls, bio submission, plugging, merges, usr time),
@@ -77,9 +78,10 @@ private:
 
 class Cpu {
 public:
-    Cpu(sim::EventQueue& q, uint32_t id) : q_(q), id_(id) {}
+    Cpu(sim::EventQueue& q, uint32_t id);
     Cpu(const Cpu&) = delete;
     Cpu& operator=(const Cpu&) = delete;
+    ~Cpu();
 
     uint32_t id() const { return id_; }
     // The tick, other tasks and wake-up latency (`guest`) and the host's stalls of this vCPU
@@ -91,12 +93,33 @@ public:
     // Nothing runs or waits here at `now`: where the scheduler's wake-up and idle balancing
     // would place a task (select_idle_sibling, newidle pull).
     bool idle(sim::Time now) const { return !running_ && !in_step_ && rq_head_ == nullptr && free_at_ <= now; }
+    // This core's ksoftirqd (models/cpu/ksoftirqd.h), made when first asked for; a switch to
+    // it costs `context_switch`.
+    Ksoftirqd& ksoftirqd(sim::Duration context_switch);
     // Tasks wait in the run queue for this core.
     bool has_waiting() const { return rq_head_ != nullptr; }
+    // Tasks other than `t` wait in the run queue for this core.
+    bool has_waiting_besides(const Task* t) const {
+        return rq_head_ != nullptr && (rq_head_ != t || rq_head_->rq_next_ != nullptr);
+    }
+    // A task other than `a` and `b` runs a step on this core or waits for it: with one of
+    // them, two runnable tasks (rq->nr_running >= 2), what the tick's balancer looks for.
+    bool runnable_besides(const Task* a, const Task* b) const {
+        if (running_ && current_ != a && current_ != b)
+            return true;
+        for (const Task* t = rq_head_; t != nullptr; t = t->rq_next_)
+            if (t != a && t != b)
+                return true;
+        return false;
+    }
+    // Idle balancing on another core takes `t`, runnable and waiting in this core's run
+    // queue (not running, not holding its place in held work), off it: true if it was there.
+    bool pull(Task* t);
     // Wake-ups that found another task running here and queued behind it: the woken task
     // preempts at the current task's next preemption point (check_preempt_wakeup_fair sets
     // need_resched). Kernel code the current task runs compares this count before and after
     // a piece of work to see whether need_resched() became true in it.
+    // (With RUN_TO_PARITY only once the running task's protected slice is over.)
     uint64_t preempting_wakeups() const { return preempting_wakeups_; }
     // The scheduler's domains: whether this core shares a last-level cache with the others
     // (an sd_llc domain spans them). A host whose CPUs expose no cache topology (a VM such as
@@ -104,6 +127,10 @@ public:
     // (select_task_rq, below).
     bool has_sd_llc() const { return sd_llc_; }
     void set_sd_llc(bool shared) { sd_llc_ = shared; }
+    // EEVDF's RUN_TO_PARITY: a wake-up onto this core while a task runs preempts it
+    // (preempting_wakeups()) only once that task has run `slice` since it was switched in.
+    // Zero (the default): every such wake-up.
+    void set_run_to_parity(sim::Duration slice) { parity_slice_ = slice; }
     // A task's step is being played out (run_step() on the stack or deferred, not booked yet).
     bool in_step() const { return in_step_; }
     // Inside an open step: where the work charged so far in it has got to.
@@ -216,6 +243,8 @@ private:
     void dispatch(uint64_t);
     void kick(sim::Time when);
     void grant(Task* t, sim::Time start) {
+        if (t != current_)
+            run_since_ = start;
         running_ = true;
         current_ = t;
         in_step_ = true;
@@ -247,7 +276,7 @@ private:
     }
     void enqueue(Task* t);
     Task* dequeue();
-    void unlink(Task* t);
+    bool unlink(Task* t);
     sim::Time take_jitter(sim::Time start, sim::Time end);
 
     sim::EventQueue& q_;
@@ -268,13 +297,25 @@ private:
     bool dispatch_pending_ = false;
     uint64_t preempting_wakeups_ = 0;
     bool sd_llc_ = true;
+    sim::Duration parity_slice_;   // set_run_to_parity()
+    sim::Time run_since_;          // when the task running here was switched in
     uint32_t holds_ = 0;           // kernel work going on in later events (hold())
     Task* hold_waiter_ = nullptr;  // the task waiting in it (wait_hold())
     Task* queued_waiter_ = nullptr;  // that task, holding its place in the run queue until step_end()
     WorkTrace* work_trace_ = nullptr;
     std::unique_ptr<OsJitter> jitter_;             // nullptr: off
+    std::unique_ptr<Ksoftirqd> ksoftirqd_;         // made by the first ksoftirqd() call
     sim::Time jitter_at_ = sim::Time::never();  // jitter_->next(), or never when off
 };
+
+// EEVDF's base slice, sysctl_sched_base_slice: 0.75 ms scaled as the kernel scales it for
+// the CPU count (SCHED_TUNABLESCALING_LOG: 1 + ilog2 of the CPUs, at most 8): 1.5 ms on 2.
+inline sim::Duration sched_base_slice(uint32_t ncpus) {
+    int64_t factor = 1;
+    for (uint32_t n = ncpus < 8 ? ncpus : 8; n > 1; n >>= 1)
+        ++factor;
+    return sim::Duration::ns(750'000 * factor);
+}
 
 // The first idle CPU (Cpu::idle), UINT32_MAX when every one is busy: where the scheduler's
 // idle search looks, and which CPU idle balancing would pull a waiting task to.

@@ -25,12 +25,56 @@ BlkStatus Loop::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
 // queue_work() on the device's unbound workqueue wakes its kworker where the scheduler
 // places it (select_task_rq): with no shared cache to search, on the CPU it last ran on,
 // which is often the submitter's own.
+//
+// Placed beside another task (a job thread), it shares that core until the core's next tick
+// sees two runnable tasks while a CPU is idle (nohz_balancer_kick()) and the idle CPU's load
+// balance moves one of them: the worker here, since blksim's job threads stay on their CPUs
+// (a worker still waiting is pulled at once, a running one moves at its next cond_resched(),
+// as the kernel's active balance would stop it; asleep by then, it wakes there next time).
+// This is how the two get apart on a host whose CPUs share no cache, where a wake-up keeps
+// the worker on its previous, busy CPU. *Simplification:* the first tick moves it; the
+// kernel's cache-hot check (task_hot(): ran within sched_migration_cost, 0.5 ms) may leave
+// it for a balance attempt or two more.
 void Loop::wake(sim::Time now) {
     awake_ = true;
     switched_in_ = false;
     ++wakeups_;
     worker_cpu_ = cpu::select_task_rq(q_->cpus(), worker_cpu_, now);
     q_->cpus()[worker_cpu_]->wake(this, now);
+    if (!balance_pending_ && shares_core())
+        arm_idle_balance(now);
+}
+
+// Another task than ksoftirqd (bound to its CPU, and gone again after a pass) is runnable
+// on the worker's core.
+bool Loop::shares_core() {
+    cpu::Cpu& core = *q_->cpus()[worker_cpu_];
+    return core.runnable_besides(this, &core.ksoftirqd(q_->costs().context_switch));
+}
+
+void Loop::arm_idle_balance(sim::Time now) {
+    const int64_t tick = cpu::OsJitterParams{}.tick_period.count();
+    balance_pending_ = true;
+    eq_.at<&Loop::idle_balance>(sim::Time::from_ns((now.ns() / tick + 1) * tick), this);
+}
+
+void Loop::idle_balance(uint64_t) {
+    balance_pending_ = false;
+    if (!awake_ || balance_to_ != NO_CPU || !shares_core())
+        return;
+    const sim::Time now = eq_.now();
+    const uint32_t c = cpu::find_idle_cpu(q_->cpus(), now);
+    if (c == UINT32_MAX || c == worker_cpu_) {
+        arm_idle_balance(now);  // the next tick looks again
+        return;
+    }
+    ++migrations_;
+    if (q_->cpus()[worker_cpu_]->pull(this)) {
+        worker_cpu_ = c;
+        q_->cpus()[c]->wake(this, now);
+        return;
+    }
+    balance_to_ = c;  // running: it moves at its next cond_resched()
 }
 
 void Loop::wake_at(uint64_t) { q_->cpus()[worker_cpu_]->wake(this, eq_.now()); }
@@ -67,18 +111,36 @@ void Loop::step_done(uint64_t) {
     // blk_mq_complete_request() raises BLOCK_SOFTIRQ on this CPU (one hardware queue) when
     // the submitter is this CPU or shares its cache, else sends it to the submitter's CPU by
     // IPI (rq_affinity=1 on a host without a shared cache: RequestQueue::complete_need_ipi).
+    // Raised here, from process context, the softirq wakes this CPU's ksoftirqd, which ends
+    // the request once it runs (models/cpu/ksoftirqd.h).
     blkmq::Request* rq = in_hand_;
     in_hand_ = nullptr;
     ++handled_;
-    q_->complete_request(rq, now, worker_cpu_, blkmq::DriverQueue::CompletionPath::SOFTIRQ);
+    if (q_->complete_need_ipi(worker_cpu_, rq->mq_ctx_cpu))
+        q_->complete_request(rq, now, worker_cpu_, blkmq::DriverQueue::CompletionPath::SOFTIRQ);
+    else
+        softirq_wakeups_ += core.ksoftirqd(q_->costs().context_switch).raise(this, rq, now);
     if (cmd_list_.empty()) {
         awake_ = false;
         core.step_end(this, now, false);
+        if (balance_to_ != NO_CPU) {  // moved while it ran: it wakes there next time
+            worker_cpu_ = balance_to_;
+            balance_to_ = NO_CPU;
+        }
+        return;
+    }
+    if (balance_to_ != NO_CPU) {
+        const uint32_t c = balance_to_;
+        balance_to_ = NO_CPU;
+        core.step_end(this, now, false);
+        worker_cpu_ = c;
+        q_->cpus()[c]->wake(this, now);
         return;
     }
     // Others wait for this core and another is idle: that core pulls the worker (newidle
-    // balancing).
-    if (core.has_waiting()) {
+    // balancing). ksoftirqd, bound to its CPU, preempts the worker instead (below).
+    Task* const softirqd = &core.ksoftirqd(q_->costs().context_switch);
+    if (core.has_waiting_besides(softirqd)) {
         if (const uint32_t c = cpu::find_idle_cpu(q_->cpus(), now); c != UINT32_MAX && c != worker_cpu_) {
             core.step_end(this, now, false);
             worker_cpu_ = c;
@@ -88,6 +150,10 @@ void Loop::step_done(uint64_t) {
         }
     }
     core.step_end(this, now, true);
+}
+
+void Loop::softirq(void* rq, uint32_t cpu, sim::Time now) {
+    q_->complete_request(static_cast<blkmq::Request*>(rq), now, cpu, blkmq::DriverQueue::CompletionPath::SOFTIRQ);
 }
 
 std::string Loop::check_idle() const {
@@ -102,6 +168,7 @@ void Loop::report(result::DeviceReport& r) const {
     r.add("wakeups", static_cast<double>(wakeups_));
     r.add("commands_per_wakeup", wakeups_ ? static_cast<double>(handled_) / static_cast<double>(wakeups_) : 0.0, 2);
     r.add("migrations", static_cast<double>(migrations_));
+    r.add("ksoftirqd_wakeups", static_cast<double>(softirq_wakeups_));
     r.add("worker_cpu_ms", static_cast<double>(worker_busy_.count()) / 1e6, 3);
 }
 

@@ -22,6 +22,7 @@
 
 #include "models/blkmq/driver_api.h"
 #include "models/cpu/cpu.h"
+#include "models/cpu/ksoftirqd.h"
 #include "models/device/device.h"
 #include "sim/event_queue.h"
 #include "sim/time.h"
@@ -40,7 +41,7 @@ struct LoopConfig {
     uint64_t copy_bytes_per_s = 4'000'000'000;
 };
 
-class Loop final : public Device, private cpu::Task {
+class Loop final : public Device, private cpu::Task, private cpu::SoftirqAction {
 public:
     Loop(sim::EventQueue& eq, const LoopConfig& cfg) : eq_(eq), cfg_(cfg) {}
     void attach(blkmq::DriverQueue* q) override { q_ = q; }
@@ -67,10 +68,17 @@ private:
     void run_step(sim::Time start) override;
     // The command's copy ended: complete it from this core, go on or sleep.
     void step_done(uint64_t);
+    // blk_done_softirq() in ksoftirqd on `cpu`: the request ends there.
+    void softirq(void* rq, uint32_t cpu, sim::Time now) override;
     // A command queued slightly ahead of the worker's present (a submitter's plug flush
     // plays out ahead of the event being run): wake for it then.
     void wake_at(uint64_t);
     void wake(sim::Time now);
+    // The tick of the core the worker shares with another task: an idle core takes the
+    // worker (nohz idle balancing), or the next tick looks again.
+    void idle_balance(uint64_t);
+    void arm_idle_balance(sim::Time now);
+    bool shares_core();
 
     sim::EventQueue& eq_;
     LoopConfig cfg_;
@@ -88,7 +96,11 @@ private:
     bool switched_in_ = false; // it has paid its context switch since it last slept
     uint64_t handled_ = 0;
     uint64_t wakeups_ = 0;
+    static constexpr uint32_t NO_CPU = UINT32_MAX;
+    bool balance_pending_ = false;  // an idle_balance() event is pending
+    uint32_t balance_to_ = NO_CPU;  // moved by idle balancing while running: where to
     uint64_t migrations_ = 0;
+    uint64_t softirq_wakeups_ = 0;  // completions that woke a ksoftirqd
     sim::Duration worker_busy_;  // context switches and commands, completions not included
 };
 

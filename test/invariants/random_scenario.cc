@@ -448,6 +448,10 @@ nlohmann::json random_scenario(uint64_t seed) {
             json::array({{{"per_s", 1270}, {"mean", "16us"}}, {{"per_s", 2.4}, {"mean", "3ms"}}})};
         s["host"]["vcpu_preemption"] = d.pick(classes);
     }
+    // EEVDF's RUN_TO_PARITY (drawn after everything else, so that the rest of a seed's
+    // scenario is what it was before it was drawn).
+    if (d.chance(0.3))
+        s["host"]["run_to_parity"] = true;
     return s;
 }
 

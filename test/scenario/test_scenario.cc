@@ -215,6 +215,18 @@ TEST_CASE("host: shared_llc defaults to true, is read, and refused when not a bo
                Catch::Contains("/host/shared_llc") && Catch::Contains("expected true or false"));
 }
 
+TEST_CASE("host: run_to_parity defaults to false, is read from the host and the profile, and refused when "
+          "not a boolean", "[scenario]") {
+    CHECK_FALSE(load(kMinimal).machine.host.run_to_parity);
+    CHECK(load(kMinimal, {"host.run_to_parity=true"}).machine.host.run_to_parity);
+    // loop-vm-2cpu (Linux 6.18) says true and shared_llc false; the host's value wins.
+    CHECK(load(kMinimal, {"host.cost_profile=\"loop-vm-2cpu\""}).machine.host.run_to_parity);
+    CHECK_FALSE(load(kMinimal, {"host.cost_profile=\"loop-vm-2cpu\""}).machine.host.shared_llc);
+    CHECK_FALSE(load(kMinimal, {"host.cost_profile=\"loop-vm-2cpu\"", "host.run_to_parity=false"}).machine.host.run_to_parity);
+    CHECK_THAT(error_of(kMinimal, {"host.run_to_parity=1"}),
+               Catch::Contains("/host/run_to_parity") && Catch::Contains("expected true or false"));
+}
+
 TEST_CASE("host: vcpu_preemption defaults to none, is read as classes, and refused beyond half a vCPU",
           "[scenario]") {
     CHECK(load(kMinimal).machine.host.vcpu_preemption.empty());
@@ -706,7 +718,7 @@ TEST_CASE("cost profile problems", "[scenario]") {
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "cpus": 2, "extra": 1, "costs": {
         "syscall": 1, "io_prep": 2, "bio_submit": 3, "rq_alloc": 4, "plug": 5, "queue_rq": 6, "irq": 7,
         "softirq": 8, "complete_rq": 9, "io_complete": 10, "reap": 11, "context_switch": 12, "elv_insert": 13, "elv_dispatch": 14, "lock_handoff": 15, "bfq_insert": 16, "bfq_dispatch": 17, "bfq_finish": 18 }})"),
-               Catch::StartsWith(p + ": /extra: unknown key 'extra' (allowed: costs, cpus, name, shared_llc, source, vcpu_preemption)"));
+               Catch::StartsWith(p + ": /extra: unknown key 'extra' (allowed: costs, cpus, name, run_to_parity, shared_llc, source, vcpu_preemption)"));
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "costs": {}})"),
                Catch::StartsWith(p + ": "));
     CHECK_THAT(error_with_profile(R"({"name": "p", "source": "s", "cpus": 2, "costs": {)"),

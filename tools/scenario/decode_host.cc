@@ -94,6 +94,7 @@ uint32_t load_profile(const DecodeState& st, const std::string& name, const std:
 
     h.cost_profile = profile.at("name").get<std::string>();
     if (profile.contains("shared_llc")) h.shared_llc = profile["shared_llc"].get<bool>();
+    if (profile.contains("run_to_parity")) h.run_to_parity = profile["run_to_parity"].get<bool>();
     if (profile.contains("vcpu_preemption"))
         h.vcpu_preemption = read_vcpu_preemption(profile["vcpu_preemption"], "/vcpu_preemption", prep);
     read_costs(profile.at("costs"), "/costs", prep, costs);
@@ -115,6 +116,7 @@ cpu::HostConfig decode_host(const DecodeState& st, const json& host, const std::
 
     if (host.contains("submit_bio_plug")) h.submit_bio_plug = host["submit_bio_plug"].get<bool>();
     if (host.contains("shared_llc")) h.shared_llc = host["shared_llc"].get<bool>();
+    if (host.contains("run_to_parity")) h.run_to_parity = host["run_to_parity"].get<bool>();
     if (host.contains("os_jitter")) h.os_jitter = host["os_jitter"].get<bool>();
     if (host.contains("vcpu_preemption"))
         h.vcpu_preemption = read_vcpu_preemption(host["vcpu_preemption"], child(ptr, "vcpu_preemption"), st.rep);
