@@ -8,7 +8,6 @@ bool Ksoftirqd::raise(SoftirqAction* action, void* item, sim::Time now) {
         return false;
     awake_ = true;
     switched_in_ = false;
-    ++wakeups_;
     cpu_.wake(this, now);
     return true;
 }

@@ -50,8 +50,6 @@ public:
     // raise_softirq() from process context at `now`: `item` joins the pending work and the
     // thread is woken if it was asleep (wakeup_softirqd()). Returns whether this raise woke it.
     bool raise(SoftirqAction* action, void* item, sim::Time now);
-    bool idle() const { return !awake_ && pending_.empty(); }
-    uint64_t wakeups() const { return wakeups_; }
 
 private:
     // run_ksoftirqd(): switched in if it was asleep, take every pending item.
@@ -70,7 +68,6 @@ private:
     std::vector<Item> batch_;    // taken by the pass in progress
     bool awake_ = false;         // runnable or running
     bool switched_in_ = false;   // has paid its switch since it last slept
-    uint64_t wakeups_ = 0;
 };
 
 }  // namespace blksim::cpu
