@@ -120,21 +120,22 @@ void Loop::step_done(uint64_t) {
         q_->complete_request(rq, now, worker_cpu_, blkmq::DriverQueue::CompletionPath::SOFTIRQ);
     else
         softirq_wakeups_ += core.ksoftirqd(q_->costs().context_switch).raise(this, rq, now);
+    // (Where it is goes first: step_end() may play out the next task at once, whose plug
+    // flush can wake the worker again.)
     if (cmd_list_.empty()) {
         awake_ = false;
-        core.step_end(this, now, false);
         if (balance_to_ != NO_CPU) {  // moved while it ran: it wakes there next time
             worker_cpu_ = balance_to_;
             balance_to_ = NO_CPU;
         }
+        core.step_end(this, now, false);
         return;
     }
     if (balance_to_ != NO_CPU) {
-        const uint32_t c = balance_to_;
+        worker_cpu_ = balance_to_;
         balance_to_ = NO_CPU;
         core.step_end(this, now, false);
-        worker_cpu_ = c;
-        q_->cpus()[c]->wake(this, now);
+        q_->cpus()[worker_cpu_]->wake(this, now);
         return;
     }
     // Others wait for this core and another is idle: that core pulls the worker (newidle

@@ -197,3 +197,17 @@ TEST_CASE("loop: without a shared cache, the tick's idle balancing takes the wor
     CHECK(iops(r) > 0.95 * 1e6 / (1.0 + 131072.0 / 4000.0));
     CHECK(iops(r) <= 1e6 / (1.0 + 131072.0 / 4000.0));
 }
+
+TEST_CASE("loop: a worker moved by balancing while it copies, that sleeps and is woken again at once, "
+          "runs on the core it was woken on", "[loop][device]") {
+    // 4 MiB psync writes split into 512 KiB requests, two tags, a slow copy (5 ms a request):
+    // the tick moves the running worker to the idle CPU; it finishes its command with nothing
+    // queued and sleeps, and the job, run at once on the worker's old core, submits the next
+    // request and wakes it in the same instant. The invariant search found the run stalling
+    // here when the worker took its new core only after that wake-up (seed 8769).
+    const std::string params = R"({ "copy_mbps": 100, "cmd_cost": "500ns", "hw_queue_depth": 2 })";
+    const std::string job = R"("ioengine": "psync", "rw": "randwrite", "bs": "4m", "cpus_allowed": "0")";
+    const auto r = run_loop(2, params, job, R"(, "shared_llc": false)");
+    CHECK(r.jobs.at(0).dir[1].total_ios >= 2);  // 8 copies of 5.2 ms each
+    CHECK(field(r, "migrations") >= 1);
+}
