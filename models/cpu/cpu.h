@@ -98,12 +98,8 @@ public:
     Ksoftirqd& ksoftirqd(sim::Duration context_switch);
     // Tasks wait in the run queue for this core.
     bool has_waiting() const { return rq_head_ != nullptr; }
-    // Tasks other than `t` wait in the run queue for this core.
-    bool has_waiting_besides(const Task* t) const {
-        return rq_head_ != nullptr && (rq_head_ != t || rq_head_->rq_next_ != nullptr);
-    }
     // A task other than `a` and `b` runs a step on this core or waits for it: with one of
-    // them, two runnable tasks (rq->nr_running >= 2), what the tick's balancer looks for.
+    // them, two runnable tasks (rq->nr_running >= 2), what load balancing looks for.
     bool runnable_besides(const Task* a, const Task* b) const {
         if (running_ && current_ != a && current_ != b)
             return true;

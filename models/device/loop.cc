@@ -131,24 +131,22 @@ void Loop::step_done(uint64_t) {
         core.step_end(this, now, false);
         return;
     }
-    if (balance_to_ != NO_CPU) {
-        worker_cpu_ = balance_to_;
-        balance_to_ = NO_CPU;
-        core.step_end(this, now, false);
-        q_->cpus()[worker_cpu_]->wake(this, now);
-        return;
-    }
-    // Others wait for this core and another is idle: that core pulls the worker (newidle
-    // balancing). ksoftirqd, bound to its CPU, preempts the worker instead (below).
-    Task* const softirqd = &core.ksoftirqd(q_->costs().context_switch);
-    if (core.has_waiting_besides(softirqd)) {
+    // It goes on on another core if the tick's balancer moved it while it ran, or if others
+    // wait for this one and another is idle, which then pulls it (newidle balancing;
+    // ksoftirqd, bound to its CPU, preempts the worker instead and does not count).
+    uint32_t to = balance_to_;
+    balance_to_ = NO_CPU;
+    if (to == NO_CPU && shares_core()) {
         if (const uint32_t c = cpu::find_idle_cpu(q_->cpus(), now); c != UINT32_MAX && c != worker_cpu_) {
-            core.step_end(this, now, false);
-            worker_cpu_ = c;
+            to = c;
             ++migrations_;
-            q_->cpus()[c]->wake(this, now);
-            return;
         }
+    }
+    if (to != NO_CPU) {
+        worker_cpu_ = to;
+        core.step_end(this, now, false);
+        q_->cpus()[to]->wake(this, now);
+        return;
     }
     core.step_end(this, now, true);
 }
