@@ -9,9 +9,9 @@ namespace blksim::cpu {
 Cpu::Cpu(sim::EventQueue& q, uint32_t id) : q_(q), id_(id) {}
 Cpu::~Cpu() = default;
 
-Ksoftirqd& Cpu::ksoftirqd(sim::Duration context_switch) {
+Ksoftirqd& Cpu::ksoftirqd() {
     if (!ksoftirqd_) [[unlikely]]
-        ksoftirqd_ = std::make_unique<Ksoftirqd>(q_, *this, context_switch);
+        ksoftirqd_ = std::make_unique<Ksoftirqd>(q_, *this, context_switch_);
     return *ksoftirqd_;
 }
 

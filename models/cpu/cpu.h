@@ -94,8 +94,9 @@ public:
     // would place a task (select_idle_sibling, newidle pull).
     bool idle(sim::Time now) const { return !running_ && !in_step_ && rq_head_ == nullptr && free_at_ <= now; }
     // This core's ksoftirqd (models/cpu/ksoftirqd.h), made when first asked for; a switch to
-    // it costs `context_switch`.
-    Ksoftirqd& ksoftirqd(sim::Duration context_switch);
+    // it costs the host's context switch (set_context_switch()).
+    Ksoftirqd& ksoftirqd();
+    void set_context_switch(sim::Duration d) { context_switch_ = d; }
     // Tasks wait in the run queue for this core.
     bool has_waiting() const { return rq_head_ != nullptr; }
     // A task other than `a` and `b` runs a step on this core or waits for it: with one of
@@ -301,6 +302,7 @@ private:
     WorkTrace* work_trace_ = nullptr;
     std::unique_ptr<OsJitter> jitter_;             // nullptr: off
     std::unique_ptr<Ksoftirqd> ksoftirqd_;         // made by the first ksoftirqd() call
+    sim::Duration context_switch_;                 // set_context_switch(): ksoftirqd's switch
     sim::Time jitter_at_ = sim::Time::never();  // jitter_->next(), or never when off
 };
 

@@ -49,7 +49,7 @@ void Loop::wake(sim::Time now) {
 // on the worker's core.
 bool Loop::shares_core() {
     cpu::Cpu& core = *q_->cpus()[worker_cpu_];
-    return core.runnable_besides(this, &core.ksoftirqd(q_->costs().context_switch));
+    return core.runnable_besides(this, &core.ksoftirqd());
 }
 
 void Loop::arm_idle_balance(sim::Time now) {
@@ -119,7 +119,7 @@ void Loop::step_done(uint64_t) {
     if (q_->complete_need_ipi(worker_cpu_, rq->mq_ctx_cpu))
         q_->complete_request(rq, now, worker_cpu_, blkmq::DriverQueue::CompletionPath::SOFTIRQ);
     else
-        softirq_wakeups_ += core.ksoftirqd(q_->costs().context_switch).raise(this, rq, now);
+        softirq_wakeups_ += core.ksoftirqd().raise(this, rq, now);
     // (Where it is goes first: step_end() may play out the next task at once, whose plug
     // flush can wake the worker again.)
     if (cmd_list_.empty()) {

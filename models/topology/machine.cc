@@ -23,6 +23,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
     for (uint32_t c = 0; c < cfg.host.nr_cpus; ++c) {
         cpus_.push_back(std::make_unique<cpu::Cpu>(eq_, c));
         cpus_.back()->set_sd_llc(cfg.host.shared_llc);
+        cpus_.back()->set_context_switch(cfg.host.costs.context_switch);
         if (cfg.host.run_to_parity)
             cpus_.back()->set_run_to_parity(cpu::sched_base_slice(cfg.host.nr_cpus));
         if (cfg.host.os_jitter || !cfg.host.vcpu_preemption.empty())
