@@ -144,13 +144,12 @@ public:
     }
     void set_work_trace(WorkTrace* t) { work_trace_ = t; }
     // Part of work charged with charge() was spent spinning on a lock (already in busy()).
-    // A task reads charged_spin() around the kernel work its syscall charges this way (a
-    // plug flush's elevator sections) to count that spin as its own system time.
-    void account_charged_spin(sim::Duration d) {
-        spin_ += d;
-        charged_spin_ += d;
-    }
-    sim::Duration charged_spin() const { return charged_spin_; }
+    void account_charged_spin(sim::Duration d) { spin_ += d; }
+    // All the work charge()d on this core but a kblockd switch: the kernel work a task's
+    // syscall does beyond its step's own cost (a plug flush's ->queue_rq calls, the elevator's
+    // lock sections with their spin). A task reads it around that work to count it as its own
+    // system time, as the kernel's accounting does for a thread inside a syscall.
+    sim::Duration charged() const { return charged_; }
 
     // The running task's step goes on in a later event, at the instant its next action
     // happens (a task acting ahead of the clock must not act before events that precede that
@@ -223,6 +222,8 @@ public:
     // spent spinning on a lock) only name the work for a WorkTrace.
     sim::Time charge(sim::Time now, sim::Duration cost, Work w = Work::KERNEL, sim::Duration spin = {}) {
         const sim::Time at = take(now, cost);
+        if (w != Work::KBLOCKD)
+            charged_ += cost;
         if (work_trace_) [[unlikely]]
             work_trace_->work(id_, w, at, cost, cost, spin);
         return now + cost;
@@ -282,7 +283,7 @@ private:
     sim::Duration busy_;
     sim::Duration irq_busy_;
     sim::Duration spin_;
-    sim::Duration charged_spin_;  // the part of spin_ inside charge()d work
+    sim::Duration charged_;       // charged(): charge()d work but kblockd's switches
     sim::Duration step_inline_;  // work charged inside the step being played out
     sim::Time inline_at_;        // and where it has got to
     bool in_step_ = false;       // run_step() is on the stack and has not booked yet

@@ -450,6 +450,16 @@ void Machine::check_report_possible(sim::Time end) const {
                 "(rule: a core does one thing at a time)", c->id(), c->busy().count(), c->irq_busy().count(),
                 c->spin().count(), span.count()));
     }
+    // A job thread runs on one core at a time: its usr + sys (its steps, the kernel work its
+    // syscalls charged, its poll spin) fit in the run, and sys within them.
+    for (std::size_t i = 0; i < threads_.size(); ++i) {
+        const result::JobResult& j = result_.jobs[i];
+        if (j.cpu_busy > end - sim::Time::zero() || j.cpu_sys > j.cpu_busy)
+            throw std::logic_error(fmt::format(
+                "invariant violated: job thread {} ('{}') used {} ns of CPU ({} ns system) in a run of {} ns "
+                "(rule: a thread runs on one core at a time)", i, j.name, j.cpu_busy.count(), j.cpu_sys.count(),
+                end.ns()));
+    }
     for (const auto& q : queues_) {
         const auto& s = q->stats();
         const std::pair<const char*, const result::StageStat*> stages[] = {

@@ -477,7 +477,7 @@ void JobThread::submit_event(uint64_t) {
 // on in submit_event(); otherwise nothing can happen in between and it goes on now. False
 // when deferred.
 [[gnu::always_inline]] inline bool JobThread::submit_bios(Step& s) {
-    const Duration spin_before = cpu_.charged_spin();  // a plug flushed mid-batch
+    const Duration charged_before = cpu_.charged();  // a plug flushed mid-batch
     bool deferred = false;
     while (batch_pos_ < batch_.size()) {
         const Time t = s.now();
@@ -496,8 +496,8 @@ void JobThread::submit_event(uint64_t) {
         s.sys += extra + costs_.bio_submit + costs_.rq_alloc + costs_.plug;
         ++batch_pos_;
     }
-    if (cpu_.charged_spin() != spin_before) [[unlikely]]
-        add_kernel_spin(cpu_.charged_spin() - spin_before);
+    if (cpu_.charged() != charged_before)
+        add_kernel_time(cpu_.charged() - charged_before);
     if (deferred) {
         deferred_ = s;
         cpu_.defer_step();
@@ -510,12 +510,12 @@ void JobThread::submit_event(uint64_t) {
     return true;
 }
 
-// Lock spin in the kernel work this thread's syscall charged on its core (the elevator's lock
-// sections of a plug flush, charged beyond the step's own cost): the thread spun in the
-// kernel, which is system time on a real machine.
-void JobThread::add_kernel_spin(Duration spin) {
-    res_.cpu_busy += spin;
-    res_.cpu_sys += spin;
+// The kernel work this thread's syscall charged on its core beyond the step's own cost (a
+// plug flush's ->queue_rq calls, the elevator's lock sections and their spin): the thread
+// ran it inside the syscall, which is its system time on a real machine.
+[[gnu::always_inline]] inline void JobThread::add_kernel_time(Duration d) {
+    res_.cpu_busy += d;
+    res_.cpu_sys += d;
 }
 
 // The share of a submission step lost to what the model does not run (cpu::HostConfig::
@@ -529,7 +529,7 @@ Duration JobThread::os_noise_delay() {
 // sleep for a tag) hands the plugged requests to the queue, then the loop goes on.
 void JobThread::step_done(uint64_t) {
     const Time now = eq_.now();
-    flush_spin_from_ = cpu_.charged_spin();
+    flush_charged_from_ = cpu_.charged();
     if (tag_wait_)
         plug_.flush(q_, now, cpu_.id(), true);  // schedule() flushes the plug of a task going to sleep
     else
@@ -548,8 +548,8 @@ void JobThread::held_done(Time now) { after_flush(now); }
 // The plug is flushed and whatever it ran has returned: the syscall returns (its issue_time
 // stamps), and the task sleeps or goes on.
 void JobThread::after_flush(Time now) {
-    if (cpu_.charged_spin() != flush_spin_from_) [[unlikely]]
-        add_kernel_spin(cpu_.charged_spin() - flush_spin_from_);
+    if (cpu_.charged() != flush_charged_from_)
+        add_kernel_time(cpu_.charged() - flush_charged_from_);
     if (sq_ && sq_queued_ > 0) [[unlikely]]
         sq_->posted(now);  // the SQ ring's new tail
     const bool in_syscall =

@@ -176,7 +176,7 @@ private:
     void check_min_rate(sim::Time now);
     sim::Duration reap(sim::Time t0, uint32_t max);
     void mark_submit(uint32_t nr);
-    [[gnu::cold, gnu::noinline]] void add_kernel_spin(sim::Duration spin);
+    void add_kernel_time(sim::Duration d);
     void mark_complete(uint32_t n);
     void account_done(IoU& io, sim::Time done);
     static void add_prio_clat(result::DirResult& d, uint8_t cls, uint8_t level, uint64_t clat);
@@ -254,7 +254,7 @@ private:
     // says what happens without one).
     blkmq::Plug plug_;
     bool tag_wait_ = false;                   // asleep (or going to sleep) for a tag
-    sim::Duration flush_spin_from_;           // the core's charged spin before the step's plug flush
+    sim::Duration flush_charged_from_;        // the core's charged() before the step's plug flush
     bool woken_ = false;                      // next step pays a context switch
     bool polled_ = false;                     // ... unless it only stopped spinning (POLL)
     sim::Time poll_from_;                     // POLL: the spin's start

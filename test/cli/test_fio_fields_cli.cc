@@ -226,6 +226,24 @@ TEST_CASE("fio fields: the cpu line's sys counts the job threads' spinning on ke
     CHECK(job["usr_cpu"].get<double>() + job["sys_cpu"].get<double>() <= 100.0);
 }
 
+TEST_CASE("fio fields: the cpu line's sys counts the kernel work a syscall charges after the step", "[cli][fio][fio-fields]") {
+    // The plug flush of psync's pread calls the driver's ->queue_rq on the thread's CPU after
+    // the step's own cost: inside the syscall, so the thread's system time. 1 us more per
+    // ->queue_rq is 1 us more sys per I/O.
+    const std::string scenario = clitest::source_path("scenarios/examples/nullblk-psync-qd1.json");
+    auto sys_per_io = [&](const std::string& queue_rq) {
+        const CliResult r = clitest::run_blksim("run -q --output-format json " + scenario +
+                                                " --set 'host.costs.queue_rq=\"" + queue_rq + "\"'", false);
+        REQUIRE(r.status == 0);
+        const json job = json::parse(r.out)["jobs"][0];
+        const double runtime_ns = job["job_runtime"].get<double>() * 1e6;
+        CHECK(job["usr_cpu"].get<double>() + job["sys_cpu"].get<double>() <= 100.0);
+        return job["sys_cpu"].get<double>() / 100.0 * runtime_ns / job["read"]["total_ios"].get<double>();
+    };
+    const double a = sys_per_io("100ns"), b = sys_per_io("1100ns");
+    CHECK(b - a == Approx(1000.0).epsilon(0.02));
+}
+
 TEST_CASE("blksim section: tags_in_use_mean is one name and says when the tag set is shared", "[cli][report]") {
     // Two disks behind one HBA share its host tags: each queue's figure is the set's.
     const std::string scenario = clitest::source_path("scenarios/examples/sas-hba-2hdd-mq-deadline.json");
