@@ -115,7 +115,8 @@ HOST_WHY = ("another host than the calibration set's (docs/validation.md, Loop d
             "CPU-bound path is slower (psync QD1 none p50 23 us here, 10.6 us there) and its tmpfs copy faster "
             "(128 KiB QD8 none 49.7 k IOPS here, 29.1 k there); the profile is the calibration set's, not re-fitted")
 FIO_WHY = ("fio's side of the path is too cheap in the profile: the real single job is CPU-bound (97 % of a CPU, "
-           "8.4 us per I/O, sys 6.4 us), blksim's job spends about 2.6 us; docs/validation.md, Loop device: rerun")
+           "8.4 us per I/O, sys 6.4 us), blksim's job 1.6 us (usr + sys; 2.6 us with the completions' interrupts on its "
+           "CPU); docs/validation.md, Loop device: rerun")
 QD8_WHY = ("the rerun's mq-deadline ran faster than none (paired by repetition 1.06, 1.06, 1.60), but two later runs "
            "on the same machine gave 0.83 and 0.91 (kernel-events.md): this cell's medians are not stable figures; "
            "blksim 0.95 (IOPS); docs/validation.md, Loop device: rerun")
