@@ -142,6 +142,7 @@ void JobThread::start(Time t, uint32_t* live) {
     think_.start(t);
     replay_origin_ = replay_last_issue_ = t;
     ramp_end_ = t + cfg_.ramp_time;
+    rusage_cleared_ = cfg_.ramp_time.count() == 0;
     end_time_ = cfg_.runtime.count() > 0 ? ramp_end_ + cfg_.runtime : Time::never();
     for (unsigned d = 0; d < 3; ++d) {
         bw_[d] = sim::IntervalSampler(ramp_end_, bw_avg_time_);
@@ -250,8 +251,15 @@ void JobThread::submit_event(uint64_t) {
     eq_.at<&JobThread::step_done>(cpu_.book(s.start, held), this);
 }
 
-// The step's CPU time goes to the job's usr/sys; returns it.
+// The step's CPU time goes to the job's usr/sys; returns it. fio's reset_all_stats() at the
+// end of ramp_time clears the thread's rusage (clear_rusage_stat(): usr, sys, ctx), so they
+// count from the first step that starts after it, as fio's from the loop that sees it over.
 [[gnu::always_inline]] inline Duration JobThread::charge(const Step& s) {
+    if (!rusage_cleared_ && s.start >= ramp_end_) [[unlikely]] {
+        rusage_cleared_ = true;
+        res_.cpu_busy = res_.cpu_sys = Duration();
+        res_.ctx = 0;
+    }
     const Duration c = s.sys + s.usr;
     res_.cpu_busy += c;
     res_.cpu_sys += s.sys;

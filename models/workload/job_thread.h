@@ -216,6 +216,7 @@ private:
     int pending_ddir_ = -1;                   // a direction drawn, then held back by the rate cap
     uint8_t last_ddir_ = 0;                   // of the last I/O issued (thinktime's rate credit)
     bool rate_ramped_ = false;                // the rate schedule restarted at the end of ramp_time
+    bool rusage_cleared_ = true;              // usr/sys/ctx count from the end of ramp_time (charge())
     bool aborted_ = false;                    // check_min_rate ended the job
     bool terminated_ = false;                 // terminate() was called
     std::function<void(sim::Time)> on_exit_;

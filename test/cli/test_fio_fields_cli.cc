@@ -244,6 +244,23 @@ TEST_CASE("fio fields: the cpu line's sys counts the kernel work a syscall charg
     CHECK(b - a == Approx(1000.0).epsilon(0.02));
 }
 
+TEST_CASE("fio fields: usr, sys and ctx count from the end of ramp_time", "[cli][fio][fio-fields]") {
+    // fio's reset_all_stats() clears the thread's rusage when ramp_time ends: a job busy all
+    // along shows the same usr and sys with a ramp as without, never over 100 %.
+    auto cpu = [](const std::string& ramp) {
+        const CliResult r = clitest::run_blksim(
+            "fio -q --device nullb -- --name=x --rw=randread --bs=4k --ioengine=psync --direct=1 --runtime=1 "
+            "--time_based --output-format=json" + ramp, false);
+        REQUIRE(r.status == 0);
+        return json::parse(r.out)["jobs"][0];
+    };
+    const json plain = cpu(""), ramped = cpu(" --ramp_time=1");
+    CHECK(ramped["usr_cpu"].get<double>() + ramped["sys_cpu"].get<double>() <= 100.0);
+    CHECK(ramped["sys_cpu"].get<double>() == Approx(plain["sys_cpu"].get<double>()).epsilon(0.02));
+    CHECK(ramped["usr_cpu"].get<double>() == Approx(plain["usr_cpu"].get<double>()).epsilon(0.02));
+    CHECK(ramped["ctx"].get<double>() == Approx(plain["ctx"].get<double>()).epsilon(0.02).margin(2));
+}
+
 TEST_CASE("blksim section: tags_in_use_mean is one name and says when the tag set is shared", "[cli][report]") {
     // Two disks behind one HBA share its host tags: each queue's figure is the set's.
     const std::string scenario = clitest::source_path("scenarios/examples/sas-hba-2hdd-mq-deadline.json");
