@@ -442,8 +442,8 @@ void Machine::check_io_accounted() const {
 // run lasted, each part of its busy time within the whole, and no btt stage ends before
 // it starts.
 void Machine::check_report_possible(sim::Time end) const {
+    const sim::Duration span = end - sim::Time::zero();
     for (const auto& c : cpus_) {
-        const sim::Duration span = end - sim::Time::zero();
         if (c->busy() > span || c->irq_busy() > c->busy() || c->spin() > c->busy())
             throw std::logic_error(fmt::format(
                 "invariant violated: cpu {} was busy {} ns (irq {} ns, spin {} ns) in a run of {} ns "
@@ -454,11 +454,11 @@ void Machine::check_report_possible(sim::Time end) const {
     // syscalls charged, its poll spin) fit in the run, and sys within them.
     for (std::size_t i = 0; i < threads_.size(); ++i) {
         const result::JobResult& j = result_.jobs[i];
-        if (j.cpu_busy > end - sim::Time::zero() || j.cpu_sys > j.cpu_busy)
+        if (j.cpu_busy > span || j.cpu_sys > j.cpu_busy)
             throw std::logic_error(fmt::format(
                 "invariant violated: job thread {} ('{}') used {} ns of CPU ({} ns system) in a run of {} ns "
                 "(rule: a thread runs on one core at a time)", i, j.name, j.cpu_busy.count(), j.cpu_sys.count(),
-                end.ns()));
+                span.count()));
     }
     for (const auto& q : queues_) {
         const auto& s = q->stats();
