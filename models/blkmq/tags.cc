@@ -22,9 +22,8 @@ BlkMqTags::BlkMqTags(uint32_t depth)
 }
 
 double BlkMqTags::mean_in_use(sim::Time now) const {
-    const double total = busy_integral_ + static_cast<double>(in_use()) *
-                                              static_cast<double>((now - last_change_).count());
-    return now.ns() > 0 ? total / static_cast<double>(now.ns()) : 0.0;
+    const int64_t held = held_ns_ + static_cast<int64_t>(in_use()) * now.ns();
+    return now.ns() > 0 ? static_cast<double>(held) / static_cast<double>(now.ns()) : 0.0;
 }
 
 void BlkMqTags::update_wake_batch(uint32_t users) {
