@@ -9,6 +9,7 @@
 
 #include "models/device/build_cache.h"
 #include "models/device/device.h"
+#include "models/result/report_check.h"
 #include "models/sched/scheduler_kinds.h"
 #include "models/topology/topology.h"
 #include "models/workload/exit_all.h"
@@ -190,7 +191,7 @@ result::RunResult Machine::run() {
         end = run_end();
         if (series_)
             series_->finish(end);
-        check_invariants(end);
+        check_invariants();
     } catch (const std::invalid_argument&) {
         throw;
     } catch (const std::logic_error& e) {
@@ -232,6 +233,8 @@ result::RunResult Machine::run() {
                 result_.devices.push_back(std::move(dr));
         }
     }
+    if (const std::string why = result::impossible_in(result_); !why.empty())
+        throw std::logic_error("invariant violated: the report would show " + why);
     // Moved out, not copied: the histograms and fio's log files (which may hold a sample per
     // I/O) are the bulk of it, and run() is called once.
     result::RunResult out = std::move(result_);
@@ -394,11 +397,10 @@ std::string Machine::audit_now() const {
     return {};
 }
 
-void Machine::check_invariants(sim::Time end) const {
+void Machine::check_invariants() const {
     if (std::string why = audit_now(); !why.empty())
         throw std::logic_error(fmt::format("invariant violated at the end of the run: {}", why));
     check_io_accounted();
-    check_report_possible(end);
     check_queues_idle();
 }
 
@@ -435,40 +437,6 @@ void Machine::check_io_accounted() const {
                     "(rule: every byte a job submits is completed by exactly one request)", q->name(), bytes,
                     d ? "written" : "read", q->stats().sectors[d] << 9));
         }
-    }
-}
-
-// What the report prints must be possible: a core is busy at most all of the time the
-// run lasted, each part of its busy time within the whole, and no btt stage ends before
-// it starts.
-void Machine::check_report_possible(sim::Time end) const {
-    const sim::Duration span = end - sim::Time::zero();
-    for (const auto& c : cpus_) {
-        if (c->busy() > span || c->irq_busy() > c->busy() || c->spin() > c->busy())
-            throw std::logic_error(fmt::format(
-                "invariant violated: cpu {} was busy {} ns (irq {} ns, spin {} ns) in a run of {} ns "
-                "(rule: a core does one thing at a time)", c->id(), c->busy().count(), c->irq_busy().count(),
-                c->spin().count(), span.count()));
-    }
-    // A job thread runs on one core at a time: its usr + sys (its steps, the kernel work its
-    // syscalls charged, its poll spin) fit in the run, and sys within them.
-    for (std::size_t i = 0; i < threads_.size(); ++i) {
-        const result::JobResult& j = result_.jobs[i];
-        if (j.cpu_busy > span || j.cpu_sys > j.cpu_busy)
-            throw std::logic_error(fmt::format(
-                "invariant violated: job thread {} ('{}') used {} ns of CPU ({} ns system) in a run of {} ns "
-                "(rule: a thread runs on one core at a time)", i, j.name, j.cpu_busy.count(), j.cpu_sys.count(),
-                span.count()));
-    }
-    for (const auto& q : queues_) {
-        const auto& s = q->stats();
-        const std::pair<const char*, const result::StageStat*> stages[] = {
-            {"Q2G", &s.q2g}, {"G2I", &s.g2i}, {"I2D", &s.i2d}, {"D2C", &s.d2c}, {"Q2C", &s.q2c}};
-        for (const auto& [stage, st] : stages)
-            if (st->stat.count() > 0 && st->stat.min() < 0)
-                throw std::logic_error(fmt::format(
-                    "invariant violated: queue {}: a request's {} lasted {} ns (rule: every stage "
-                    "ends at or after its start)", q->name(), stage, st->stat.min()));
     }
 }
 

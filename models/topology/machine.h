@@ -81,10 +81,8 @@ private:
     // The CPU of a job thread's io_uring SQ thread (sqthread_poll): sqthread_poll_cpu, else the
     // least loaded CPU (`load`: threads placed on each so far).
     static uint32_t sq_thread_cpu(const workload::JobConfig& j, std::vector<uint32_t>& load);
-    // `end`: run_end(), the instant the run's CPU percentages are taken over.
-    void check_invariants(sim::Time end) const;
+    void check_invariants() const;
     void check_io_accounted() const;
-    void check_report_possible(sim::Time end) const;
     void check_queues_idle() const;
     sim::Time run_end() const;
     // The periodic invariant audit (MachineConfig::audit_interval): counters that must

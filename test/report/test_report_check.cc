@@ -1,0 +1,82 @@
+// The last check before a report is printed (result::impossible_in): each impossible figure
+// is caught and named, and a possible report passes. The models' own invariants keep these
+// from arising, so the report is built by hand here.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "models/result/report_check.h"
+
+using namespace blksim;
+using namespace blksim::sim::literals;
+
+namespace {
+
+// A possible report of a 1 s run: one core, one job, one disk and its queue.
+result::RunResult possible() {
+    result::RunResult r;
+    r.sim_time = 1_s;
+    r.cpus.push_back({0, 800_ms, 200_ms, 10_ms});
+    result::JobResult j;
+    j.name = "job";
+    j.cpu_busy = 600_ms;
+    j.cpu_sys = 400_ms;
+    r.jobs.push_back(std::move(j));
+    result::DiskUtil d;
+    d.name = "nullb0";
+    d.util = 100.0;
+    r.disks.push_back(d);
+    result::QueueReport q;
+    q.name = "nullb0";
+    q.q2c.add(0);
+    q.q2c.add(1500);
+    r.queues.push_back(std::move(q));
+    return r;
+}
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("report check: a possible report passes, at its bounds too", "[report][invariants]") {
+    CHECK(result::impossible_in(possible()).empty());
+    result::RunResult r = possible();
+    r.cpus[0].busy = 1_s;  // busy all of the run
+    r.jobs[0].cpu_busy = 1_s;
+    r.jobs[0].cpu_sys = 1_s;
+    CHECK(result::impossible_in(r).empty());
+}
+
+TEST_CASE("report check: each impossible figure is named with its rule", "[report][invariants]") {
+    result::RunResult r = possible();
+    SECTION("a core busy longer than the run") {
+        r.cpus[0].busy = 1_s + 1_ns;
+        CHECK(has(result::impossible_in(r), "cpu 0 was busy 1000000001 ns"));
+        CHECK(has(result::impossible_in(r), "a core does one thing at a time"));
+    }
+    SECTION("interrupt or spin time beyond the core's busy time") {
+        r.cpus[0].irq = 801_ms;
+        CHECK(has(result::impossible_in(r), "cpu 0 was busy 800000000 ns (irq 801000000 ns"));
+        r = possible();
+        r.cpus[0].spin = 900_ms;
+        CHECK(has(result::impossible_in(r), "spin 900000000 ns"));
+    }
+    SECTION("a job thread over 100 % of a core: usr + sys beyond the run") {
+        r.jobs[0].cpu_busy = 1_s + 1_us;
+        CHECK(has(result::impossible_in(r), "job thread 0 ('job') used 1000001000 ns of CPU"));
+        CHECK(has(result::impossible_in(r), "a thread runs on one core at a time"));
+    }
+    SECTION("a job's system time beyond its CPU time") {
+        r.jobs[0].cpu_sys = 601_ms;
+        CHECK(has(result::impossible_in(r), "(601000000 ns system)"));
+    }
+    SECTION("a disk over 100 % utilised") {
+        r.disks[0].util = 100.5;
+        CHECK(has(result::impossible_in(r), "disk nullb0 was 100.50 % utilised"));
+    }
+    SECTION("a negative stage") {
+        r.queues[0].i2d.add(-5);
+        CHECK(has(result::impossible_in(r), "queue nullb0: a request's I2D lasted -5 ns"));
+        CHECK(has(result::impossible_in(r), "every stage ends at or after its start"));
+    }
+}
