@@ -48,35 +48,34 @@ TEST_CASE("report check: a possible report passes, at its bounds too", "[report]
 }
 
 TEST_CASE("report check: each impossible figure is named with its rule", "[report][invariants]") {
-    result::RunResult r = possible();
-    SECTION("a core busy longer than the run") {
-        r.cpus[0].busy = 1_s + 1_ns;
-        CHECK(has(result::impossible_in(r), "cpu 0 was busy 1000000001 ns"));
-        CHECK(has(result::impossible_in(r), "a core does one thing at a time"));
-    }
-    SECTION("interrupt or spin time beyond the core's busy time") {
-        r.cpus[0].irq = 801_ms;
-        CHECK(has(result::impossible_in(r), "cpu 0 was busy 800000000 ns (irq 801000000 ns"));
-        r = possible();
-        r.cpus[0].spin = 900_ms;
-        CHECK(has(result::impossible_in(r), "spin 900000000 ns"));
-    }
-    SECTION("a job thread over 100 % of a core: usr + sys beyond the run") {
-        r.jobs[0].cpu_busy = 1_s + 1_us;
-        CHECK(has(result::impossible_in(r), "job thread 0 ('job') used 1000001000 ns of CPU"));
-        CHECK(has(result::impossible_in(r), "a thread runs on one core at a time"));
-    }
-    SECTION("a job's system time beyond its CPU time") {
-        r.jobs[0].cpu_sys = 601_ms;
-        CHECK(has(result::impossible_in(r), "(601000000 ns system)"));
-    }
-    SECTION("a disk over 100 % utilised") {
-        r.disks[0].util = 100.5;
-        CHECK(has(result::impossible_in(r), "disk nullb0 was 100.50 % utilised"));
-    }
-    SECTION("a negative stage") {
-        r.queues[0].i2d.add(-5);
-        CHECK(has(result::impossible_in(r), "queue nullb0: a request's I2D lasted -5 ns"));
-        CHECK(has(result::impossible_in(r), "every stage ends at or after its start"));
+    struct Case {
+        const char* what;
+        void (*make)(result::RunResult&);
+        const char* named;  // the figure and its owner
+        const char* rule;
+    };
+    const Case cases[] = {
+        {"a core busy longer than the run", [](result::RunResult& r) { r.cpus[0].busy = 1_s + 1_ns; },
+         "cpu 0 was busy 1000000001 ns", "a core does one thing at a time"},
+        {"interrupt time beyond the core's busy time", [](result::RunResult& r) { r.cpus[0].irq = 801_ms; },
+         "cpu 0 was busy 800000000 ns (irq 801000000 ns", "a core does one thing at a time"},
+        {"spin time beyond the core's busy time", [](result::RunResult& r) { r.cpus[0].spin = 900_ms; },
+         "spin 900000000 ns", "a core does one thing at a time"},
+        {"a job thread over 100 % of a core", [](result::RunResult& r) { r.jobs[0].cpu_busy = 1_s + 1_us; },
+         "job thread 0 ('job') used 1000001000 ns of CPU", "a thread runs on one core at a time"},
+        {"a job's system time beyond its CPU time", [](result::RunResult& r) { r.jobs[0].cpu_sys = 601_ms; },
+         "(601000000 ns system)", "a thread runs on one core at a time"},
+        {"a disk over 100 % utilised", [](result::RunResult& r) { r.disks[0].util = 100.5; },
+         "disk nullb0 was 100.50 % utilised", "a device is busy at most all of the run"},
+        {"a negative stage", [](result::RunResult& r) { r.queues[0].i2d.add(-5); },
+         "queue nullb0: a request's I2D lasted -5 ns", "every stage ends at or after its start"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.what);
+        result::RunResult r = possible();
+        c.make(r);
+        const std::string why = result::impossible_in(r);
+        CHECK(has(why, c.named));
+        CHECK(has(why, c.rule));
     }
 }
