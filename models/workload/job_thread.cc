@@ -710,7 +710,9 @@ void JobThread::pause(Step& s) {
         return;
     }
     const JobConfig::ThinkTime& tt = cfg_.thinktime;
-    const Duration left = end_time_ == Time::never() ? Duration::max() : end_time_ - t0;
+    // A step may reach its pause after the runtime's end (its work charged past it): then
+    // nothing is left, not a negative spin (negative user time) and a sleep into the past.
+    const Duration left = end_time_ == Time::never() ? Duration::max() : std::max(end_time_ - t0, Duration());
     const Duration spin = std::min(tt.spin, left);
     const Duration total = std::min(std::max(tt.time, spin), left);  // spin, then sleep the rest
     if (last_ddir_ < 2)  // no rate cap with trims (check_trim_job)

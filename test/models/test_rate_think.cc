@@ -9,6 +9,7 @@
 
 #include "models/blkmq/trace.h"
 #include "test/models/machine_fixture.h"
+#include "test/models/scenario_run.h"
 
 using namespace blksim;
 using namespace blksim::sim::literals;
@@ -278,5 +279,30 @@ TEST_CASE("rate_min not met: the job ends with EIO after fio's settle period and
         const Run ok = run(j);
         CHECK(ok.job().error == 0);
         CHECK(ok.job().runtime.count() == Approx(5e9).epsilon(0.001));
+    }
+}
+
+TEST_CASE("thinktime reached after the runtime's end: no pause, not a negative one", "[models][thinktime]") {
+    // Invariant search seed 55160: on one core shared by 16 psync jobs, a step's work runs
+    // past its job's runtime before the step reaches its thinktime. The time left was then
+    // negative, and so were the spin (user time) and the sleep: the job's sys came out above
+    // its usr + sys, and the run stopped on the report's check.
+    const result::RunResult r = testing::run_scenario_text(R"({"seed": 55160,
+      "host": {"cost_profile": "e3-host", "cpus": 1, "shared_llc": false},
+      "devices": [{"model": "sata_ssd", "name": "d0", "params": {"queue_depth": 1, "read_ahead_kb": 0}}],
+      "queues": [{"device": "d0", "scheduler": "mq-deadline", "max_sectors_kb": 4096,
+                  "iosched": {"async_depth": 2, "head_on_wrap": 1, "nr_sched_batch": 1}}],
+      "jobs": [{"name": "j0", "device": "d0", "direct": 1, "ioengine": "psync", "bs": "131072", "numjobs": 5,
+                "rate": "50m", "runtime": "14032us", "rw": "randrw", "rwmixread": 100, "thinktime": "100us",
+                "thinktime_blocks": 6, "time_based": 1},
+               {"name": "j1", "device": "d0", "direct": 1, "ioengine": "psync", "bs": "131072", "numjobs": 10,
+                "runtime": "19068us", "rw": "randwrite", "stonewall": 1, "thinktime": "1000us", "time_based": 1},
+               {"name": "j2", "device": "d0", "direct": 1, "ioengine": "psync", "bs": "8192", "numjobs": 1,
+                "rate_iops": 1000, "runtime": "19061us", "rw": "randwrite", "time_based": 1}]})",
+                                                           "thinktime-after-end");
+    REQUIRE(r.jobs.size() == 16);
+    for (const auto& j : r.jobs) {
+        CHECK(j.cpu_sys <= j.cpu_busy);
+        CHECK(j.cpu_sys.count() >= 0);
     }
 }
