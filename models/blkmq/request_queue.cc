@@ -824,12 +824,32 @@ void RequestQueue::run_hw_queue(HwQueue& h, Time now, uint32_t cpu) {
     }
 }
 
+// blk_mq_mark_tag_wait: wait for a completion (SCHED_RESTART), no delayed rerun; with a tag
+// set shared between queues, for a tag freed by any of them. With host-wide tags (one space
+// for every hctx) another hctx's completion frees the tag: blk_mq_dispatch_rq_list reruns a
+// no-tag hctx that is not on dispatch_wait until it gets one, which comes to the same as
+// waiting for a freed tag. *Simplification:* those reruns cost kblockd no CPU time.
+// True when a completion frees one of rq's hctx's tags at `ahead`, an instant after `t`
+// (its handler's end, ahead of the clock): that completion's restart, done earlier in the
+// event order, comes after this dispatch in time, and must rerun the hctx then.
+bool RequestQueue::mark_tag_wait(Request* rq, Time t, uint32_t cpu, Time& ahead) {
+    HwQueue& h = *rq->mq_hctx;
+    explain_.on_cpu(t, cpu, "tag wait: no driver tag on hctx {} ({}/{} in use) for sector {}, "
+                    "dispatch waits for a completion", h.queue_num(), h.tags.in_use(), h.tags.depth(), rq->sector);
+    if (tag_set_.shared() || tag_set_.hctx_shared())
+        tag_wait(h.tags, &h.dispatch_wait, t);
+    ahead = h.tags.next_put_after(t);
+    return ahead > t;
+}
+
 // blk_mq_dispatch_rq_list(): ->queue_rq each request until the driver refuses; leftovers go
 // to the tail of hctx->dispatch and a restart is arranged.
 bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uint32_t cpu) {
     Time t = now;
     dev::BlkStatus st = dev::BlkStatus::OK;
     bool wait_completion = false;  // no tag or no budget: a completion restarts the hctx
+    HwQueue* ahead_hctx = nullptr;  // no tag at t, one freed at tag_ahead (mark_tag_wait)
+    Time tag_ahead;
     while (Request* rq = list.pop_front()) {
         // A request became visible here when the section that inserted it ended (its I):
         // submitters play their steps out ahead of the clock, so a completion's restart,
@@ -844,17 +864,8 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
             break;
         }
         if (!get_driver_tag(*rq->mq_hctx, rq, t)) {
-            // blk_mq_mark_tag_wait: wait for a completion (SCHED_RESTART), no delayed rerun;
-            // with a tag set shared between queues, for a tag freed by any of them. With
-            // host-wide tags (one space for every hctx) another hctx's completion frees the
-            // tag: blk_mq_dispatch_rq_list reruns a no-tag hctx that is not on dispatch_wait
-            // until it gets one, which comes to the same as waiting for a freed tag.
-            // *Simplification:* those reruns cost kblockd no CPU time.
-            explain_.on_cpu(t, cpu, "tag wait: no driver tag on hctx {} ({}/{} in use) for sector {}, "
-                            "dispatch waits for a completion", rq->mq_hctx->queue_num(), rq->mq_hctx->tags.in_use(),
-                            rq->mq_hctx->tags.depth(), rq->sector);
-            if (tag_set_.shared() || tag_set_.hctx_shared())
-                rq->mq_hctx->tags.prepare_to_wait(&rq->mq_hctx->dispatch_wait);
+            if (mark_tag_wait(rq, t, cpu, tag_ahead))
+                ahead_hctx = rq->mq_hctx;
             list.push_front(rq);
             wait_completion = true;
             break;
@@ -890,6 +901,12 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
         own.sched_restart = true;
     }
     h.sched_restart = true;
+    if (ahead_hctx && ahead_hctx->sched_restart) [[unlikely]] {
+        // blk_mq_sched_restart() as that completion does it.
+        ahead_hctx->sched_restart = false;
+        if (!ahead_hctx->run_pending)
+            queue_run_work(*ahead_hctx, tag_ahead);
+    }
     if (!wait_completion && st == dev::BlkStatus::RESOURCE)
         delay_run_hw_queue(h, now + BLK_MQ_RESOURCE_DELAY);
     // DEV_RESOURCE: the next completion of this device restarts the hctx.
@@ -1146,6 +1163,13 @@ void RequestQueue::end_request(Request* rq, Time tc, uint32_t ccpu, Time now) {
     end_request_body(rq, tc, ccpu, now);
 }
 
+
+void RequestQueue::tag_wait(BlkMqTags& tags, TagWaiter* w, Time now) {
+    if (tags.prepare_to_wait(w, now)) [[unlikely]] {
+        for (const int64_t at : tags.replays())
+            eq_.at<&BlkMqTags::replay>(Time::from_ns(at), &tags, static_cast<uint64_t>(at));
+    }
+}
 
 void RequestQueue::completion_restart_slow(HwQueue& h, Time now) {
     // scsi_end_request → scsi_run_queue_async(): a dispatch that ran out of budget left

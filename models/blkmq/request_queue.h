@@ -96,9 +96,9 @@ public:
     // With an elevator the request comes from the scheduler tags, within the elevator's
     // depth limit for anything but synchronous reads (limit_depth).
     Request* alloc_request(uint32_t cpu, sim::Time now, bool sync_read = true);
-    void wait_for_tag(uint32_t cpu, TagWaiter* w) {
+    void wait_for_tag(uint32_t cpu, TagWaiter* w, sim::Time now) {
         HwQueue& h = map_queue(cpu);
-        (h.sched_tags ? *h.sched_tags : h.tags).prepare_to_wait(w);
+        tag_wait(h.sched_tags ? *h.sched_tags : h.tags, w, now);
     }
     sched::Elevator* elevator() { return elevator_.get(); }
     // The elevator's checks and its part of the report; nullptr without an elevator or
@@ -285,6 +285,7 @@ private:
     bool run_hw_queue_yields(HwQueue& h, sim::Time now, uint32_t cpu);
     // True when every request of `list` reached the driver (the kernel's return value).
     bool dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
+    bool mark_tag_wait(Request* rq, sim::Time t, uint32_t cpu, sim::Time& ahead);
     void free_request(Request* rq, sim::Time now);
     // blk_mq_finish_request(): the elevator's finish hook, once per request, its lock hold
     // charged to `cpu` at `tc` (the completion's side of bfq_finish_requeue_request).
@@ -310,6 +311,8 @@ private:
             completion_restart_slow(h, now);
     }
     void completion_restart_slow(HwQueue& h, sim::Time now);
+    // prepare_to_wait on `tags` from `now`, with the replays it asks for scheduled.
+    void tag_wait(BlkMqTags& tags, TagWaiter* w, sim::Time now);
     void kick_requeue_list(sim::Time now, uint32_t cpu) {
         if (!requeue_work_pending_) {
             requeue_work_pending_ = true;

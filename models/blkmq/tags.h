@@ -4,6 +4,14 @@
 // Which free tag is handed out carries no meaning (sbitmap's per-CPU hints make it
 // arbitrary), so free tags are a LIFO stack: O(1) and cache friendly.
 //
+// Each free tag carries the instant it was put. Completions free their tags at their own
+// instants, which can lie ahead of the clock (the end of a hard-irq handler, a null_blk
+// completion inside the submitter's ->queue_rq, charged ahead in its step); a get at an
+// earlier instant must not take such a tag. get() skips it; a caller that then finds none
+// sleeps (or restarts its dispatch) until the earliest such instant (next_put_after), and a
+// sleeper that came before such a put counts it towards its wake batch at that instant
+// (replay), as it would had the put come after it in the event order too.
+//
 // Waiting follows sbitmap_queue: a task that finds no tag sleeps; freed tags are counted
 // and sleepers are woken in groups of wake_batch = clamp(depth / 8, 1, SBQ_WAKE_BATCH = 8)
 // (sbq_calc_wake_batch). The kernel spreads sleepers over SBQ_WAIT_QUEUES = 8 wait queues
@@ -54,15 +62,21 @@ public:
     uint32_t nr_waiters() const { return nr_waiters_; }
     uint64_t nr_sleeps() const { return nr_sleeps_; }
 
-    // Allocate a tag, or NO_TAG when the space is exhausted.
+    // Allocate a tag put back by `now`, or NO_TAG when there is none.
     uint32_t get(sim::Time now) {
         if (nr_free_ == 0)
             return NO_TAG;
+        const uint32_t tag = free_[nr_free_ - 1];
+        if (put_at_[tag] > now.ns()) [[unlikely]]
+            return get_dated(now);
+        --nr_free_;
         held_ns_ -= now.ns();
-        const uint32_t tag = free_[--nr_free_];
         used_[tag] = 1;
         return tag;
     }
+    // The earliest instant after `now` at which a free tag was put back, or `now` when no
+    // free tag was put after it: a get at `now` that failed can succeed there.
+    sim::Time next_put_after(sim::Time now) const;
     // Put a tag back and wake sleepers when a wake batch has been freed. Throws
     // std::logic_error (an invariant violation) for a tag that is not in use. Inline, one or
     // two per I/O: the check, the integral and the push; what needs more (a double free, the
@@ -72,6 +86,7 @@ public:
             put_violation(tag);
         used_[tag] = 0;
         held_ns_ += now.ns();
+        put_at_[tag] = now.ns();
         free_[nr_free_++] = tag;  // at most depth_: a tag in use is freed once
         if (nr_waiters_ == 0) [[likely]]
             wait_cnt_ = wake_batch_;
@@ -79,9 +94,18 @@ public:
             put_wake(now);
     }
 
-    // Sleep `w` until woken by put(). The caller has just failed get() in the same event,
-    // so no tag can have been freed in between (the kernel needs a second try for that).
-    void prepare_to_wait(TagWaiter* w);
+    // Sleep `w` from `now` until woken by put(). The caller has just failed get() in the
+    // same event, so no tag can have been freed in between (the kernel needs a second try
+    // for that). Returns true when the first sleeper came before puts already made at later
+    // instants: the caller schedules replay() at each of replays().
+    bool prepare_to_wait(TagWaiter* w, sim::Time now);
+    // The instants of the puts still to be counted for the sleepers, latest first: the
+    // caller schedules replay() at each.
+    const std::vector<int64_t>& replays() const { return replay_; }
+    // Event (argument: its instant in ns): the puts made by then that came after the first
+    // sleeper count towards the wake batch now, as sbitmap_queue_wake_up would have counted
+    // them; a later one is scheduled again.
+    void replay(uint64_t at_ns);
 
     Request& rq(uint32_t tag) { return static_rqs_[tag]; }
 
@@ -112,6 +136,7 @@ public:
 private:
     [[noreturn, gnu::cold, gnu::noinline]] void put_violation(uint32_t tag) const;
     [[gnu::noinline]] void put_wake(sim::Time now);
+    [[gnu::noinline]] uint32_t get_dated(sim::Time now);
     void wake_up_nr(uint32_t nr, sim::Time now);
 
     uint32_t depth_;
@@ -121,7 +146,11 @@ private:
     // check on the per-I/O push).
     std::unique_ptr<uint32_t[]> free_;
     uint32_t nr_free_ = 0;
+    std::unique_ptr<int64_t[]> put_at_;  // per tag: the instant of its last put (ns)
     std::vector<uint8_t> used_;  // per tag: handed out (a tag freed twice is an invariant violation)
+    // Instants of puts made ahead of the first sleeper's instant, latest first (at most
+    // depth_, reserved: no allocation when a task sleeps).
+    std::vector<int64_t> replay_;
     std::vector<Request> static_rqs_;
     boost::intrusive::list<
         TagWaiter, boost::intrusive::member_hook<TagWaiter, TagWaiter::WaitHook, &TagWaiter::wait_node_>,

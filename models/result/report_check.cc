@@ -28,6 +28,12 @@ std::string impossible_in(const RunResult& r) {
                                d.name, d.util);
     }
     for (const QueueReport& q : r.queues) {
+        // Every tag space of the queue counted once (tags_in_use_mean is their sum), at most
+        // nr_hw_queues of them; a double sum may round one unit in the last place over.
+        const double tags = static_cast<double>(q.tag_depth) * static_cast<double>(q.nr_hw_queues);
+        if (!(q.tags_in_use_mean >= 0.0) || q.tags_in_use_mean > tags * (1.0 + 1e-12))
+            return fmt::format("queue {}: {:.4f} driver tags in use on average of {} (rule: a tag is held by one "
+                               "request at a time)", q.name, q.tags_in_use_mean, q.tag_depth * q.nr_hw_queues);
         const std::pair<const char*, const StageStat*> stages[] = {
             {"Q2G", &q.q2g}, {"G2I", &q.g2i}, {"I2D", &q.i2d}, {"D2C", &q.d2c}, {"Q2C", &q.q2c}};
         for (const auto& [stage, st] : stages) {

@@ -498,7 +498,7 @@ void JobThread::submit_event(uint64_t) {
             // No tag: sleep in blk_mq_get_tag; the plug is flushed on the way (step_done).
             s.sys += extra;
             tag_wait_ = true;
-            q_.wait_for_tag(cpu_.id(), this);
+            q_.wait_for_tag(cpu_.id(), this, t);
             break;
         }
         s.sys += extra + costs_.bio_submit + costs_.rq_alloc + costs_.plug;
@@ -676,7 +676,7 @@ SqRing::Submitted JobThread::submit_sqes(blkmq::Plug& plug, uint32_t cpu, Time n
         const blkmq::SubmitStatus st = q_.submit_bio(io.submit, plug, cpu, now + r.cost, extra);
         r.cost += extra;
         if (st == blkmq::SubmitStatus::WAIT_TAG) {
-            q_.wait_for_tag(cpu, waiter);
+            q_.wait_for_tag(cpu, waiter, now + r.cost);
             r.wait_tag = true;
             break;
         }

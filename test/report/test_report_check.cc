@@ -30,6 +30,9 @@ result::RunResult possible() {
     q.name = "nullb0";
     q.q2c.add(0);
     q.q2c.add(1500);
+    q.nr_hw_queues = 2;
+    q.tag_depth = 32;
+    q.tags_in_use_mean = 40.0;  // over both hctxs' tags
     r.queues.push_back(std::move(q));
     return r;
 }
@@ -42,6 +45,7 @@ TEST_CASE("report check: a possible report passes, at its bounds too", "[report]
     r.cpus[0].busy = 1_s;  // busy all of the run
     r.jobs[0].cpu_busy = 1_s;
     r.jobs[0].cpu_sys = 1_s;
+    r.queues[0].tags_in_use_mean = 64.0;  // every tag held all of the run
     CHECK(result::impossible_in(r).empty());
 }
 
@@ -65,6 +69,8 @@ TEST_CASE("report check: each impossible figure is named with its rule", "[repor
          "(601000000 ns system)", "a thread runs on one core at a time"},
         {"a disk over 100 % utilised", [](result::RunResult& r) { r.disks[0].util = 100.5; },
          "disk nullb0 was 100.50 % utilised", "a device is busy at most all of the run"},
+        {"more driver tags in use than exist", [](result::RunResult& r) { r.queues[0].tags_in_use_mean = 64.01; },
+         "queue nullb0: 64.0100 driver tags in use on average of 64", "a tag is held by one request at a time"},
         {"a negative stage", [](result::RunResult& r) { r.queues[0].i2d.add(-5); },
          "queue nullb0: a request's I2D lasted -5 ns", "every stage ends at or after its start"},
     };
