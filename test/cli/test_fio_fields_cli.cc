@@ -22,8 +22,6 @@ namespace {
 using nlohmann::json;
 using clitest::CliResult;
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
 using clitest::have_fio;
 
 // Real fio on a 16 MiB file in a temporary directory.
@@ -111,7 +109,7 @@ TEST_CASE("fio fields: with ramp_time the IO depths line adds up to 100%", "[cli
     // The text line is the same numbers.
     const CliResult text = clitest::run_blksim("fio -q --device nvme -- " + job + " --direct=1", false);
     REQUIRE(text.status == 0);
-    CHECK(has(text.out, "  IO depths    : 1=0.0%, 2=0.0%, 4=0.0%, 8=0.0%, 16=100.0%, 32=0.0%, >=64=0.0%\n"));
+    CHECK_THAT(text.out, Catch::Contains("  IO depths    : 1=0.0%, 2=0.0%, 4=0.0%, 8=0.0%, 16=100.0%, 32=0.0%, >=64=0.0%\n"));
     if (!have_fio())
         return;
     const RealFio fio;
@@ -129,16 +127,16 @@ TEST_CASE("fio fields: gtod_reduce=1 prints no latency or bandwidth samples, as 
     REQUIRE(reduced.status == 0);
     for (const std::string& line : kLatencyLines) {
         INFO(line);
-        CHECK(!has(reduced.out, line));
+        CHECK_THAT(reduced.out, !Catch::Contains(line));
     }
     // Without it the same job has them (what the check above looks for is there to miss).
-    CHECK(has(timed.out, "    clat ("));
-    CHECK(has(timed.out, "clat percentiles"));
+    CHECK_THAT(timed.out, Catch::Contains("    clat ("));
+    CHECK_THAT(timed.out, Catch::Contains("clat percentiles"));
     // The I/O counts, depths and blksim's own section stay.
-    CHECK(has(reduced.out, "  read: IOPS="));
-    CHECK(has(reduced.out, "     issued rwts: total=2000,0,0,0"));
-    CHECK(has(reduced.out, "  IO depths    : "));
-    CHECK(has(reduced.out, "D2C"));
+    CHECK_THAT(reduced.out, Catch::Contains("  read: IOPS="));
+    CHECK_THAT(reduced.out, Catch::Contains("     issued rwts: total=2000,0,0,0"));
+    CHECK_THAT(reduced.out, Catch::Contains("  IO depths    : "));
+    CHECK_THAT(reduced.out, Catch::Contains("D2C"));
 
     const json bj = blksim_json(job + " --gtod_reduce=1")["jobs"][0];
     CHECK(bj["read"]["total_ios"] == 2000);
@@ -159,7 +157,8 @@ TEST_CASE("fio fields: gtod_reduce=1 prints no latency or bandwidth samples, as 
     REQUIRE(ft.status == 0);
     for (const std::string& line : kLatencyLines) {
         INFO(line);
-        CHECK(has(ft.out, line) == has(reduced.out, line));
+        const auto prints = [&line](const std::string& out) { return out.find(line) != std::string::npos; };
+        CHECK(prints(ft.out) == prints(reduced.out));
     }
     const json fj = fio.run_json(fjob)["jobs"][0];
     for (const char* key : {"slat_ns", "clat_ns", "lat_ns"}) {
@@ -277,7 +276,7 @@ TEST_CASE("blksim section: tags_in_use_mean is one name and says when the tag se
         const std::string line = fmt::format("  {}: scheduler=mq-deadline, nr_hw_queues=1, tag_depth=1024, "
                                              "tags_in_use_mean={:.2f} (tag set shared by 2 queues)\n",
                                              q["name"].get<std::string>(), q["tags_in_use_mean"].get<double>());
-        CHECK(has(text.out, line));
+        CHECK_THAT(text.out, Catch::Contains(line));
     }
     // A queue with its own tags: no label, no key.
     const json n = blksim_json("--name=r --ioengine=libaio --iodepth=4 --rw=randread --bs=4k --number_ios=100 --direct=1");
@@ -312,11 +311,11 @@ TEST_CASE("fio fields: fsyncs count in the IO depths line against reads and writ
                                "     submit    : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n"
                                "     complete  : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n"
                                "     issued rwts: total=0,2000,0,499 short=0,0,0,0 dropped=0,0,0,0\n";
-    CHECK(has(b.out, depths));
+    CHECK_THAT(b.out, Catch::Contains(depths));
     if (!have_fio())
         return;
     const RealFio fio;
     const CliResult f = fio.run(job);
     REQUIRE(f.status == 0);
-    CHECK(has(f.out, depths));
+    CHECK_THAT(f.out, Catch::Contains(depths));
 }

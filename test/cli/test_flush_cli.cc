@@ -8,7 +8,6 @@
 #include <string>
 
 namespace {
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 std::string write_job(const std::string& name, const std::string& text) {
     const std::string path = "/tmp/blksim-flush-test-" + name + ".fio";
     std::ofstream(path) << text;
@@ -23,10 +22,10 @@ TEST_CASE("blksim fio: a job file with fsync=1 and end_fsync=1 on an HDD reports
     const auto r = clitest::run_blksim("fio -q --device hdd-7200-sata -- " + job);
     INFO(r.out);
     CHECK(r.status == 0);
-    CHECK(has(r.out, "  fsync/fdatasync/sync_file_range:\n    sync (usec): min="));
-    CHECK(has(r.out, "    sync percentiles (usec):\n"));
-    CHECK(has(r.out, "     issued rwts: total=0,50,0,49 "));
-    CHECK(has(r.out, "    flushes=50, flush_time_mean="));  // 49 fsyncs + end_fsync
+    CHECK_THAT(r.out, Catch::Contains("  fsync/fdatasync/sync_file_range:\n    sync (usec): min="));
+    CHECK_THAT(r.out, Catch::Contains("    sync percentiles (usec):\n"));
+    CHECK_THAT(r.out, Catch::Contains("     issued rwts: total=0,50,0,49 "));
+    CHECK_THAT(r.out, Catch::Contains("    flushes=50, flush_time_mean="));  // 49 fsyncs + end_fsync
 }
 
 TEST_CASE("blksim fio: bad sync option values exit 2 with the file, line and option", "[cli][fio][flush]") {
@@ -35,7 +34,7 @@ TEST_CASE("blksim fio: bad sync option values exit 2 with the file, line and opt
         const std::string job = write_job("bad", "[w]\nrw=write\n" + bad + "\n");
         const auto r = clitest::run_blksim("fio -q --device hdd-7200-sata -- " + job);
         CHECK(r.status == 2);
-        CHECK(has(r.out, job + ":3"));
-        CHECK(has(r.out, bad.substr(0, bad.find('='))));
+        CHECK_THAT(r.out, Catch::Contains(job + ":3"));
+        CHECK_THAT(r.out, Catch::Contains(bad.substr(0, bad.find('='))));
     }
 }

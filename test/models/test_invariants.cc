@@ -103,8 +103,6 @@ std::string failure(const std::function<void()>& f) {
     return {};
 }
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
 }  // namespace
 
 TEST_CASE("invariants: a request is issued and completed exactly once", "[models][invariants]") {
@@ -118,15 +116,15 @@ TEST_CASE("invariants: a request is issued and completed exactly once", "[models
     SECTION("completed twice") {
         Rig r(BuggyDevice::Bug::COMPLETE_TWICE);
         const std::string why = failure([&] { r.submit(r.request()); });
-        CHECK(has(why, "invariant violated: queue bug0: request tag 0 (sector 64 + 8, read, pid 1000"));
-        CHECK(has(why, "was completed while not in flight"));
-        CHECK(has(why, "rule: every request completes exactly once"));
+        CHECK_THAT(why, Catch::Contains("invariant violated: queue bug0: request tag 0 (sector 64 + 8, read, pid 1000"));
+        CHECK_THAT(why, Catch::Contains("was completed while not in flight"));
+        CHECK_THAT(why, Catch::Contains("rule: every request completes exactly once"));
         CHECK(r.ends.n == 1);  // the second completion never reached the submitter
     }
     SECTION("issued twice") {
         Rig r(BuggyDevice::Bug::ISSUE_TWICE);
         const std::string why = failure([&] { r.submit(r.request()); });
-        CHECK(has(why, "request tag 0 (sector 64 + 8, read, pid 1000, state in flight) was issued to the driver again"));
+        CHECK_THAT(why, Catch::Contains("request tag 0 (sector 64 + 8, read, pid 1000, state in flight) was issued to the driver again"));
     }
     SECTION("a lost command leaves the request at the driver: the audit still balances, the end does not") {
         Rig r(BuggyDevice::Bug::LOSE);
@@ -142,9 +140,9 @@ TEST_CASE("invariants: a tag freed twice stops the run", "[models][invariants]")
     const uint32_t tag = t.get(sim::Time::zero());
     t.put(tag, sim::Time::zero());
     const std::string why = failure([&] { t.put(tag, sim::Time::zero()); });
-    CHECK(has(why, "tag 0 of a tag space of depth 4 was freed while not in use"));
-    CHECK(has(why, "rule: every tag is freed exactly once"));
-    CHECK(has(failure([&] { t.put(7, sim::Time::zero()); }), "tag 7 of a tag space of depth 4"));
+    CHECK_THAT(why, Catch::Contains("tag 0 of a tag space of depth 4 was freed while not in use"));
+    CHECK_THAT(why, Catch::Contains("rule: every tag is freed exactly once"));
+    CHECK_THAT(failure([&] { t.put(7, sim::Time::zero()); }), Catch::Contains("tag 7 of a tag space of depth 4"));
 }
 
 TEST_CASE("invariants: the core's count of what the elevator holds is checked against the policy's", "[models][invariants]") {
@@ -156,8 +154,8 @@ TEST_CASE("invariants: the core's count of what the elevator holds is checked ag
     blkmq::Request* rq = r.request();
     r.q->elevator()->insert_request(rq, false, r.eq.now());
     const std::string why = r.q->audit();
-    CHECK(has(why, "the mq-deadline scheduler counts 1 requests, the core inserted 0"));
-    CHECK(has(why, "rule: inserted - dispatched - merged = held"));
+    CHECK_THAT(why, Catch::Contains("the mq-deadline scheduler counts 1 requests, the core inserted 0"));
+    CHECK_THAT(why, Catch::Contains("rule: inserted - dispatched - merged = held"));
     // Take it back out before the rig is torn down: a request still linked into the policy's
     // lists when they are destroyed trips Boost.Intrusive's safe-link check (assertions on).
     CHECK(r.q->elevator()->dispatch_request(0, r.eq.now()) == rq);
@@ -179,9 +177,9 @@ TEST_CASE("invariants: a driver that refuses every command forever is stopped, n
         topology::Machine machine(m);
         const std::string why = failure([&] { machine.run(); });
         INFO("audit interval " << interval);
-        CHECK(has(why, "invariant violated at 12"));
-        CHECK(has(why, "no I/O completed for 120 s of simulated time while 1 I/Os are in the kernel"));
-        CHECK(has(why, "rule: the run makes progress"));
+        CHECK_THAT(why, Catch::Contains("invariant violated at 12"));
+        CHECK_THAT(why, Catch::Contains("no I/O completed for 120 s of simulated time while 1 I/Os are in the kernel"));
+        CHECK_THAT(why, Catch::Contains("rule: the run makes progress"));
     }
 }
 

@@ -64,8 +64,6 @@ std::string error_of(const std::string& path) {
     return "(no error)";
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 }  // namespace
 
 TEST_CASE("the real 6.18 capture: every Q event of both per-CPU files, merged by time", "[replay]") {
@@ -145,7 +143,7 @@ TEST_CASE("blktrace reader: big-endian traces, skipped events, several devices",
     // Two devices in one dump: a job replays one.
     const std::string two = le + record_bytes(queue(4000, 8, 4096, false, bt::mkdev(8, 16)));
     const std::string msg = error_of(write_file("two.bin", two));
-    CHECK(has(msg, "2 devices (8,0 8,16)"));
+    CHECK_THAT(msg, Catch::Contains("2 devices (8,0 8,16)"));
 }
 
 TEST_CASE("blktrace reader: a truncated or corrupted trace names the file, record and offset", "[replay]") {
@@ -157,14 +155,14 @@ TEST_CASE("blktrace reader: a truncated or corrupted trace names the file, recor
         const std::string msg = error_of(p);
         INFO(msg);
         // The file starts with 48-byte C records: record 21 starts at byte 960.
-        CHECK(has(msg, p + ": record 21 at byte offset 960: truncated: the record needs 48 bytes, the file ends after 40"));
+        CHECK_THAT(msg, Catch::Contains(p + ": record 21 at byte offset 960: truncated: the record needs 48 bytes, the file ends after 40"));
     }
     SECTION("cut inside an unplug's payload") {
         // Record 398 of file .0 is its first U (48 + 8 bytes), at offset 19056.
         bt::Record r = bt::decode(reinterpret_cast<const unsigned char*>(capture.data()) + 19056, false);
         REQUIRE((r.action & 0xffff) == bt::TA_UNPLUG_IO);
         const std::string msg = error_of(write_file("cutpdu.blktrace", capture.substr(0, 19056 + 52)));
-        CHECK(has(msg, "record 398 at byte offset 19056: truncated: the record and its 8-byte payload need 56 bytes, the file ends after 52"));
+        CHECK_THAT(msg, Catch::Contains("record 398 at byte offset 19056: truncated: the record and its 8-byte payload need 56 bytes, the file ends after 52"));
     }
     SECTION("a corrupted magic") {
         std::string bad = capture;
@@ -172,23 +170,23 @@ TEST_CASE("blktrace reader: a truncated or corrupted trace names the file, recor
         const std::string p = write_file("magic.blktrace", bad);
         const std::string msg = error_of(p);
         INFO(msg);
-        CHECK(has(msg, p + ": record 5 at byte offset 192: bad magic 0x65615507 (expected 0x65617407)"));
+        CHECK_THAT(msg, Catch::Contains(p + ": record 5 at byte offset 192: bad magic 0x65615507 (expected 0x65617407)"));
     }
     SECTION("another version") {
         std::string bad = capture;
         bad[0] = '\x06';
-        CHECK(has(error_of(write_file("v6.blktrace", bad)), "record 1 at byte offset 0: blktrace version 6"));
+        CHECK_THAT(error_of(write_file("v6.blktrace", bad)), Catch::Contains("record 1 at byte offset 0: blktrace version 6"));
     }
     SECTION("not a trace at all") {
-        CHECK(has(error_of(write_file("text.bin", "hello, world\n")), "neither a fio iolog"));
-        CHECK(has(error_of(write_file("empty.bin", "")), "empty file"));
-        CHECK(has(error_of(tmp("missing")), "no such file"));
-        CHECK(has(error_of("/tmp"), "is a directory"));
+        CHECK_THAT(error_of(write_file("text.bin", "hello, world\n")), Catch::Contains("neither a fio iolog"));
+        CHECK_THAT(error_of(write_file("empty.bin", "")), Catch::Contains("empty file"));
+        CHECK_THAT(error_of(tmp("missing")), Catch::Contains("no such file"));
+        CHECK_THAT(error_of("/tmp"), Catch::Contains("is a directory"));
     }
     SECTION("a time stamp far beyond the rest") {
         std::string bytes = record_bytes(queue(1000, 64, 4096, false)) +
                             record_bytes(queue(uint64_t{1} << 62, 64, 4096, false));
-        CHECK(has(error_of(write_file("time.bin", bytes)), "record 2 at byte offset 48: Q at 4611686018427387904 ns"));
+        CHECK_THAT(error_of(write_file("time.bin", bytes)), Catch::Contains("record 2 at byte offset 48: Q at 4611686018427387904 ns"));
     }
     SECTION("random bytes never crash or hang the reader") {
         uint64_t x = 88172645463325252ULL;
@@ -202,7 +200,7 @@ TEST_CASE("blktrace reader: a truncated or corrupted trace names the file, recor
             try {
                 replay::load_replay_log(p);
             } catch (const TraceError& e) {
-                CHECK(has(e.what(), p));
+                CHECK_THAT(e.what(), Catch::Contains(p));
             }
         }
     }
@@ -245,7 +243,7 @@ TEST_CASE("fio iolog errors name the file and line", "[replay][iolog]") {
         const std::string p = write_file(name, text);
         const std::string msg = error_of(p);
         INFO(msg);
-        CHECK(has(msg, p + ": " + expect));
+        CHECK_THAT(msg, Catch::Contains(p + ": " + expect));
     };
     const std::string v2 = "fio version 2 iolog\n/dev/x add\n";
     check("unknown-act.log", v2 + "/dev/x open\n/dev/x frobnicate 0 4096\n", "line 4: unknown I/O action 'frobnicate'");
