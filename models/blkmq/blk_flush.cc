@@ -149,20 +149,20 @@ void RequestQueue::kick_flush(HwQueue& h, Time now, uint32_t cpu) {
 
 // flush_end_io(): the flush is done; every request it served moves on, and the requests
 // that gathered meanwhile get the next flush.
-void RequestQueue::flush_end_io(Request* flush_rq, Time tc, uint32_t cpu, Time now) {
+void RequestQueue::flush_end_io(Request* flush_rq, Time tc, uint32_t cpu, Time /*now*/) {
     HwQueue& h = *flush_rq->mq_hctx;
     FlushQueue& fq = h.fq;
     ++stats_.flushes;
     stats_.flush_ticks_ns += (tc - flush_rq->t_get).count();
     if (elevator_)
-        put_driver_tag(h, flush_rq, now);
+        put_driver_tag(h, flush_rq, tc);
     flush_rq->driver_tag = BlkMqTags::NO_TAG;  // (a borrowed tag goes back with nothing to do)
     RequestList running;
     running.splice_tail(fq.queue[fq.running_idx]);
     fq.running_idx ^= 1;
     while (Request* rq = running.pop_front())
         flush_complete_seq(rq, h, flush_cur_seq(*rq), tc, cpu);
-    completion_restart(h, now);
+    completion_restart(h, tc);
 }
 
 // __blk_mq_end_request() of the data step, then mq_flush_data_end_io(). The elevator's finish
@@ -175,11 +175,11 @@ void RequestQueue::flush_data_end_io(Request* rq, Time tc, uint32_t cpu, Time no
     HwQueue& h = *rq->mq_hctx;
     if (elevator_) {
         finish_request(rq, tc, cpu, now);
-        put_driver_tag(h, rq, now);
+        put_driver_tag(h, rq, tc);
     }
     --h.fq.data_in_flight;
     flush_complete_seq(rq, h, REQ_FSEQ_DATA, tc, cpu);
-    completion_restart(h, now);
+    completion_restart(h, tc);
 }
 
 }  // namespace blksim::blkmq

@@ -1089,8 +1089,8 @@ void RequestQueue::requeue_work(uint64_t arg) {
     // end of their steps, slightly ahead; on the FIFO timeline a completion would queue
     // behind such reservations, spin, delay its CPU's next reservation, and so on.
     finish_request(rq, tc, ccpu, now);
-    free_request(rq, now);
-    completion_restart(h, now);
+    free_request(rq, tc);
+    completion_restart(h, tc);
 }
 
 // blk_mq_complete_need_ipi(): rq_affinity=1 (QUEUE_FLAG_SAME_COMP) sends a completion to
