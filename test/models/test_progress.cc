@@ -250,20 +250,30 @@ TEST_CASE("fdatasync with few tags: a flush whose tag came back before its step 
     CHECK(r.queues.at(0).tags_in_use_mean <= 2.0);
 }
 
-TEST_CASE("a dispatch that finds its hctx's one tag freed at a later instant is rerun then",
-          "[models][progress][tags]") {
-    // One NCQ tag, two rate-limited jobs arriving at random (Poisson), and a 50 us hard-irq
-    // handler: a completion frees the tag at its handler's end, ahead of the clock, and a job
-    // that submits in between finds no tag with nothing else at the drive. That completion's
-    // restart came first in the event order; without a rerun at the tag's instant the request
-    // stayed on hctx->dispatch until the next submission, milliseconds later (5.9 ms).
-    const auto r = run(R"({"host": {"cpus": 4, "cost_profile": "e3-host", "costs": {"irq": "50us"}},
+namespace {
+
+// Two rate-limited jobs arriving at random (Poisson) on a SATA SSD under mq-deadline, with a
+// 50 us hard-irq handler: a completion frees its tags at its handler's end, ahead of the
+// clock, and a job that submits in between finds none with nothing else at the drive.
+// `device_params` and `nr_requests` make the one tag short: the drive's or the scheduler's.
+result::RunResult two_jobs_one_tag(const std::string& device_params, int nr_requests) {
+    return run(R"({"host": {"cpus": 4, "cost_profile": "e3-host", "costs": {"irq": "50us"}},
       "devices": [{"name": "sda", "model": "sata_ssd", "profile": "samsung-860evo-500g",
-                   "params": {"queue_depth": 1}}],
-      "queues": [{"device": "sda", "scheduler": "mq-deadline"}],
+                   "params": )" + device_params + R"(}],
+      "queues": [{"device": "sda", "scheduler": "mq-deadline", "nr_requests": )" + std::to_string(nr_requests) + R"(}],
       "jobs": [{"name": "j", "device": "sda", "ioengine": "libaio", "direct": 1, "rw": "randread", "bs": "4k",
                 "iodepth": 1, "numjobs": 2, "rate_iops": 300, "rate_process": "poisson",
                 "runtime": "2s", "time_based": 1}]})");
+}
+
+}  // namespace
+
+TEST_CASE("a dispatch that finds its hctx's one tag freed at a later instant is rerun then",
+          "[models][progress][tags]") {
+    // One NCQ tag. That completion's restart came first in the event order; without a rerun
+    // at the tag's instant the request stayed on hctx->dispatch until the next submission,
+    // milliseconds later (5.9 ms).
+    const auto r = two_jobs_one_tag(R"({"queue_depth": 1})", 0);
     REQUIRE(r.jobs.size() == 2);
     REQUIRE(r.queues.at(0).driver_tag_waits > 0);  // the case arose
     // At worst a request waits for the other job's command and a handler besides its own:
@@ -273,17 +283,10 @@ TEST_CASE("a dispatch that finds its hctx's one tag freed at a later instant is 
 }
 
 TEST_CASE("a task that sleeps for a tag freed at a later instant is woken then", "[models][progress][tags]") {
-    // The same two jobs and 50 us handler, now with one scheduler tag (nr_requests=1): a
-    // job that submits while the other's completion is still in its handler finds no tag
-    // and sleeps in blk_mq_get_tag. That put came first in the event order, with nobody
-    // asleep; it must still count for the sleeper at its instant (BlkMqTags::replay), or
-    // the sleeper waits for the next put, milliseconds later (5.9 ms).
-    const auto r = run(R"({"host": {"cpus": 4, "cost_profile": "e3-host", "costs": {"irq": "50us"}},
-      "devices": [{"name": "sda", "model": "sata_ssd", "profile": "samsung-860evo-500g"}],
-      "queues": [{"device": "sda", "scheduler": "mq-deadline", "nr_requests": 1}],
-      "jobs": [{"name": "j", "device": "sda", "ioengine": "libaio", "direct": 1, "rw": "randread", "bs": "4k",
-                "iodepth": 1, "numjobs": 2, "rate_iops": 300, "rate_process": "poisson",
-                "runtime": "2s", "time_based": 1}]})");
+    // One scheduler tag: the job sleeps in blk_mq_get_tag. The put came first in the event
+    // order, with nobody asleep; it must still count for the sleeper at its instant
+    // (BlkMqTags::replay), or the sleeper waits for the next put, milliseconds later (5.9 ms).
+    const auto r = two_jobs_one_tag("{}", 1);
     REQUIRE(r.jobs.size() == 2);
     REQUIRE(r.queues.at(0).sched_tag_sleeps > 0);  // the case arose
     // A sleeper waits at most for the other job's read and its handler (~130 us) and its
