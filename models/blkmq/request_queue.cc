@@ -830,8 +830,9 @@ void RequestQueue::run_hw_queue(HwQueue& h, Time now, uint32_t cpu) {
 // no-tag hctx that is not on dispatch_wait until it gets one, which comes to the same as
 // waiting for a freed tag. *Simplification:* those reruns cost kblockd no CPU time.
 // True when a completion frees one of rq's hctx's tags at `ahead`, an instant after `t`
-// (its handler's end, ahead of the clock): that completion's restart, done earlier in the
-// event order, comes after this dispatch in time, and must rerun the hctx then.
+// (the end of its work after a hard-irq handler, ahead of the clock): that completion's
+// restart, done earlier in the event order, comes after this dispatch in time, and must
+// rerun the hctx then.
 bool RequestQueue::mark_tag_wait(Request* rq, Time t, uint32_t cpu, Time& ahead) {
     HwQueue& h = *rq->mq_hctx;
     explain_.on_cpu(t, cpu, "tag wait: no driver tag on hctx {} ({}/{} in use) for sector {}, "

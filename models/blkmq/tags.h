@@ -5,12 +5,13 @@
 // arbitrary), so free tags are a LIFO stack: O(1) and cache friendly.
 //
 // Each free tag carries the instant it was put. Completions free their tags at their own
-// instants, which can lie ahead of the clock (the end of a hard-irq handler, a null_blk
-// completion inside the submitter's ->queue_rq, charged ahead in its step); a get at an
-// earlier instant must not take such a tag. get() skips it; a caller that then finds none
-// sleeps (or restarts its dispatch) until the earliest such instant (next_put_after), and a
-// sleeper that came before such a put counts it towards its wake batch at that instant
-// (replay), as it would had the put come after it in the event order too.
+// instants, which can lie ahead of the clock (the end of the completion work after a
+// hard-irq handler, a null_blk completion inside the submitter's ->queue_rq, charged ahead
+// in its step); a get at an earlier instant must not take such a tag. get() skips it; a
+// caller that then finds none sleeps (or restarts its dispatch) until the earliest such
+// instant (next_put_after), and a sleeper that came before such a put counts it towards
+// its wake batch at that instant (replay), as it would had the put come after it in the
+// event order too.
 //
 // Waiting follows sbitmap_queue: a task that finds no tag sleeps; freed tags are counted
 // and sleepers are woken in groups of wake_batch = clamp(depth / 8, 1, SBQ_WAKE_BATCH = 8)

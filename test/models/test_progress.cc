@@ -253,8 +253,9 @@ TEST_CASE("fdatasync with few tags: a flush whose tag came back before its step 
 namespace {
 
 // Two rate-limited jobs arriving at random (Poisson) on a SATA SSD under mq-deadline, with a
-// 50 us hard-irq handler: a completion frees its tags at its handler's end, ahead of the
-// clock, and a job that submits in between finds none with nothing else at the drive.
+// 50 us hard-irq handler: a completion frees its tags when its work after the handler ends,
+// ahead of the clock, and a job that submits in between finds none with nothing else at
+// the drive.
 // `device_params` and `nr_requests` make the one tag short: the drive's or the scheduler's.
 result::RunResult two_jobs_one_tag(const std::string& device_params, int nr_requests) {
     return run(R"({"host": {"cpus": 4, "cost_profile": "e3-host", "costs": {"irq": "50us"}},
