@@ -149,7 +149,7 @@ void RequestQueue::kick_flush(HwQueue& h, Time now, uint32_t cpu) {
 
 // flush_end_io(): the flush is done; every request it served moves on, and the requests
 // that gathered meanwhile get the next flush.
-void RequestQueue::flush_end_io(Request* flush_rq, Time tc, uint32_t cpu, Time /*now*/) {
+void RequestQueue::flush_end_io(Request* flush_rq, Time tc, uint32_t cpu) {
     HwQueue& h = *flush_rq->mq_hctx;
     FlushQueue& fq = h.fq;
     ++stats_.flushes;

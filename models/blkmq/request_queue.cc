@@ -902,12 +902,8 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
         own.sched_restart = true;
     }
     h.sched_restart = true;
-    if (ahead_hctx && ahead_hctx->sched_restart) [[unlikely]] {
-        // blk_mq_sched_restart() as that completion does it.
-        ahead_hctx->sched_restart = false;
-        if (!ahead_hctx->run_pending)
-            queue_run_work(*ahead_hctx, tag_ahead);
-    }
+    if (ahead_hctx) [[unlikely]]
+        sched_restart(*ahead_hctx, tag_ahead);  // as that completion does it
     if (!wait_completion && st == dev::BlkStatus::RESOURCE)
         delay_run_hw_queue(h, now + BLK_MQ_RESOURCE_DELAY);
     // DEV_RESOURCE: the next completion of this device restarts the hctx.
@@ -1152,7 +1148,7 @@ void RequestQueue::complete_request(Request* rq, Time now, uint32_t irq_cpu, Com
         // The flush machinery's own flush (flush_end_io) or the data step of a flush
         // sequence (mq_flush_data_end_io): the request is not ended yet.
         if (rq == &h.fq.flush_rq)
-            flush_end_io(rq, tc, ccpu, now);
+            flush_end_io(rq, tc, ccpu);
         else
             flush_data_end_io(rq, tc, ccpu, now);
         return;
@@ -1184,12 +1180,7 @@ void RequestQueue::completion_restart_slow(HwQueue& h, Time now) {
         h.sched_restart = true;
     }
 
-    // blk_mq_sched_restart(): a completion reruns a hctx that had to leave requests behind.
-    if (h.sched_restart) {
-        h.sched_restart = false;
-        if (!h.run_pending)
-            queue_run_work(h, now);
-    }
+    sched_restart(h, now);
 }
 
 // __blk_mq_free_request(): the elevator's finish hook (for a request that did not complete:

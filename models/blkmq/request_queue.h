@@ -311,6 +311,14 @@ private:
             completion_restart_slow(h, now);
     }
     void completion_restart_slow(HwQueue& h, sim::Time now);
+    // blk_mq_sched_restart(): a completion reruns a hctx that had to leave requests behind.
+    void sched_restart(HwQueue& h, sim::Time now) {
+        if (h.sched_restart) {
+            h.sched_restart = false;
+            if (!h.run_pending)
+                queue_run_work(h, now);
+        }
+    }
     // prepare_to_wait on `tags` from `now`, with the replays it asks for scheduled.
     void tag_wait(BlkMqTags& tags, TagWaiter* w, sim::Time now);
     void kick_requeue_list(sim::Time now, uint32_t cpu) {
@@ -322,7 +330,7 @@ private:
     // blk-flush.c
     void flush_complete_seq(Request* rq, HwQueue& h, uint8_t seq, sim::Time now, uint32_t cpu);
     void kick_flush(HwQueue& h, sim::Time now, uint32_t cpu);
-    void flush_end_io(Request* flush_rq, sim::Time tc, uint32_t cpu, sim::Time now);
+    void flush_end_io(Request* flush_rq, sim::Time tc, uint32_t cpu);
     void flush_data_end_io(Request* rq, sim::Time tc, uint32_t cpu, sim::Time now);
     void delay_run_hw_queue(HwQueue& h, sim::Time when);
     // The fair share's unit for h: the hctx, or with host-wide tags the queue.
