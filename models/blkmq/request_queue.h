@@ -76,6 +76,13 @@ public:
     // blk_mq_map_queue(): the hctx of the submitting CPU (blk_mq_map_queues' contiguous
     // groups: CPU c → hctx c * nr_hw_queues / nr_cpus).
     HwQueue& map_queue(uint32_t cpu) { return *hctxs_[mq_map_[cpu]]; }
+    // The tags a task on `cpu` sleeps on when it finds none (blk_mq_get_tag()'s bt): the
+    // scheduler tags with an elevator, else the driver tags (one space for all hctxs when
+    // the tags are shared).
+    BlkMqTags& wait_tags(uint32_t cpu) {
+        HwQueue& h = map_queue(cpu);
+        return h.sched_tags ? *h.sched_tags : h.tags;
+    }
     uint32_t hctx_first_cpu(uint32_t i) const override { return hctx_first_cpu_[i]; }
     std::span<const std::unique_ptr<cpu::Cpu>> cpus() const override { return cpus_; }
     const cpu::CpuCosts& costs() const override { return costs_; }
@@ -96,9 +103,16 @@ public:
     // With an elevator the request comes from the scheduler tags, within the elevator's
     // depth limit for anything but synchronous reads (limit_depth).
     Request* alloc_request(uint32_t cpu, sim::Time now, bool sync_read = true);
-    void wait_for_tag(uint32_t cpu, TagWaiter* w, sim::Time now) {
-        HwQueue& h = map_queue(cpu);
-        tag_wait(h.sched_tags ? *h.sched_tags : h.tags, w, now);
+    void wait_for_tag(uint32_t cpu, TagWaiter* w, sim::Time now) { tag_wait(wait_tags(cpu), w, now); }
+    // blk_mq_get_tag() after its sleep: a task woken for a tag that wakes on a CPU of another
+    // hctx retries there, and makes up the wake-up it took from the tags it slept on
+    // (sbitmap_queue_wake_up(bt_prev, 1)), so that a sleeper left there is not starved.
+    // *Simplification:* when the task is placed (JobThread::wakeup_event), a wake-up latency
+    // before it runs.
+    void tag_wake_moved(uint32_t from_cpu, uint32_t to_cpu, sim::Time now) {
+        BlkMqTags& prev = wait_tags(from_cpu);
+        if (&prev != &wait_tags(to_cpu))
+            prev.wake_up(now);
     }
     sched::Elevator* elevator() { return elevator_.get(); }
     // The elevator's checks and its part of the report; nullptr without an elevator or

@@ -120,6 +120,12 @@ public:
     // tags a limited allocation can use are enough to wake it; with a larger batch a sleeper
     // limited to fewer tags than the batch could wait for frees that never come.
     void set_min_shallow_depth(uint32_t min_shallow);
+    // sbitmap_queue_wake_up(bt, 1) without a free: counts towards the wake batch as a put
+    // does, when anyone sleeps.
+    void wake_up(sim::Time now) {
+        if (nr_waiters_ > 0)
+            put_wake(now);
+    }
     // Wake every sleeper (blk_mq_tag_wakeup_all, when a user goes idle).
     void wake_all(sim::Time now) { wake_up_nr(nr_waiters_, now); }
 

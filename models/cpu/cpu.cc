@@ -61,11 +61,29 @@ uint32_t find_idle_cpu(std::span<const std::unique_ptr<Cpu>> cpus, sim::Time now
     return UINT32_MAX;
 }
 
-uint32_t select_task_rq(std::span<const std::unique_ptr<Cpu>> cpus, uint32_t prev, sim::Time now) {
-    if (cpus[prev]->idle(now) || !cpus[prev]->has_sd_llc())
+uint32_t select_idle_sibling(std::span<const std::unique_ptr<Cpu>> cpus, uint32_t prev, const Task* t,
+                             std::span<const uint32_t> allowed, sim::Time now) {
+    if (cpus[prev]->idle_for(t, now) || !cpus[prev]->has_sd_llc())
         return prev;
-    const uint32_t c = find_idle_cpu(cpus, now);
-    return c != UINT32_MAX ? c : prev;
+    if (allowed.empty()) {
+        const auto n = static_cast<uint32_t>(cpus.size());
+        for (uint32_t i = 1; i < n; ++i) {
+            const uint32_t c = (prev + i) % n;
+            if (cpus[c]->idle_for(t, now))
+                return c;
+        }
+        return prev;
+    }
+    const std::size_t n = allowed.size();
+    std::size_t at = 0;
+    while (at < n && allowed[at] <= prev)
+        ++at;
+    for (std::size_t i = 0; i + 1 < n; ++i, ++at) {
+        const uint32_t c = allowed[at % n];
+        if (cpus[c]->idle_for(t, now))
+            return c;
+    }
+    return prev;
 }
 
 void Cpu::wait_hold(Task* t) {

@@ -90,9 +90,28 @@ public:
         jitter_ = std::make_unique<OsJitter>(seed, id_, guest, stalls);
         jitter_at_ = jitter_->next();
     }
-    // Nothing runs or waits here at `now`: where the scheduler's wake-up and idle balancing
-    // would place a task (select_idle_sibling, newidle pull).
+    // Nothing runs or waits here at `now`, interrupt work included: where idle balancing
+    // looks for a CPU to pull a waiting task to (find_idle_cpu).
     bool idle(sim::Time now) const { return !running_ && !in_step_ && rq_head_ == nullptr && free_at_ <= now; }
+    // Idle to the scheduler for `t` at `now` (idle_cpu(): rq->curr is the idle task, nothing
+    // queued): no task runs or waits here and no other task's step is still being played
+    // out. Interrupt work does not count (it runs on the idle task's stack), nor does the
+    // rest of `t`'s own last step here (the task going to sleep in it is `t`).
+    bool idle_for(const Task* t, sim::Time now) const {
+        return !running_ && !in_step_ && rq_head_ == nullptr && (step_until_ <= now || current_ == t);
+    }
+    // `t` is still on this core at `now` (p->on_cpu, or on its run queue): it runs or holds
+    // a step here, its last step has not ended, or it waits for the core. A wake-up then
+    // leaves it here (ttwu_runnable(), or try_to_wake_up() waiting for it to be switched out
+    // before it places it; blksim places it here).
+    bool has_task(const Task* t, sim::Time now) const {
+        if (current_ == t && (running_ || in_step_ || step_until_ > now))
+            return true;
+        for (const Task* p = rq_head_; p != nullptr; p = p->rq_next_)
+            if (p == t)
+                return true;
+        return false;
+    }
     // This core's ksoftirqd (models/cpu/ksoftirqd.h), made when first asked for; a switch to
     // it costs the host's context switch (set_context_switch()).
     Ksoftirqd& ksoftirqd();
@@ -201,6 +220,7 @@ public:
             free_at_ = take_jitter(now, end);
         else
             free_at_ = end;
+        step_until_ = free_at_;
         step_inline_ = {};
         in_step_ = step_deferred_ = false;
         busy_ += cost;
@@ -280,6 +300,7 @@ private:
     sim::EventQueue& q_;
     uint32_t id_;
     sim::Time free_at_;
+    sim::Time step_until_;  // where the last booked step ends (idle_for())
     sim::Duration busy_;
     sim::Duration irq_busy_;
     sim::Duration spin_;
@@ -320,12 +341,17 @@ inline sim::Duration sched_base_slice(uint32_t ncpus) {
 // idle search looks, and which CPU idle balancing would pull a waiting task to.
 uint32_t find_idle_cpu(std::span<const std::unique_ptr<Cpu>> cpus, sim::Time now);
 
-// select_task_rq_fair() for a task woken at `now` that last ran on `prev`: the previous CPU
-// if it is idle; else, with a shared last-level cache, an idle CPU of it
-// (select_idle_sibling's search); else the previous CPU, busy or not: without an sd_llc
-// domain select_idle_sibling returns its target unsearched, and wake_affine() keeps a busy
-// previous CPU against a waker's CPU that is busy too (the waker is running). Such a task
-// moves to an idle CPU only when that CPU pulls it (idle balancing, the caller's business).
-uint32_t select_task_rq(std::span<const std::unique_ptr<Cpu>> cpus, uint32_t prev, sim::Time now);
+// Where a task `t` woken at `now` runs (select_task_rq_fair() → select_idle_sibling()),
+// having last run on `prev`, allowed on `allowed` (its cpus_allowed, increasing, `prev` one
+// of them; empty: every CPU): `prev` if it is idle to the scheduler (Cpu::idle_for); else,
+// with a shared last-level cache, the first allowed CPU after `prev` that is, wrapping round
+// (select_idle_cpu()'s for_each_cpu_wrap() from the target + 1); else `prev`, busy or not:
+// without an sd_llc domain select_idle_sibling returns its target unsearched, and
+// wake_affine() keeps a busy previous CPU against a waker's CPU that is busy too (the waker
+// is running). Such a task moves to an idle CPU only when that CPU pulls it (idle balancing,
+// the caller's business). *Simplification:* the target is always `prev`: wake_affine() can
+// make it the waker's CPU when that one is idle (taking an interrupt), which blksim does not.
+uint32_t select_idle_sibling(std::span<const std::unique_ptr<Cpu>> cpus, uint32_t prev, const Task* t,
+                             std::span<const uint32_t> allowed, sim::Time now);
 
 }  // namespace blksim::cpu

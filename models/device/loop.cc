@@ -28,7 +28,7 @@ BlkStatus Loop::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
 //
 // Placed beside another task (a job thread), it shares that core until the core's next tick
 // sees two runnable tasks while a CPU is idle (nohz_balancer_kick()) and the idle CPU's load
-// balance moves one of them: the worker here, since blksim's job threads stay on their CPUs
+// balance moves one of them: the worker here, since blksim moves job threads only when they wake
 // (a worker still waiting is pulled at once, a running one moves at its next cond_resched(),
 // as the kernel's active balance would stop it; asleep by then, it wakes there next time).
 // This is how the two get apart on a host whose CPUs share no cache, where a wake-up keeps
@@ -39,7 +39,7 @@ void Loop::wake(sim::Time now) {
     awake_ = true;
     switched_in_ = false;
     ++wakeups_;
-    worker_cpu_ = cpu::select_task_rq(q_->cpus(), worker_cpu_, now);
+    worker_cpu_ = cpu::select_idle_sibling(q_->cpus(), worker_cpu_, this, {}, now);
     q_->cpus()[worker_cpu_]->wake(this, now);
     if (!balance_pending_ && shares_core())
         arm_idle_balance(now);

@@ -39,10 +39,22 @@ static sim::Rng job_stream(const JobConfig& cfg, uint32_t clone, uint64_t seed, 
     return sim::Rng(cfg.randseed.value_or(seed), stream_name(cfg, clone, what));
 }
 
+// The CPUs a thread may run on, increasing: cpus_allowed (with cpus_allowed_policy=split
+// the one Machine placed it on), else all (empty).
+static std::vector<uint32_t> allowed_cpus(const JobConfig& cfg, const cpu::Cpu& placed) {
+    if (cfg.cpus_split)
+        return {placed.id()};
+    std::vector<uint32_t> allowed = cfg.cpus_allowed;
+    std::sort(allowed.begin(), allowed.end());
+    allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
+    return allowed;
+}
+
 JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
                      cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
                      result::JobResult& result, Duration bw_avg_time, cpu::Cpu* sq_cpu)
-    : eq_(eq), cfg_(cfg), cpu_(cpu), q_(q), costs_(host.costs), res_(result), engine_(make_engine(cfg, host)),
+    : eq_(eq), cfg_(cfg), cpu_(&cpu), allowed_(allowed_cpus(cfg, cpu)), q_(q), costs_(host.costs), res_(result),
+      engine_(make_engine(cfg, host)),
       slat_(engine_->slat()), prio_clat_(cfg.uses_prio()),
       rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
       rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
@@ -192,9 +204,22 @@ void JobThread::schedule_wakeup(Time when) {
     eq_.at<&JobThread::wakeup_event>(when, this, wake_gen_);
 }
 
+// The scheduler places the woken thread (select_idle_sibling): on its CPU unless another
+// task has it, then on an idle one it may use.
 void JobThread::wakeup_event(uint64_t gen) {
-    if (gen == wake_gen_)
-        cpu_.wake(this, eq_.now());
+    if (gen != wake_gen_)
+        return;
+    const Time now = eq_.now();
+    const bool tag_woken = tag_woken_;
+    tag_woken_ = false;
+    if (allowed_.size() != 1 && !cpu_->has_task(this, now)) {
+        const std::span<const std::unique_ptr<cpu::Cpu>> cpus = q_.cpus();
+        const uint32_t prev = cpu_->id();
+        cpu_ = cpus[cpu::select_idle_sibling(cpus, prev, this, allowed_, now)].get();
+        if (tag_woken && cpu_->id() != prev)
+            q_.tag_wake_moved(prev, cpu_->id(), now);
+    }
+    cpu_->wake(this, now);
 }
 
 void JobThread::terminate(Time now) {
@@ -248,7 +273,7 @@ void JobThread::submit_event(uint64_t) {
     const Duration c = charge(s);
     // OS noise holds the CPU too, but it is not the thread's own time (fio's usr/sys).
     const Duration held = os_noise_ > Duration{} ? c + os_noise_delay() : c;
-    eq_.at<&JobThread::step_done>(cpu_.book(s.start, held), this);
+    eq_.at<&JobThread::step_done>(cpu_->book(s.start, held), this);
 }
 
 // The step's CPU time goes to the job's usr/sys; returns it. fio's reset_all_stats() at the
@@ -301,8 +326,8 @@ void JobThread::submit_event(uint64_t) {
     const bool drained = in_flight() == 0 && nr_done_ == 0;
     if (finishing && drained && !end_fsync_due()) {
         if (!verify_due(s.start)) {
-            finish(cpu_.book(s.start, charge(s)));
-            cpu_.release(s.start);
+            finish(cpu_->book(s.start, charge(s)));
+            cpu_->release(s.start);
             return false;
         }
         start_verify(s.now());
@@ -356,7 +381,7 @@ void JobThread::submit_event(uint64_t) {
     if (r.wait == 0 || nr_done_ >= wait_min_)
         return true;
     // io_getevents blocks: the syscall is charged when it returns.
-    const Time end = cpu_.book(s.start, charge(s));
+    const Time end = cpu_->book(s.start, charge(s));
     // An SQPOLL ring is reaped by spinning on its CQ ring in user space (fio makes no
     // io_uring_enter(GETEVENTS) then), an IOPOLL ring by spinning in the kernel.
     if (engine_->polls() || sq_) [[unlikely]] {
@@ -364,7 +389,7 @@ void JobThread::submit_event(uint64_t) {
         return false;
     }
     state_ = State::SLEEP_IO;
-    cpu_.release(s.start);
+    cpu_->release(s.start);
     return false;
 }
 
@@ -485,7 +510,7 @@ void JobThread::submit_event(uint64_t) {
 // on in submit_event(); otherwise nothing can happen in between and it goes on now. False
 // when deferred.
 [[gnu::always_inline]] inline bool JobThread::submit_bios(Step& s) {
-    const Duration charged_before = cpu_.charged();  // a plug flushed mid-batch
+    const Duration charged_before = cpu_->charged();  // a plug flushed mid-batch
     bool deferred = false;
     while (batch_pos_ < batch_.size()) {
         const Time t = s.now();
@@ -498,17 +523,17 @@ void JobThread::submit_event(uint64_t) {
             // No tag: sleep in blk_mq_get_tag; the plug is flushed on the way (step_done).
             s.sys += extra;
             tag_wait_ = true;
-            q_.wait_for_tag(cpu_.id(), this, t);
+            q_.wait_for_tag(cpu_->id(), this, t);
             break;
         }
         s.sys += extra + costs_.bio_submit + costs_.rq_alloc + costs_.plug;
         ++batch_pos_;
     }
-    if (cpu_.charged() != charged_before)
-        add_kernel_time(cpu_.charged() - charged_before);
+    if (cpu_->charged() != charged_before)
+        add_kernel_time(cpu_->charged() - charged_before);
     if (deferred) {
         deferred_ = s;
-        cpu_.defer_step();
+        cpu_->defer_step();
         eq_.at<&JobThread::submit_event>(s.now(), this);
         return false;
     }
@@ -537,15 +562,15 @@ Duration JobThread::os_noise_delay() {
 // sleep for a tag) hands the plugged requests to the queue, then the loop goes on.
 void JobThread::step_done(uint64_t) {
     const Time now = eq_.now();
-    flush_charged_from_ = cpu_.charged();
+    flush_charged_from_ = cpu_->charged();
     if (tag_wait_)
-        plug_.flush(q_, now, cpu_.id(), true);  // schedule() flushes the plug of a task going to sleep
+        plug_.flush(q_, now, cpu_->id(), true);  // schedule() flushes the plug of a task going to sleep
     else
-        plug_.finish(q_, now, cpu_.id());
+        plug_.finish(q_, now, cpu_->id());
     // The dispatch loop the flush ran goes on in events (RequestQueue::dispatch_continue):
     // the task is still inside blk_finish_plug() until it ends.
-    if (cpu_.held()) [[unlikely]] {
-        cpu_.wait_hold(this);
+    if (cpu_->held()) [[unlikely]] {
+        cpu_->wait_hold(this);
         return;
     }
     after_flush(now);
@@ -556,34 +581,34 @@ void JobThread::held_done(Time now) { after_flush(now); }
 // The plug is flushed and whatever it ran has returned: the syscall returns (its issue_time
 // stamps), and the task sleeps or goes on.
 void JobThread::after_flush(Time now) {
-    if (cpu_.charged() != flush_charged_from_)
-        add_kernel_time(cpu_.charged() - flush_charged_from_);
+    if (cpu_->charged() != flush_charged_from_)
+        add_kernel_time(cpu_->charged() - flush_charged_from_);
     if (sq_ && sq_queued_ > 0) [[unlikely]]
         sq_->posted(now);  // the SQ ring's new tail
     const bool in_syscall =
         engine_->committed(std::span<const uint32_t>(batch_).subspan(step_first_, batch_pos_ - step_first_), ious_,
-                           sim::max(now, cpu_.free_at()), in_kernel_ > 0 && nr_done_ == 0);
+                           sim::max(now, cpu_->free_at()), in_kernel_ > 0 && nr_done_ == 0);
     // A tag wait comes first: an fsync whose empty flush found no tag is still submitting
     // (blk_mq_get_tag sleeps inside submit_bio), and only a freed tag can wake it.
     if (tag_wait_) {
         state_ = State::SLEEP_TAG;  // tag_wakeup() ends it
-        cpu_.step_end(this, now, false);
+        cpu_->step_end(this, now, false);
         return;
     }
     // In fsync() until end_io() once its flush is submitted; a tag that came back before
     // this step ended (tag_wakeup() in between) leaves it still submitting: it goes on.
     if (sync_wait_ && batch_pos_ >= batch_.size()) {
         state_ = State::SLEEP_IO;
-        cpu_.step_end(this, now, false);
+        cpu_->step_end(this, now, false);
         return;
     }
     if (in_syscall) {
         wait_min_ = 1;
         state_ = State::SLEEP_IO;   // in pread until end_io()
-        cpu_.step_end(this, now, false);
+        cpu_->step_end(this, now, false);
         return;
     }
-    cpu_.step_end(this, now, true);
+    cpu_->step_end(this, now, true);
 }
 
 // io_uring_enter(GETEVENTS) on an IOPOLL ring: io_iopoll_check() spins in the driver's poll
@@ -594,7 +619,7 @@ void JobThread::after_flush(Time now) {
 void JobThread::poll(Time from) {
     state_ = State::POLL;
     poll_from_ = from;
-    poll_busy_ = cpu_.busy();
+    poll_busy_ = cpu_->busy();
     // A user-space spin on an SQPOLL ring's CQ ring is preempted like any task's.
     if (sq_ && !tick_armed_) [[unlikely]] {
         tick_armed_ = true;
@@ -608,7 +633,7 @@ void JobThread::poll_found(uint64_t) {
     end_poll(now);
     woken_ = polled_ = true;
     state_ = State::RUNNING;
-    cpu_.step_end(this, now, true);
+    cpu_->step_end(this, now, true);
 }
 
 // Interrupt and completion work that ran on the core meanwhile is counted already; the rest
@@ -616,9 +641,9 @@ void JobThread::poll_found(uint64_t) {
 // fio's reap loop on an SQPOLL ring's CQ ring.
 void JobThread::end_poll(Time now) {
     const Duration held = now > poll_from_ ? now - poll_from_ : Duration();
-    const Duration others = cpu_.busy() - poll_busy_;
+    const Duration others = cpu_->busy() - poll_busy_;
     const Duration spin = held > others ? held - others : Duration();
-    cpu_.held(poll_from_, now, spin);
+    cpu_->held(poll_from_, now, spin);
     res_.cpu_busy += spin;
     if (!sq_)
         res_.cpu_sys += spin;
@@ -631,7 +656,7 @@ void JobThread::poll_tick(uint64_t) {
     if (state_ != State::POLL)
         return;  // poll() arms it again
     const Time now = eq_.now();
-    if (!cpu_.has_waiting() || now < slice_start_ + slice_) {
+    if (!cpu_->has_waiting() || now < slice_start_ + slice_) {
         tick_armed_ = true;
         eq_.at<&JobThread::poll_tick>(sim::max(now + slice_, slice_start_ + slice_), this);
         return;
@@ -641,7 +666,7 @@ void JobThread::poll_tick(uint64_t) {
     woken_ = true;
     polled_ = false;
     state_ = State::RUNNING;
-    cpu_.step_end(this, now, true);
+    cpu_->step_end(this, now, true);
 }
 
 // fio_ioring_commit() on an SQPOLL ring (fio 3.34 on): the SQEs are in the ring already (fio's
@@ -690,8 +715,8 @@ SqRing::Submitted JobThread::submit_sqes(blkmq::Plug& plug, uint32_t cpu, Time n
 }
 
 void JobThread::sleep_until(const Step& s, Time when) {
-    const Time end = cpu_.book(s.start, charge(s));
-    cpu_.release(s.start);
+    const Time end = cpu_->book(s.start, charge(s));
+    cpu_->release(s.start);
     sleep_from_ = end;
     sleep_to_ = sim::max(end, when);
     schedule_wakeup(sleep_to_);
@@ -931,7 +956,7 @@ void JobThread::account_sync_trim(IoU& io, Time done) {
     }
     if (!io.submit.started)
         prep_bio(io, idx);
-    const blkmq::SubmitStatus st = q_.submit_bio(io.submit, plug_, cpu_.id(), now, extra);
+    const blkmq::SubmitStatus st = q_.submit_bio(io.submit, plug_, cpu_->id(), now, extra);
     note_submitted(io);
     return st != blkmq::SubmitStatus::WAIT_TAG;
 }
@@ -1062,8 +1087,10 @@ void JobThread::queue_null(const Step& s) {
 
 void JobThread::tag_wakeup(Time now) {
     tag_wait_ = false;
-    if (state_ == State::SLEEP_TAG)
+    if (state_ == State::SLEEP_TAG) {
+        tag_woken_ = true;
         schedule_wakeup(now);
+    }
 }
 
 // io_u_mark_complete(): one getevents call (or a sync engine's I/O) that reaped `n`.

@@ -191,7 +191,8 @@ private:
 
     sim::EventQueue& eq_;
     const JobConfig& cfg_;
-    cpu::Cpu& cpu_;
+    cpu::Cpu* cpu_;  // where it runs, or ran last (a wake-up may move it: wakeup_event())
+    std::vector<uint32_t> allowed_;  // the CPUs it may run on, increasing; empty: all
     blkmq::RequestQueue& q_;
     const cpu::CpuCosts& costs_;
     result::JobResult& res_;
@@ -224,6 +225,7 @@ private:
     // event (terminate() moves the wakeup; the old event then finds a newer generation).
     sim::Time sleep_from_, sleep_to_;
     uint64_t wake_gen_ = 0;
+    bool tag_woken_ = false;  // the pending wake-up is a freed tag's (wakeup_event())
     // fsync / fdatasync (fio's DDIR_SYNC io_us): the thread blocks in the syscall until the
     // flush completes, whatever the engine (fio's libaio runs it synchronously; io_uring's
     // IORING_OP_FSYNC would not block: docs/fio.md).

@@ -280,20 +280,26 @@ TEST_CASE("fio io_size and offset_increment: how much each job does and where ea
 
 TEST_CASE("fio cpus_allowed_policy=split: thread k of the run gets the set's (k mod n)-th CPU",
           "[cli][fio][fio-options]") {
-    // Two one-thread jobs on CPUs 2-3: shared puts both on CPU 2 (each job's first clone),
-    // split puts job b's thread (the run's second) on CPU 3.
+    // Three psync threads on CPUs 2-3, each sleeping for every read. split pins threads 0 and
+    // 2 to CPU 2 and thread 1 to CPU 3: CPU 2 does twice the work. shared lets each run on
+    // either: a thread woken while the other one of CPU 2 runs there moves to CPU 3 when that
+    // one is idle, and the work spreads.
     const auto busy_cpus = [](const std::string& policy) {
         const json b = blksim_json("--cpus_allowed=2-3 --cpus_allowed_policy=" + policy +
-                                   " --ioengine=libaio --iodepth=8 --rw=randread --bs=4k --runtime=20ms --time_based"
-                                   " --name=a --name=b",
-                                   "nullb");
-        std::vector<int> busy;
+                                   " --ioengine=psync --rw=randread --bs=4k --runtime=20ms --time_based"
+                                   " --name=a --numjobs=3",
+                                   "nvme");
+        std::map<int, double> busy;
         for (const json& c : b["blksim"]["cpus"])
-            if (c["busy_pct"].get<double>() > 0.0) busy.push_back(c["id"].get<int>());
+            if (c["busy_pct"].get<double>() > 0.0) busy[c["id"].get<int>()] = c["busy_pct"].get<double>();
         return busy;
     };
-    CHECK(busy_cpus("shared") == std::vector<int>{2});
-    CHECK(busy_cpus("split") == std::vector<int>{2, 3});
+    const auto split = busy_cpus("split");
+    REQUIRE(split.size() == 2);
+    CHECK(split.at(2) > 1.8 * split.at(3));
+    const auto shared = busy_cpus("shared");
+    REQUIRE(shared.size() == 2);
+    CHECK(shared.at(2) < 1.5 * shared.at(3));
 }
 
 TEST_CASE("fio's sqthread_poll runs with its SQ thread on sqthread_poll_cpu; a CPU the host lacks is refused; "
