@@ -563,7 +563,7 @@ Duration JobThread::os_noise_delay() {
 void JobThread::step_done(uint64_t) {
     const Time now = eq_.now();
     flush_charged_from_ = cpu_->charged();
-    if (tag_wait_)
+    if (tag_wait_ || tag_wake_at_ > now)
         plug_.flush(q_, now, cpu_->id(), true);  // schedule() flushes the plug of a task going to sleep
     else
         plug_.finish(q_, now, cpu_->id());
@@ -595,6 +595,19 @@ void JobThread::after_flush(Time now) {
         cpu_->step_end(this, now, false);
         return;
     }
+    if (tag_wake_at_ > now) [[unlikely]] {
+        // Woken by a put made ahead of the clock at an instant after this step's end: the
+        // task sleeps until then, as it would had the put come after it in the event order
+        // too; retrying before it would find that tag not yet free, with the wake-up spent.
+        const Time at = tag_wake_at_;
+        tag_wake_at_ = Time{};
+        state_ = State::SLEEP_TAG;
+        cpu_->step_end(this, now, false);
+        tag_woken_ = true;
+        schedule_wakeup(at);
+        return;
+    }
+    tag_wake_at_ = Time{};
     // In fsync() until end_io() once its flush is submitted; a tag that came back before
     // this step ended (tag_wakeup() in between) leaves it still submitting: it goes on.
     if (sync_wait_ && batch_pos_ >= batch_.size()) {
@@ -1090,6 +1103,8 @@ void JobThread::tag_wakeup(Time now) {
     if (state_ == State::SLEEP_TAG) {
         tag_woken_ = true;
         schedule_wakeup(now);
+    } else {
+        tag_wake_at_ = now;  // still in the step that slept: it goes on, not before `now`
     }
 }
 

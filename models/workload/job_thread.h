@@ -226,6 +226,7 @@ private:
     sim::Time sleep_from_, sleep_to_;
     uint64_t wake_gen_ = 0;
     bool tag_woken_ = false;  // the pending wake-up is a freed tag's (wakeup_event())
+    sim::Time tag_wake_at_;   // a tag's wake-up that came during the step that slept (after_flush())
     // fsync / fdatasync (fio's DDIR_SYNC io_us): the thread blocks in the syscall until the
     // flush completes, whatever the engine (fio's libaio runs it synchronously; io_uring's
     // IORING_OP_FSYNC would not block: docs/fio.md).

@@ -296,6 +296,31 @@ TEST_CASE("a task that sleeps for a tag freed at a later instant is woken then",
         CHECK(j.dir[0].slat.max() < 1'000'000);
 }
 
+TEST_CASE("a task woken in its step by a tag freed after the step's end sleeps until then",
+          "[models][progress][tags]") {
+    // One scheduler tag (kyber, nr_requests=1) on a loop device; a 1 MiB write split in two
+    // takes the tag for its first half and sleeps for the second, while the other job's
+    // flush sleeps too. The loop worker's completion puts the tag at the end of its work,
+    // after the first job's long step (the plug flush ran the half's queue_rq) has ended,
+    // and that put's wake-up reaches the job still in that step. The job must sleep on to
+    // the put's instant: going on at once, it tried the tag before it was free, slept again
+    // with the wake-up spent, and nothing freed a tag again (the run stalled; invariant
+    // search seed 68433).
+    const auto r = run(R"({"host": {"cpus": 8, "cost_profile": "desktop-8t",
+                                    "vcpu_preemption": [{"mean": "20us", "per_s": 1000}]},
+      "devices": [{"name": "d0", "model": "loop",
+                   "params": {"blocksize": 512, "cmd_cost": 500, "copy_mbps": 100000, "hw_queue_depth": 72}}],
+      "queues": [{"device": "d0", "scheduler": "kyber", "nr_requests": 1}],
+      "jobs": [{"name": "j0", "ioengine": "psync", "rw": "randwrite", "bs": "8k", "fsync": 1, "rate_iops": 20000,
+                "runtime": "18297us", "time_based": 1},
+               {"name": "j1", "ioengine": "psync", "rw": "write", "bs": "1m", "end_fsync": 1,
+                "runtime": "4469us", "time_based": 1}],
+      "seed": 68433})");
+    REQUIRE(r.jobs.size() == 2);
+    CHECK(r.jobs[1].dir[1].total_ios > 0);
+    CHECK(r.queues.at(0).sched_tag_sleeps > 0);
+}
+
 TEST_CASE("a device that defers a command for another hctx's reruns every hctx when it completes one",
           "[models][progress][flush]") {
     // A SATA SSD behind an HBA with two hardware queues: the drive defers a flush while
