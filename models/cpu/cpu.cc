@@ -1,5 +1,6 @@
 #include "models/cpu/cpu.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/cpu/ksoftirqd.h"
@@ -65,22 +66,10 @@ uint32_t select_idle_sibling(std::span<const std::unique_ptr<Cpu>> cpus, uint32_
                              std::span<const uint32_t> allowed, sim::Time now) {
     if (cpus[prev]->idle_for(t, now) || !cpus[prev]->has_sd_llc())
         return prev;
-    if (allowed.empty()) {
-        const auto n = static_cast<uint32_t>(cpus.size());
-        for (uint32_t i = 1; i < n; ++i) {
-            const uint32_t c = (prev + i) % n;
-            if (cpus[c]->idle_for(t, now))
-                return c;
-        }
-        return prev;
-    }
-    const std::size_t n = allowed.size();
-    std::size_t at = 0;
-    while (at < n && allowed[at] <= prev)
-        ++at;
-    for (std::size_t i = 0; i + 1 < n; ++i, ++at) {
-        const uint32_t c = allowed[at % n];
-        if (cpus[c]->idle_for(t, now))
+    const auto n = static_cast<uint32_t>(cpus.size());
+    for (uint32_t i = 1; i < n; ++i) {
+        const uint32_t c = (prev + i) % n;
+        if ((allowed.empty() || std::binary_search(allowed.begin(), allowed.end(), c)) && cpus[c]->idle_for(t, now))
             return c;
     }
     return prev;

@@ -601,7 +601,6 @@ void JobThread::after_flush(Time now) {
         // too; retrying before it would find that tag not yet free, with the wake-up spent.
         const Time at = tag_wake_at_;
         tag_wake_at_ = Time{};
-        state_ = State::SLEEP_TAG;
         cpu_->step_end(this, now, false);
         tag_woken_ = true;
         schedule_wakeup(at);
