@@ -626,14 +626,16 @@ void JobThread::after_flush(Time now) {
 // io_uring_enter(GETEVENTS) on an IOPOLL ring: io_iopoll_check() spins in the driver's poll
 // until wait_min_ completions are found; the task never sleeps, so no wake-up and no context
 // switch, and its core stays busy (system time) all along. The core is not released: a task
-// woken there waits for the spin to end, as for a step (the kernel's poll loop yields only
-// when need_resched() is set).
+// woken there waits for the spin to end, or for need_resched() (poll_tick()): the kernel's
+// poll loop breaks out on it. A task that must run for the I/O to end (a loop device's worker,
+// ksoftirqd) would otherwise never get the core.
 void JobThread::poll(Time from) {
     state_ = State::POLL;
     poll_from_ = from;
     poll_busy_ = cpu_->busy();
-    // A user-space spin on an SQPOLL ring's CQ ring is preempted like any task's.
-    if (sq_ && !tick_armed_) [[unlikely]] {
+    // The spin, in the kernel's poll loop or in user space on an SQPOLL ring's CQ ring, is
+    // preempted like any task.
+    if (!tick_armed_) [[unlikely]] {
         tick_armed_ = true;
         eq_.at<&JobThread::poll_tick>(sim::max(from, slice_start_ + slice_), this);
     }
@@ -661,8 +663,9 @@ void JobThread::end_poll(Time now) {
         res_.cpu_sys += spin;
 }
 
-// need_resched() set by the tick: a task waits for the core of a spinning SQPOLL job (its SQ
-// thread, when they share it) and the job's slice is used up. Looked at once per slice.
+// need_resched() set by the tick: a task waits for the core of a spinning job (an SQPOLL job's
+// SQ thread when they share it, a loop device's worker) and the job's slice is used up.
+// Looked at once per slice.
 void JobThread::poll_tick(uint64_t) {
     tick_armed_ = false;
     if (state_ != State::POLL)
@@ -914,11 +917,17 @@ uint32_t JobThread::prep_sync_io_u(Time t, bool datasync, bool account) {
 // io_completed() for a DDIR_SYNC io_u: add_sync_clat_sample() (issue to return) and
 // total_io_u[DDIR_SYNC] (fdatasync is DDIR_DATASYNC there: timed, not counted).
 void JobThread::account_sync(IoU& io, Time done) {
-    ++completed_;
     // The engine marks an fsync submitted and completed as one (fio's sync engines and
     // libaio's queue hook alike).
     if (done >= ramp_end_)
         mark_complete(1);
+    account_sync_clat(io, done);
+    io.state = IoU::State::FREE;
+    free_ious_.push_back(static_cast<uint32_t>(&io - ious_.data()));
+}
+
+void JobThread::account_sync_clat(IoU& io, Time done) {
+    ++completed_;
     if (io.account && done >= ramp_end_) {
         const auto lat = static_cast<uint64_t>((done - io.issue_time).count());
         res_.sync.lat.add(static_cast<double>(lat));
@@ -926,8 +935,6 @@ void JobThread::account_sync(IoU& io, Time done) {
         if (!io.datasync)
             ++res_.sync.total_ios;
     }
-    io.state = IoU::State::FREE;
-    free_ious_.push_back(static_cast<uint32_t>(&io - ious_.data()));
 }
 
 // libaio's and io_uring's ->queue for a trim (fio's FIO_ASYNCIO_SYNC_TRIM): FIO_Q_BUSY while
@@ -991,8 +998,11 @@ void JobThread::prep_bio(IoU& io, uint32_t idx) {
     bio.pid = res_.pid;
     bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
     bio.task_ioprio_level = cfg_.prio;
+    // fsync(), or a sync trim's ioctl, blocks the job; on an SQPOLL ring the SQ thread
+    // submits it and its CQE is reaped as any other's (IORING_OP_FSYNC: several may be in
+    // flight).
     if (io.ddir >= DDIR_TRIM) [[unlikely]]
-        sync_wait_ = io.ddir == DDIR_SYNC || sync_trim_;  // fsync(), or a sync trim's ioctl
+        sync_wait_ = !sq_ && (io.ddir == DDIR_SYNC || sync_trim_);
 }
 
 // Every piece of the io_u's bio is in the kernel's hands: it is in flight (submit_bio has
@@ -1023,7 +1033,7 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     IoU& io = ious_[idx];
     if (--io.submit.pieces_left > 0)
         return;  // bio_endio of a split piece: the chain's parent waits for the rest
-    if (io.ddir >= DDIR_TRIM && (io.ddir == DDIR_SYNC || sync_trim_)) [[unlikely]] {
+    if (io.ddir >= DDIR_TRIM && !sq_ && (io.ddir == DDIR_SYNC || sync_trim_)) [[unlikely]] {
         // submit_bio_wait() returns in blkdev_issue_flush() (fsync) or blkdev_issue_discard()
         // (a sync trim's ioctl): the syscall is about to return.
         if (io.ddir == DDIR_TRIM)
@@ -1036,11 +1046,6 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
         sync_done_ = static_cast<int>(idx);
         if (state_ == State::SLEEP_IO)
             schedule_wakeup(now);
-        else if (state_ == State::POLL) [[unlikely]] {
-            // An SQPOLL ring's IORING_OP_FSYNC: the job spins for its CQE.
-            state_ = State::RUNNING;
-            eq_.at<&JobThread::poll_found>(now, this);
-        }
         return;
     }
     post_done(idx, now);
@@ -1124,7 +1129,10 @@ Duration JobThread::reap(Time t0, uint32_t max) {
             done_tail_ = 0;
         cost += costs_.io_complete;
         // The completion cannot be seen before the kernel posted it.
-        account_done(io, sim::max(t0 + cost, io.kernel_done));
+        if (io.ddir == DDIR_SYNC) [[unlikely]]
+            account_sync_clat(io, sim::max(t0 + cost, io.kernel_done));  // an SQPOLL ring's fsync
+        else
+            account_done(io, sim::max(t0 + cost, io.kernel_done));
         // verify_io_u(), the io_u's end_io, runs after its completion was accounted.
         if (checksum_ && io.ddir == 0) [[unlikely]]
             cost += checksum_cost(io.len);

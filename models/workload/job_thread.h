@@ -167,6 +167,7 @@ private:
     bool end_fsync_due() const;
     uint32_t prep_sync_io_u(sim::Time now, bool datasync, bool account);
     void account_sync(IoU& io, sim::Time done);
+    void account_sync_clat(IoU& io, sim::Time done);  // its completion and clat (account_sync())
     void account_sync_trim(IoU& io, sim::Time done);
     [[gnu::cold, gnu::noinline]] void queue_sync_trim(Step& s);
     // The step books its CPU time and the thread sleeps until `when` (SLEEP_TIMER).

@@ -55,7 +55,7 @@ void SqThread::run_step(Time start) {
 // The round's end: blk_finish_plug() (or the flush of a thread about to sleep for a tag).
 void SqThread::step_done(uint64_t) {
     const Time now = eq_.now();
-    if (tag_wait_)
+    if (tag_wait_ || tag_wake_at_ > now)
         plug_.flush(q_, now, cpu_.id(), true);
     else
         plug_.finish(q_, now, cpu_.id());
@@ -81,6 +81,18 @@ void SqThread::after_flush(Time now) {
         cpu_.step_end(this, now, false);
         return;
     }
+    if (tag_wake_at_ > now) [[unlikely]] {
+        // Woken in this round by a put made ahead of the clock, at an instant after the
+        // round's end: it sleeps until then (JobThread::after_flush()); retrying before would
+        // find that tag not yet free, with the wake-up spent.
+        const Time at = tag_wake_at_;
+        tag_wake_at_ = Time{};
+        state_ = State::RUNNABLE;
+        cpu_.step_end(this, now, false);
+        eq_.at<&SqThread::wake_event>(at, this);
+        return;
+    }
+    tag_wake_at_ = Time{};
     if (ring_.sq_entries() > 0) {
         state_ = State::RUNNABLE;  // stored during the round: the next one
         cpu_.step_end(this, now, true);
@@ -174,13 +186,23 @@ void SqThread::idle_event(uint64_t) {
     cpu_.release(now);
 }
 
+// sbitmap's wake-up makes the sleeper runnable; it runs later, never inside the put that woke
+// it (whose caller is still ending a request: a round played out there took the tag being
+// put and lost it again), so the wake-up is an event. A wake-up during the round that slept
+// lets the round go on, but not before `now` (a put made ahead of the clock: after_flush()).
 void SqThread::tag_wakeup(Time now) {
     tag_wait_ = false;
-    if (state_ != State::SLEEP_TAG)
+    if (state_ != State::SLEEP_TAG) {
+        tag_wake_at_ = now;
         return;
-    woken_ = true;
+    }
     state_ = State::RUNNABLE;
-    cpu_.wake(this, now);
+    eq_.at<&SqThread::wake_event>(now, this);
+}
+
+void SqThread::wake_event(uint64_t) {
+    woken_ = true;
+    cpu_.wake(this, eq_.now());
 }
 
 void SqThread::stop(Time now) {

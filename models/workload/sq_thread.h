@@ -98,6 +98,8 @@ private:
     // and a task waits for the core.
     void tick_event(uint64_t);
     void idle_event(uint64_t);
+    // A tag's wake-up: the thread becomes runnable (tag_wakeup()).
+    void wake_event(uint64_t);
 
     sim::EventQueue& eq_;
     cpu::Cpu& cpu_;
@@ -110,6 +112,7 @@ private:
     bool stopped_ = false;
     bool woken_ = false;           // the next step pays a context switch
     bool tag_wait_ = false;
+    sim::Time tag_wake_at_;        // a tag's wake-up that came during the round that slept
     bool idle_armed_ = false;      // an idle_event is pending
     sim::Time spin_from_;          // SPIN: its start, and the core's busy time then
     sim::Duration spin_busy_;
