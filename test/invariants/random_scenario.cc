@@ -384,6 +384,12 @@ json random_job(Draw& d, const std::string& name, const DeviceInfo& dev, uint32_
         j["cmdprio_percentage"] = d.pick({1, 50, 100});
         j["cmdprio_class"] = d.range(1, 3);
     }
+    // io_uring's SQ polling thread (its own task, submitting from its CPU and sleeping for
+    // tags as a job does) and polled completion.
+    if (engine == "io_uring") {
+        if (d.chance(0.2)) j["sqthread_poll"] = 1;
+        if (d.chance(0.1)) j["hipri"] = 1;
+    }
     return j;
 }
 

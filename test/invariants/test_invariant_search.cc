@@ -261,7 +261,8 @@ TEST_CASE("invariant search: the generator is deterministic and covers every dim
         for (const auto& j : s["jobs"]) {
             seen.insert("engine " + j["ioengine"].get<std::string>());
             seen.insert("rw " + j["rw"].get<std::string>());
-            for (const char* opt : {"fsync", "fdatasync", "sync", "rate_iops", "thinktime", "prioclass"})
+            for (const char* opt : {"fsync", "fdatasync", "sync", "rate_iops", "thinktime", "prioclass", "sqthread_poll",
+                                    "hipri"})
                 if (j.contains(opt))
                     seen.insert(opt);
         }
@@ -272,7 +273,7 @@ TEST_CASE("invariant search: the generator is deterministic and covers every dim
                              "scheduler none", "scheduler mq-deadline", "scheduler kyber", "scheduler bfq",
                              "engine psync", "engine libaio", "engine io_uring", "rw read", "rw write",
                              "rw randread", "rw randwrite", "rw rw", "rw randrw", "fsync", "fdatasync", "sync",
-                             "rate_iops", "thinktime", "prioclass", "hba"}) {
+                             "rate_iops", "thinktime", "prioclass", "sqthread_poll", "hipri", "hba"}) {
         INFO(want);
         CHECK(seen.count(want) == 1);
     }
