@@ -280,7 +280,9 @@ private:
     uint64_t last_trim_offset_ = 0;           // fio's f->last_start[DDIR_TRIM] (randtrimwrite)
     uint64_t issued_bytes_ = 0, issued_ios_ = 0;
     uint64_t submitted_ = 0, completed_ = 0;
-    uint64_t kernel_bytes_[3] = {0, 0, 0}, ramp_bytes_[3] = {0, 0, 0};
+    // Per direction; kernel_bytes_[DDIR_SYNC] stays 0: an SQPOLL ring's fsync ends through
+    // post_done() like any I/O, with no bytes.
+    uint64_t kernel_bytes_[4] = {0, 0, 0, 0}, ramp_bytes_[3] = {0, 0, 0};
     sim::Time ramp_end_, end_time_;
     sim::Duration bw_avg_time_;
     uint32_t* live_ = nullptr;
