@@ -490,9 +490,11 @@ void JobThread::submit_event(uint64_t) {
         queue_null(s);
         return false;
     }
-    if (sq_) [[unlikely]] {
+    // The SQ thread submits them; not a trim, which fio's io_uring engine runs as a
+    // BLKDISCARD ioctl from the job (FIO_ASYNCIO_SYNC_TRIM), alone in its batch.
+    if (sq_ && !(sync_trim_ && ious_[batch_[batch_pos_]].ddir == DDIR_TRIM)) [[unlikely]] {
         sq_commit(s);
-        return false;  // the SQ thread submits them
+        return false;
     }
     if (!batch_syscall_charged_) {
         s.sys += costs_.syscall;
@@ -999,10 +1001,10 @@ void JobThread::prep_bio(IoU& io, uint32_t idx) {
     bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
     bio.task_ioprio_level = cfg_.prio;
     // fsync(), or a sync trim's ioctl, blocks the job; on an SQPOLL ring the SQ thread
-    // submits it and its CQE is reaped as any other's (IORING_OP_FSYNC: several may be in
-    // flight).
+    // submits an fsync and its CQE is reaped as any other's (IORING_OP_FSYNC: several may
+    // be in flight).
     if (io.ddir >= DDIR_TRIM) [[unlikely]]
-        sync_wait_ = !sq_ && (io.ddir == DDIR_SYNC || sync_trim_);
+        sync_wait_ = io.ddir == DDIR_SYNC ? !sq_ : sync_trim_;
 }
 
 // Every piece of the io_u's bio is in the kernel's hands: it is in flight (submit_bio has
@@ -1033,7 +1035,7 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     IoU& io = ious_[idx];
     if (--io.submit.pieces_left > 0)
         return;  // bio_endio of a split piece: the chain's parent waits for the rest
-    if (io.ddir >= DDIR_TRIM && !sq_ && (io.ddir == DDIR_SYNC || sync_trim_)) [[unlikely]] {
+    if (io.ddir >= DDIR_TRIM && (io.ddir == DDIR_SYNC ? !sq_ : sync_trim_)) [[unlikely]] {
         // submit_bio_wait() returns in blkdev_issue_flush() (fsync) or blkdev_issue_discard()
         // (a sync trim's ioctl): the syscall is about to return.
         if (io.ddir == DDIR_TRIM)

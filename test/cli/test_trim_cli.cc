@@ -166,7 +166,8 @@ TEST_CASE("trims: libaio and io_uring run each trim as a blocking ioctl, alone",
     const std::string job = "--name=t --size=1g --bs=64k --rw=randtrim --runtime=20ms --time_based";
     const json p = blksim_json(job + " --ioengine=psync");
     // hipri: the discard is waited for, not polled (blkdev_issue_discard() sets no REQ_POLLED).
-    for (const char* engine : {"libaio", "io_uring", "io_uring --hipri"}) {
+    // sqthread_poll: the ioctl is the job's, not the SQ thread's.
+    for (const char* engine : {"libaio", "io_uring", "io_uring --hipri", "io_uring --sqthread_poll=1"}) {
         INFO(engine);
         const json a = blksim_json(job + " --ioengine=" + engine + " --iodepth=16");
         CHECK(trim_iops(a) > 0.8 * trim_iops(p));
@@ -187,6 +188,12 @@ TEST_CASE("trims: libaio and io_uring run each trim as a blocking ioctl, alone",
         "fio --device hdd-7200-sata -- --name=t --size=1m --bs=64k --rw=randtrim --ioengine=libaio --iodepth=8");
     CHECK(e.status == 1);
     CHECK_THAT(e.out, Catch::Contains("error=Operation not supported"));
+    // The same with an SQ thread (it took the trim through its ring and split the discard by
+    // a max_discard_sectors of 0: SIGFPE).
+    const CliResult sq = clitest::run_blksim("fio --device hdd-7200-sata -- --name=t --size=1m --bs=64k --rw=randtrim "
+                                             "--ioengine=io_uring --sqthread_poll=1 --iodepth=8");
+    CHECK(sq.status == 1);
+    CHECK_THAT(sq.out, Catch::Contains("error=Operation not supported"));
 }
 
 TEST_CASE("trims: what the model keeps per read/write direction only is refused with trims", "[cli][fio][trim]") {

@@ -344,8 +344,15 @@ json random_job(Draw& d, const std::string& name, const DeviceInfo& dev, uint32_
         if (d.chance(0.3)) j["iodepth_batch_submit"] = d.range(1, std::min<uint64_t>(qd, 8));
         if (d.chance(0.3)) j["iodepth_batch_complete_min"] = d.range(0, std::min<uint64_t>(qd, 4));
     }
-    const std::string rw = d.pick({"read", "write", "randread", "randwrite", "rw", "randrw"});
+    std::string rw = d.pick({"read", "write", "randread", "randwrite", "rw", "randrw"});
+    // Discards: trims alone, or each block trimmed then written (a device without discard
+    // support fails them, as the kernel does with -EOPNOTSUPP).
+    if (d.chance(0.1))
+        rw = d.pick({"trim", "randtrim", "trimwrite", "randtrimwrite"});
     j["rw"] = rw;
+    // What blksim keeps per read/write direction only is refused with trims (rate caps,
+    // cmdprio, fsync: decode_jobs.cc's check_trim_job()).
+    const bool trims = rw.find("trim") != std::string::npos;
     if ((rw == "rw" || rw == "randrw") && d.chance(0.7))
         j["rwmixread"] = d.pick({0, 1, 50, 90, 99, 100});
     j["direct"] = 1;
@@ -356,7 +363,7 @@ json random_job(Draw& d, const std::string& name, const DeviceInfo& dev, uint32_
     // The flush machinery: fsync/fdatasync every N writes, O_SYNC (FUA where the device
     // offers it, else a flush after each write), a final fsync.
     const bool writes = rw != "read" && rw != "randread";
-    if (writes && d.chance(0.35)) {
+    if (writes && !trims && d.chance(0.35)) {
         const std::string opt = d.pick({"fsync", "fdatasync", "sync"});
         j[opt] = opt == "sync" ? 1 : d.pick({1, 2, 32});
     }
@@ -368,9 +375,9 @@ json random_job(Draw& d, const std::string& name, const DeviceInfo& dev, uint32_
     if (d.chance(0.15))
         j["ramp_time"] = us(d.range(100, 2000));
     // Rate limits and think time put idle gaps in the stream (timers, idling schedulers).
-    if (d.chance(0.15))
+    if (!trims && d.chance(0.15))
         j["rate_iops"] = d.pick({100, 1000, 20000});
-    else if (d.chance(0.1))
+    else if (!trims && d.chance(0.1))
         j["rate"] = d.pick({"1m", "50m"});
     if (d.chance(0.15)) {
         j["thinktime"] = us(d.pick({1, 100, 1000}));
@@ -380,7 +387,7 @@ json random_job(Draw& d, const std::string& name, const DeviceInfo& dev, uint32_
     if (d.chance(0.25)) {
         j["prioclass"] = d.range(1, 3);
         j["prio"] = d.range(0, 7);
-    } else if (async && d.chance(0.1)) {  // cmdprio is an option of the async engines
+    } else if (async && !trims && d.chance(0.1)) {  // cmdprio is an option of the async engines
         j["cmdprio_percentage"] = d.pick({1, 50, 100});
         j["cmdprio_class"] = d.range(1, 3);
     }

@@ -272,7 +272,8 @@ TEST_CASE("invariant search: the generator is deterministic and covers every dim
     for (const char* want : {"model null_blk", "model nvme", "model hdd", "model sata_ssd", "model raid",
                              "scheduler none", "scheduler mq-deadline", "scheduler kyber", "scheduler bfq",
                              "engine psync", "engine libaio", "engine io_uring", "rw read", "rw write",
-                             "rw randread", "rw randwrite", "rw rw", "rw randrw", "fsync", "fdatasync", "sync",
+                             "rw randread", "rw randwrite", "rw rw", "rw randrw", "rw trim", "rw randtrim",
+                             "rw trimwrite", "rw randtrimwrite", "fsync", "fdatasync", "sync",
                              "rate_iops", "thinktime", "prioclass", "sqthread_poll", "hipri", "hba"}) {
         INFO(want);
         CHECK(seen.count(want) == 1);
