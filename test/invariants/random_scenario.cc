@@ -391,6 +391,16 @@ json random_job(Draw& d, const std::string& name, const DeviceInfo& dev, uint32_
         j["cmdprio_percentage"] = d.pick({1, 50, 100});
         j["cmdprio_class"] = d.range(1, 3);
     }
+    // Where random offsets fall, mixed block sizes, and verify's checksums and read-back.
+    if (!trims && d.chance(0.1))
+        j["random_distribution"] = d.pick({"zipf:1.2", "pareto:0.3", "normal:10", "random"});
+    if (!trims && d.chance(0.1)) {
+        j.erase("bsrange");
+        j.erase("bs");
+        j["bssplit"] = d.pick({"4k/50:64k/50", "4k/90:1m/10", "8k"});
+    }
+    if (writes && !trims && d.chance(0.08))
+        j["verify"] = d.pick({"crc32c", "md5"});
     // io_uring's SQ polling thread (its own task, submitting from its CPU and sleeping for
     // tags as a job does) and polled completion.
     if (engine == "io_uring") {

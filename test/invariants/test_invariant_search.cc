@@ -262,7 +262,7 @@ TEST_CASE("invariant search: the generator is deterministic and covers every dim
             seen.insert("engine " + j["ioengine"].get<std::string>());
             seen.insert("rw " + j["rw"].get<std::string>());
             for (const char* opt : {"fsync", "fdatasync", "sync", "rate_iops", "thinktime", "prioclass", "sqthread_poll",
-                                    "hipri"})
+                                    "hipri", "random_distribution", "bssplit", "verify"})
                 if (j.contains(opt))
                     seen.insert(opt);
         }
@@ -274,7 +274,8 @@ TEST_CASE("invariant search: the generator is deterministic and covers every dim
                              "engine psync", "engine libaio", "engine io_uring", "rw read", "rw write",
                              "rw randread", "rw randwrite", "rw rw", "rw randrw", "rw trim", "rw randtrim",
                              "rw trimwrite", "rw randtrimwrite", "fsync", "fdatasync", "sync",
-                             "rate_iops", "thinktime", "prioclass", "sqthread_poll", "hipri", "hba"}) {
+                             "rate_iops", "thinktime", "prioclass", "sqthread_poll", "hipri", "random_distribution", "bssplit", "verify",
+                             "hba"}) {
         INFO(want);
         CHECK(seen.count(want) == 1);
     }
