@@ -401,6 +401,21 @@ json random_job(Draw& d, const std::string& name, const DeviceInfo& dev, uint32_
     }
     if (writes && !trims && d.chance(0.08))
         j["verify"] = d.pick({"crc32c", "md5"});
+    // A job that ends on its size or I/O count rather than the clock (the runtime stays a
+    // cap), and one region per thread.
+    if (d.chance(0.15)) {
+        j.erase("time_based");
+        const int end = static_cast<int>(d.range(0, 2));
+        if (end == 0) j["size"] = d.pick({"8m", "64m"});  // at least the largest bs (4 MiB)
+        else if (end == 1) j["io_size"] = d.pick({"8m", "32m"});
+        else j["number_ios"] = d.pick({1, 7, 300});
+    }
+    if (d.chance(0.1)) {
+        j["offset"] = d.pick({"0", "1m", "10%"});
+        j["offset_increment"] = d.pick({"4m", "64m"});
+    }
+    if (j.contains("rate_iops") && d.chance(0.3))
+        j["rate_process"] = "poisson";
     // io_uring's SQ polling thread (its own task, submitting from its CPU and sleeping for
     // tags as a job does) and polled completion.
     if (engine == "io_uring") {

@@ -262,7 +262,8 @@ TEST_CASE("invariant search: the generator is deterministic and covers every dim
             seen.insert("engine " + j["ioengine"].get<std::string>());
             seen.insert("rw " + j["rw"].get<std::string>());
             for (const char* opt : {"fsync", "fdatasync", "sync", "rate_iops", "thinktime", "prioclass", "sqthread_poll",
-                                    "hipri", "random_distribution", "bssplit", "verify"})
+                                    "hipri", "random_distribution", "bssplit", "verify", "size",
+                                    "io_size", "number_ios", "offset_increment", "rate_process"})
                 if (j.contains(opt))
                     seen.insert(opt);
         }
@@ -275,7 +276,7 @@ TEST_CASE("invariant search: the generator is deterministic and covers every dim
                              "rw randread", "rw randwrite", "rw rw", "rw randrw", "rw trim", "rw randtrim",
                              "rw trimwrite", "rw randtrimwrite", "fsync", "fdatasync", "sync",
                              "rate_iops", "thinktime", "prioclass", "sqthread_poll", "hipri", "random_distribution", "bssplit", "verify",
-                             "hba"}) {
+                             "size", "io_size", "number_ios", "offset_increment", "rate_process", "hba"}) {
         INFO(want);
         CHECK(seen.count(want) == 1);
     }
