@@ -490,6 +490,17 @@ nlohmann::json random_scenario(uint64_t seed) {
     // scenario is what it was before it was drawn).
     if (d.chance(0.3))
         s["host"]["run_to_parity"] = true;
+    // Where job threads may run (cpus_allowed, split: one CPU each), which bounds where the
+    // scheduler places them when they wake.
+    for (json& j : s["jobs"]) {
+        if (!d.chance(0.2))
+            continue;
+        const uint64_t first = d.range(0, cpus - 1);
+        const uint64_t last = d.range(first, cpus - 1);
+        j["cpus_allowed"] = first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
+        if (d.chance(0.5))
+            j["cpus_allowed_policy"] = "split";
+    }
     return s;
 }
 

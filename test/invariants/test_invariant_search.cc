@@ -263,7 +263,8 @@ TEST_CASE("invariant search: the generator is deterministic and covers every dim
             seen.insert("rw " + j["rw"].get<std::string>());
             for (const char* opt : {"fsync", "fdatasync", "sync", "rate_iops", "thinktime", "prioclass", "sqthread_poll",
                                     "hipri", "random_distribution", "bssplit", "verify", "size",
-                                    "io_size", "number_ios", "offset_increment", "rate_process"})
+                                    "io_size", "number_ios", "offset_increment", "rate_process",
+                                    "cpus_allowed_policy"})
                 if (j.contains(opt))
                     seen.insert(opt);
         }
@@ -276,7 +277,8 @@ TEST_CASE("invariant search: the generator is deterministic and covers every dim
                              "rw randread", "rw randwrite", "rw rw", "rw randrw", "rw trim", "rw randtrim",
                              "rw trimwrite", "rw randtrimwrite", "fsync", "fdatasync", "sync",
                              "rate_iops", "thinktime", "prioclass", "sqthread_poll", "hipri", "random_distribution", "bssplit", "verify",
-                             "size", "io_size", "number_ios", "offset_increment", "rate_process", "hba"}) {
+                             "size", "io_size", "number_ios", "offset_increment", "rate_process",
+                             "cpus_allowed_policy", "hba"}) {
         INFO(want);
         CHECK(seen.count(want) == 1);
     }
