@@ -331,6 +331,42 @@ std::string block_size(Draw& d, uint32_t lbs) {
     }
 }
 
+// The job options drawn after the rest (so that each seed's earlier draws stay as they were
+// before these existed).
+void job_extras(Draw& d, json& j, const std::string& engine, bool writes, bool trims) {
+    // Where random offsets fall, mixed block sizes, and verify's checksums and read-back.
+    if (!trims && d.chance(0.1))
+        j["random_distribution"] = d.pick({"zipf:1.2", "pareto:0.3", "normal:10", "random"});
+    if (!trims && d.chance(0.1)) {
+        j.erase("bsrange");
+        j.erase("bs");
+        j["bssplit"] = d.pick({"4k/50:64k/50", "4k/90:1m/10", "8k"});
+    }
+    if (writes && !trims && d.chance(0.08))
+        j["verify"] = d.pick({"crc32c", "md5"});
+    // A job that ends on its size or I/O count rather than the clock (the runtime stays a
+    // cap), and one region per thread.
+    if (d.chance(0.15)) {
+        j.erase("time_based");
+        const int end = static_cast<int>(d.range(0, 2));
+        if (end == 0) j["size"] = d.pick({"8m", "64m"});  // at least the largest bs (4 MiB)
+        else if (end == 1) j["io_size"] = d.pick({"8m", "32m"});
+        else j["number_ios"] = d.pick({1, 7, 300});
+    }
+    if (d.chance(0.1)) {
+        j["offset"] = d.pick({"0", "1m", "10%"});
+        j["offset_increment"] = d.pick({"4m", "64m"});
+    }
+    if (j.contains("rate_iops") && d.chance(0.3))
+        j["rate_process"] = "poisson";
+    // io_uring's SQ polling thread (its own task, submitting from its CPU and sleeping for
+    // tags as a job does) and polled completion.
+    if (engine == "io_uring") {
+        if (d.chance(0.2)) j["sqthread_poll"] = 1;
+        if (d.chance(0.1)) j["hipri"] = 1;
+    }
+}
+
 json random_job(Draw& d, const std::string& name, const DeviceInfo& dev, uint32_t max_threads) {
     json j = {{"name", name}, {"device", dev.name}};
     // The three engine families: psync (one I/O per syscall), libaio and io_uring (a ring
@@ -391,37 +427,7 @@ json random_job(Draw& d, const std::string& name, const DeviceInfo& dev, uint32_
         j["cmdprio_percentage"] = d.pick({1, 50, 100});
         j["cmdprio_class"] = d.range(1, 3);
     }
-    // Where random offsets fall, mixed block sizes, and verify's checksums and read-back.
-    if (!trims && d.chance(0.1))
-        j["random_distribution"] = d.pick({"zipf:1.2", "pareto:0.3", "normal:10", "random"});
-    if (!trims && d.chance(0.1)) {
-        j.erase("bsrange");
-        j.erase("bs");
-        j["bssplit"] = d.pick({"4k/50:64k/50", "4k/90:1m/10", "8k"});
-    }
-    if (writes && !trims && d.chance(0.08))
-        j["verify"] = d.pick({"crc32c", "md5"});
-    // A job that ends on its size or I/O count rather than the clock (the runtime stays a
-    // cap), and one region per thread.
-    if (d.chance(0.15)) {
-        j.erase("time_based");
-        const int end = static_cast<int>(d.range(0, 2));
-        if (end == 0) j["size"] = d.pick({"8m", "64m"});  // at least the largest bs (4 MiB)
-        else if (end == 1) j["io_size"] = d.pick({"8m", "32m"});
-        else j["number_ios"] = d.pick({1, 7, 300});
-    }
-    if (d.chance(0.1)) {
-        j["offset"] = d.pick({"0", "1m", "10%"});
-        j["offset_increment"] = d.pick({"4m", "64m"});
-    }
-    if (j.contains("rate_iops") && d.chance(0.3))
-        j["rate_process"] = "poisson";
-    // io_uring's SQ polling thread (its own task, submitting from its CPU and sleeping for
-    // tags as a job does) and polled completion.
-    if (engine == "io_uring") {
-        if (d.chance(0.2)) j["sqthread_poll"] = 1;
-        if (d.chance(0.1)) j["hipri"] = 1;
-    }
+    job_extras(d, j, engine, writes, trims);
     return j;
 }
 
