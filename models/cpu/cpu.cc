@@ -101,6 +101,8 @@ void Cpu::wake(Task* t, sim::Time now) {
     if (running_ && t != current_ && now - run_since_ >= parity_slice_)
         ++preempting_wakeups_;
     enqueue(t);
+    if (spinning_ && running_ && t != current_) [[unlikely]]
+        current_->wakeup_preempt(now);
     // A running step hands the core on when it ends; otherwise the core is idle or busy
     // with interrupt work only, and an event grants it when that is done.
     if (!running_)

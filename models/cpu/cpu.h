@@ -67,6 +67,10 @@ public:
     // (Cpu::hold) has ended at `now`: the task goes on with what followed it. Called only
     // for a task that asked for it (Cpu::wait_hold).
     virtual void held_done(sim::Time /*now*/) {}
+    // Another task was woken onto this core while this one spins in a loop that checks
+    // need_resched() (Cpu::set_spinning): CFS's check_preempt_wakeup() sets it, as a woken
+    // task's vruntime lies well behind a spinner's. Called from inside Cpu::wake().
+    virtual void wakeup_preempt(sim::Time /*now*/) {}
 
 protected:
     ~Task() = default;
@@ -187,6 +191,8 @@ public:
     // on (Task::held_done).
     void unhold(sim::Time now);
     bool held() const { return holds_ > 0; }
+    // The running task spins in a loop that yields to a woken task (Task::wakeup_preempt).
+    void set_spinning(bool on) { spinning_ = on; }
     // The running task, its step booked, waits in the held work (its syscall has not
     // returned). Its claim to the core is the one it had when it got here: it takes its
     // place in the run queue now, and step_end() keeps that place (runnable) or gives it up.
@@ -311,6 +317,7 @@ private:
     bool step_deferred_ = false; // ... or its step goes on in a later event (defer_step)
     Task* current_ = nullptr;  // the task that ran the last step here
     bool running_ = false;     // a task step is in progress (its step_end will pass the core on)
+    bool spinning_ = false;    // ... and its task spins, yielding to a woken one (set_spinning)
     Task* rq_head_ = nullptr;
     Task* rq_tail_ = nullptr;
     bool dispatch_pending_ = false;

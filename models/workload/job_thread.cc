@@ -628,13 +628,21 @@ void JobThread::after_flush(Time now) {
 // io_uring_enter(GETEVENTS) on an IOPOLL ring: io_iopoll_check() spins in the driver's poll
 // until wait_min_ completions are found; the task never sleeps, so no wake-up and no context
 // switch, and its core stays busy (system time) all along. The core is not released: a task
-// woken there waits for the spin to end, or for need_resched() (poll_tick()): the kernel's
-// poll loop breaks out on it. A task that must run for the I/O to end (a loop device's worker,
-// ksoftirqd) would otherwise never get the core.
+// woken there waits for the spin to end, or for need_resched(), on which the kernel's poll
+// loop breaks out: set by the wake-up itself (wakeup_preempt()) or, for a task already
+// waiting, by the tick once the slice is used up (poll_tick()). A task that must run for the
+// I/O to end (a loop device's worker, ksoftirqd) would otherwise never get the core.
 void JobThread::poll(Time from) {
     state_ = State::POLL;
     poll_from_ = from;
     poll_busy_ = cpu_->busy();
+    // fio's user-space reap loop on an SQPOLL ring checks no need_resched(): the tick
+    // preempts it.
+    cpu_->set_spinning(!sq_);
+    // A task woken here during the step (the loop worker its submission woke) set
+    // need_resched() already: the task yields as its syscall returns.
+    if (!sq_ && cpu_->has_waiting())
+        wakeup_preempt(from);
     // The spin, in the kernel's poll loop or in user space on an SQPOLL ring's CQ ring, is
     // preempted like any task.
     if (!tick_armed_) [[unlikely]] {
@@ -656,6 +664,7 @@ void JobThread::poll_found(uint64_t) {
 // of the time was the task's own spin: system time in the kernel's poll loop, user time in
 // fio's reap loop on an SQPOLL ring's CQ ring.
 void JobThread::end_poll(Time now) {
+    cpu_->set_spinning(false);
     const Duration held = now > poll_from_ ? now - poll_from_ : Duration();
     const Duration others = cpu_->busy() - poll_busy_;
     const Duration spin = held > others ? held - others : Duration();
@@ -678,8 +687,28 @@ void JobThread::poll_tick(uint64_t) {
         eq_.at<&JobThread::poll_tick>(sim::max(now + slice_, slice_start_ + slice_), this);
         return;
     }
+    yield_poll(now);
+}
+
+// A task woken onto the core of the spin: its need_resched() is acted on at once, in an
+// event of its own (not inside the waker's Cpu::wake()).
+void JobThread::wakeup_preempt(Time now) {
+    if (state_ == State::POLL && !preempt_armed_) {
+        preempt_armed_ = true;
+        eq_.at<&JobThread::poll_preempt>(now, this);
+    }
+}
+
+void JobThread::poll_preempt(uint64_t) {
+    preempt_armed_ = false;
+    if (state_ == State::POLL)
+        yield_poll(eq_.now());
+}
+
+// The spin gives the core up: switched out (an involuntary context switch, which fio's ctx
+// counts) and back in later.
+void JobThread::yield_poll(Time now) {
     end_poll(now);
-    // Switched out (an involuntary context switch, which fio's ctx counts) and back in later.
     woken_ = true;
     polled_ = false;
     state_ = State::RUNNING;

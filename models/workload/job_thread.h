@@ -94,6 +94,7 @@ public:
 
     void run_step(sim::Time now) override;            // cpu::Task
     void held_done(sim::Time now) override;           // cpu::Task
+    void wakeup_preempt(sim::Time now) override;      // cpu::Task
     void tag_wakeup(sim::Time now) override;          // blkmq::TagWaiter
     void end_io(blkmq::Bio* bio, sim::Time now) override;  // blkmq::EndIo
     // SqRing: the SQ thread's view of the ring (sqthread_poll).
@@ -137,10 +138,15 @@ private:
     // poll_found() ends the spin once end_io() posted enough of them.
     void poll(sim::Time from);
     void poll_found(uint64_t);
-    // The spin ends at `now` (found, or preempted: poll_tick()); its time is the job's.
+    // The spin ends at `now` (found, or preempted: poll_tick(), poll_preempt()); its time is
+    // the job's.
     void end_poll(sim::Time now);
-    // sqthread_poll: the scheduler tick's look at the CQ spin (SqThread::tick_event()).
+    // The scheduler tick's look at the spin (SqThread::tick_event()): preempted once its
+    // slice is used up and a task waits.
     void poll_tick(uint64_t);
+    // A task woken onto the spin's core (wakeup_preempt()): the kernel's poll loop yields.
+    void poll_preempt(uint64_t);
+    void yield_poll(sim::Time now);
     // sqthread_poll: store the batch's SQEs in the ring (no syscall) instead of submitting.
     void sq_commit(Step& s);
     // io_us the job has handed over and not reaped: the kernel's, and those still in the SQ ring.
@@ -265,6 +271,7 @@ private:
     sim::Time poll_from_;                     // POLL: the spin's start
     sim::Duration poll_busy_;                 // and the core's busy time then
     bool tick_armed_ = false;                 // a poll_tick is pending
+    bool preempt_armed_ = false;              // a poll_preempt is pending
     sim::Time slice_start_;                   // when it last got the core from another task
     const sim::Duration slice_;               // sched_slice() of the host
 
