@@ -269,7 +269,6 @@ Request* RequestQueue::init_request(Request& rq, HwQueue& h, uint32_t driver_tag
     rq.mq_ctx_cpu = cpu;
     rq.t_get = now;
     rq.t_insert = now;
-    rq.t_listed = Time{};
     ++allocated_;
     return &rq;
 }
@@ -856,9 +855,8 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
         // A request became visible here when the section that inserted it ended (its I):
         // submitters play their steps out ahead of the clock, so a completion's restart,
         // processed later but stamped earlier, can find a request that is not there yet at
-        // its instant. It issues it no earlier than that, nor than a round that left it on
-        // hctx->dispatch put it there (holding the driver tag it took then).
-        t = sim::max(t, sim::max(rq->t_insert, rq->t_listed));
+        // its instant. It issues it no earlier than that.
+        t = sim::max(t, rq->t_insert);
         // blk_mq_prep_dispatch_rq(): budget first, then the driver tag.
         if (!budget_ok()) {
             list.push_front(rq);
@@ -894,7 +892,6 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
     // nothing at the driver are never held on its dispatch list.
     while (Request* rq = list.pop_front()) {
         HwQueue& own = *rq->mq_hctx;
-        rq->t_listed = t;
         own.dispatch.push_back(rq);
         if (&own != &h) {
             if (elevator_)

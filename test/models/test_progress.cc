@@ -391,31 +391,3 @@ TEST_CASE("requests of another hctx left over from a failed round give their dri
     CHECK(r.queues.at(0).resource_requeues > 0);
     check_stages_non_negative(r.queues.at(0));
 }
-
-TEST_CASE("a request a dispatch round left on hctx->dispatch is not issued by a run stamped before",
-          "[models][progress][tags]") {
-    // kyber on null_blk refusing every 12th command (requeue_every), on vCPUs the hypervisor
-    // preempts for about a millisecond: a round on such a CPU, played out ahead of the clock,
-    // took a driver tag far ahead and left its request on hctx->dispatch; another CPU's run,
-    // stamped earlier, issued it there and then, before its tag was taken. The tag was then
-    // held from after its own put, and the report showed a negative number of driver tags in
-    // use (invariant search seed 83421). A run issues such a request no earlier than the
-    // round that left it there (Request::t_listed), as it does for its insertion.
-    const auto r = run(R"({"host": {"cpus": 6, "cost_profile": "e3-host", "run_to_parity": true, "shared_llc": false,
-                                    "submit_bio_plug": true, "vcpu_preemption": [{"mean": "1ms", "per_s": 100}]},
-      "devices": [{"name": "d0", "model": "null_blk",
-                   "params": {"completion_nsec": 1000, "hw_queue_depth": 178, "irqmode": 2, "requeue_every": 12,
-                              "submit_queues": 6}}],
-      "queues": [{"device": "d0", "scheduler": "kyber", "max_sectors_kb": 4}],
-      "jobs": [{"name": "j0", "ioengine": "psync", "rw": "read", "bsrange": "512-65536", "numjobs": 9,
-                "ramp_time": "1675us", "runtime": "5518us", "thinktime": "1000us", "time_based": 1},
-               {"name": "j1", "ioengine": "io_uring", "rw": "randwrite", "bs": "1m", "iodepth": 35,
-                "iodepth_batch_submit": 4, "numjobs": 5, "ramp_time": "1463us", "runtime": "13659us",
-                "thinktime": "1000us", "time_based": 1}],
-      "seed": 83421})");
-    const result::QueueReport& q = r.queues.at(0);
-    REQUIRE(q.d2c.stat.count() > 0);
-    CHECK(q.tags_in_use_mean >= 0.0);
-    CHECK(q.tags_in_use_mean <= static_cast<double>(q.tag_depth * q.nr_hw_queues));
-    check_stages_non_negative(q);
-}
