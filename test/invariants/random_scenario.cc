@@ -355,7 +355,7 @@ void job_extras(Draw& d, json& j, const std::string& engine, bool writes, bool t
     }
     if (d.chance(0.1)) {
         j["offset"] = d.pick({"0", "1m", "10%"});
-        j["offset_increment"] = d.pick({"4m", "64m"});
+        j["offset_increment"] = d.pick({"1m", "4m"});  // 16 threads x 4 MiB stay on a 1 GiB device
     }
     if (j.contains("rate_iops") && d.chance(0.3))
         j["rate_process"] = "poisson";
