@@ -1029,11 +1029,8 @@ void JobThread::prep_bio(IoU& io, uint32_t idx) {
     bio.pid = res_.pid;
     bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
     bio.task_ioprio_level = cfg_.prio;
-    // fsync(), or a sync trim's ioctl, blocks the job; on an SQPOLL ring the SQ thread
-    // submits an fsync and its CQE is reaped as any other's (IORING_OP_FSYNC: several may
-    // be in flight).
     if (io.ddir >= DDIR_TRIM) [[unlikely]]
-        sync_wait_ = io.ddir == DDIR_SYNC ? !sq_ : sync_trim_;
+        sync_wait_ = blocks_job(io);
 }
 
 // Every piece of the io_u's bio is in the kernel's hands: it is in flight (submit_bio has
@@ -1064,7 +1061,7 @@ void JobThread::end_io(blkmq::Bio* bio, Time now) {
     IoU& io = ious_[idx];
     if (--io.submit.pieces_left > 0)
         return;  // bio_endio of a split piece: the chain's parent waits for the rest
-    if (io.ddir >= DDIR_TRIM && (io.ddir == DDIR_SYNC ? !sq_ : sync_trim_)) [[unlikely]] {
+    if (io.ddir >= DDIR_TRIM && blocks_job(io)) [[unlikely]] {
         // submit_bio_wait() returns in blkdev_issue_flush() (fsync) or blkdev_issue_discard()
         // (a sync trim's ioctl): the syscall is about to return.
         if (io.ddir == DDIR_TRIM)

@@ -172,6 +172,10 @@ private:
     bool sync_due() const;
     bool end_fsync_due() const;
     uint32_t prep_sync_io_u(sim::Time now, bool datasync, bool account);
+    // An fsync, or a sync trim's ioctl (io.ddir >= DDIR_TRIM), blocks the job until it ends;
+    // on an SQPOLL ring the SQ thread submits an fsync and its CQE is reaped as any other's
+    // (IORING_OP_FSYNC: several may be in flight).
+    bool blocks_job(const IoU& io) const { return io.ddir == DDIR_SYNC ? !sq_ : sync_trim_; }
     void account_sync(IoU& io, sim::Time done);
     void account_sync_clat(IoU& io, sim::Time done);  // its completion and clat (account_sync())
     void account_sync_trim(IoU& io, sim::Time done);
