@@ -3,7 +3,13 @@
 // the same seed, and blocks always inside the region.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -110,6 +116,46 @@ TEST_CASE("random_distribution: normal is the mean of 12 uniform draws, scattere
     CHECK(top_share(h, 0.167) == Approx(0.68).margin(0.05));
     c.value = 10.0;  // a further spread of up to +-5 % of the region widens the bell
     CHECK(top_share(histogram(c), 0.167) < top_share(h, 0.167));
+}
+
+// fio's gauss_next() never returns when the mean of its 12 draws rounds up to the region's
+// size and the deviation is not negative: a region of 2 blocks with normal:10 (a deviation
+// of 0 blocks) gets there within a few draws. The draws run in a child process, so that
+// the loop coming back is a failed check, not a test binary that never ends.
+TEST_CASE("random_distribution: normal on a region of a few blocks draws where fio would spin for ever",
+          "[workload][random_dist]") {
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        RandomDistConfig c;
+        c.kind = RandomDistConfig::Kind::NORMAL;
+        c.value = 10.0;
+        sim::Rng rng(1, "test/random_dist");
+        const RandomDist dist(c, 2, 4 << 20, rng);
+        bool seen[2] = {false, false};
+        for (int i = 0; i < 10'000; ++i) {
+            const uint64_t b = dist.next(0, rng);
+            if (b >= 2)
+                _exit(1);
+            seen[b] = true;
+        }
+        _exit(seen[0] && seen[1] ? 0 : 2);
+    }
+    int status = 0;
+    pid_t done = 0;
+    for (int ms = 0; ms < 30'000 && done == 0; ms += 10) {
+        done = waitpid(pid, &status, WNOHANG);
+        if (done == 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (done == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    INFO("0: the draws ended, inside the region, on both blocks; 1: a block outside; 2: one block never drawn");
+    CHECK(done == pid);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("random_distribution: zoned and zoned_abs give each zone its share of the accesses", "[workload][random_dist]") {
