@@ -113,6 +113,9 @@ struct Request {
 
     // Life-cycle instants, for btt-style stage latencies (Q2G, G2I, I2D, D2C).
     sim::Time t_queue, t_get, t_insert, t_issue;
+    // When a dispatch round left it on hctx->dispatch: a run stamped earlier (another CPU's,
+    // processed later but played out ahead of the clock less far) cannot take it before.
+    sim::Time t_listed;
 
     // The bios this request carries (rq->bio .. rq->biotail) and the submitting task.
     Bio* bio = nullptr;

@@ -269,6 +269,7 @@ Request* RequestQueue::init_request(Request& rq, HwQueue& h, uint32_t driver_tag
     rq.mq_ctx_cpu = cpu;
     rq.t_get = now;
     rq.t_insert = now;
+    rq.t_listed = Time{};
     ++allocated_;
     return &rq;
 }
@@ -648,6 +649,7 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         const uint32_t max_dispatch = h.busy() ? 1 : max_dispatch_;
         RequestList list;
         uint32_t n = 0;
+        bool multi_hctxs = false;
         while (n < max_dispatch && elevator_->has_work(h.queue_num())) {
             // __blk_mq_do_dispatch_sched takes the budget before it dequeues: without
             // budget the requests stay in the elevator, sorted and mergeable.
@@ -667,9 +669,8 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
             list.push_back(rq);
             ++n;
             // A queue-wide policy (mq-deadline, bfq) may hand out a request of another hctx:
-            // its driver tag is that hctx's, where it is freed. *Simplification:* the round
-            // still dispatches it through this hctx (the kernel sorts such a list into one
-            // batch per hctx, blk_mq_dispatch_hctx_list); a leftover waits on its own hctx.
+            // its driver tag is that hctx's, and it goes out in that hctx's batch.
+            multi_hctxs |= rq->mq_hctx != &h;
             if (!get_driver_tag(*rq->mq_hctx, rq, t))
                 break;
         }
@@ -687,7 +688,7 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         // blk_mq_dispatch_rq_list queued everything): nothing else would run the hctx for
         // what the elevator still holds.
         const uint64_t woken = cpus_[cpu]->preempting_wakeups();
-        const bool all = dispatch_rq_list(h, list, t, cpu);
+        const bool all = multi_hctxs ? dispatch_hctx_lists(h, list, t, cpu) : dispatch_rq_list(h, list, t, cpu);
         t = sim::max(t, cpus_[cpu]->free_at());
         if (!all || !h.dispatch.empty())
             return t;
@@ -843,6 +844,34 @@ bool RequestQueue::mark_tag_wait(Request* rq, Time t, uint32_t cpu, Time& ahead)
     return ahead > t;
 }
 
+// __blk_mq_do_dispatch_sched() when a queue-wide policy (mq-deadline, bfq) handed out
+// requests of other hctxs: the list is sorted by hctx (list_sort() by sched_rq_cmp(), which
+// is stable) and each hctx's batch goes through blk_mq_dispatch_rq_list() on its own hctx
+// (blk_mq_dispatch_hctx_list()), so that a request is tried on its own queue whatever became
+// of another's. The kernel orders the hctxs by address; blksim by number. A batch of another
+// hctx that did not all go out has that hctx run (blk_mq_dispatch_rq_list: no restart
+// marked on it). True when some batch went out whole.
+bool RequestQueue::dispatch_hctx_lists(HwQueue& h, RequestList& list, Time now, uint32_t cpu) {
+    bool dispatched = false;
+    Time t = now;
+    while (!list.empty()) {
+        HwQueue* bh = list.front()->mq_hctx;
+        for (const Request& rq : list)
+            if (rq.mq_hctx->queue_num() < bh->queue_num())
+                bh = rq.mq_hctx;
+        RequestList batch, rest;
+        while (Request* rq = list.pop_front())
+            (rq->mq_hctx == bh ? batch : rest).push_back(rq);
+        list.splice_tail(rest);
+        const bool all = dispatch_rq_list(*bh, batch, t, cpu);
+        dispatched |= all;
+        t = sim::max(t, cpus_[cpu]->free_at());
+        if (!all && bh != &h && !bh->run_pending)
+            queue_run_work(*bh, t);
+    }
+    return dispatched;
+}
+
 // blk_mq_dispatch_rq_list(): ->queue_rq each request until the driver refuses; leftovers go
 // to the tail of hctx->dispatch and a restart is arranged.
 bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uint32_t cpu) {
@@ -855,8 +884,9 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
         // A request became visible here when the section that inserted it ended (its I):
         // submitters play their steps out ahead of the clock, so a completion's restart,
         // processed later but stamped earlier, can find a request that is not there yet at
-        // its instant. It issues it no earlier than that.
-        t = sim::max(t, rq->t_insert);
+        // its instant. It issues it no earlier than that, nor than a round that left it on
+        // hctx->dispatch put it there (holding the driver tag it took then).
+        t = sim::max(t, sim::max(rq->t_insert, rq->t_listed));
         // blk_mq_prep_dispatch_rq(): budget first, then the driver tag.
         if (!budget_ok()) {
             list.push_front(rq);
@@ -884,22 +914,11 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
     h.update_dispatch_busy(busy);
     if (!busy)
         return true;
-    // Leftovers wait on their own hctx's dispatch list, which its completions restart. A
-    // queue-wide policy's round may have handed out requests of another hctx; the kernel
-    // would have tried those there, in a list of their own (blk_mq_dispatch_hctx_list),
-    // whatever became of this one. So they give back the driver tag this round took for them
-    // (with an elevator; else it is their own) and their hctx is run: the tags of a hctx with
-    // nothing at the driver are never held on its dispatch list.
+    // Leftovers wait on hctx->dispatch, which its completions restart, keeping a driver tag
+    // the round took for them (a request refused by the driver gave its back).
     while (Request* rq = list.pop_front()) {
-        HwQueue& own = *rq->mq_hctx;
-        own.dispatch.push_back(rq);
-        if (&own != &h) {
-            if (elevator_)
-                put_driver_tag(own, rq, now);
-            if (!own.run_pending)
-                queue_run_work(own, now);
-        }
-        own.sched_restart = true;
+        rq->t_listed = t;
+        h.dispatch.push_back(rq);
     }
     h.sched_restart = true;
     if (ahead_hctx) [[unlikely]]

@@ -299,6 +299,7 @@ private:
     bool run_hw_queue_yields(HwQueue& h, sim::Time now, uint32_t cpu);
     // True when every request of `list` reached the driver (the kernel's return value).
     bool dispatch_rq_list(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
+    bool dispatch_hctx_lists(HwQueue& h, RequestList& list, sim::Time now, uint32_t cpu);
     bool mark_tag_wait(Request* rq, sim::Time t, uint32_t cpu, sim::Time& ahead);
     void free_request(Request* rq, sim::Time now);
     // blk_mq_finish_request(): the elevator's finish hook, once per request, its lock hold

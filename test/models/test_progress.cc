@@ -373,12 +373,14 @@ TEST_CASE("a refused request gives its driver tag back, and a requeued flush byp
     CHECK(r.queues.at(0).resource_requeues > 0);
 }
 
-TEST_CASE("requests of another hctx left over from a failed round give their driver tags back and are run",
+TEST_CASE("requests of another hctx in a round go out in their own hctx's batch",
           "[models][progress][mq-deadline]") {
     // mq-deadline over six hctxs hands out any hctx's requests; null_blk refuses every third
-    // command. A round failing on one request left the other hctxs' requests, with the driver
-    // tags it had taken for them, on their own dispatch lists untried: in time a hctx's tags
-    // were all held there, behind a refused request without one, with nothing at the driver.
+    // command. Once, a round failing on one request left the other hctxs' requests, with the
+    // driver tags it had taken for them, on their own dispatch lists untried: in time a
+    // hctx's tags were all held there, behind a refused request without one, with nothing at
+    // the driver. As in the kernel (blk_mq_dispatch_hctx_list), each hctx's requests are now
+    // tried on their own hctx, whatever became of another's.
     const auto r = run(R"({"host": {"cpus": 6, "cost_profile": "desktop-8t"},
       "devices": [{"name": "d0", "model": "null_blk",
                    "params": {"hw_queue_depth": 211, "irqmode": 0, "requeue_every": 3, "submit_queues": 6}}],
@@ -388,6 +390,60 @@ TEST_CASE("requests of another hctx left over from a failed round give their dri
                 "iodepth_batch_submit": 2, "iodepth_batch_complete_min": 1, "numjobs": 13, "rate_iops": 1000,
                 "ramp_time": "1111us", "runtime": "14915us", "time_based": 1}]})");
     REQUIRE(r.jobs.size() == 13);
+    CHECK(r.queues.at(0).resource_requeues > 0);
+    check_stages_non_negative(r.queues.at(0));
+}
+
+TEST_CASE("a request a dispatch round left on hctx->dispatch is not issued by a run stamped before",
+          "[models][progress][tags]") {
+    // kyber on null_blk refusing every 12th command (requeue_every), on vCPUs the hypervisor
+    // preempts for about a millisecond: a round on such a CPU, played out ahead of the clock,
+    // took a driver tag far ahead and left its request on hctx->dispatch; another CPU's run,
+    // stamped earlier, issued it there and then, before its tag was taken. The tag was then
+    // held from after its own put, and the report showed a negative number of driver tags in
+    // use (invariant search seed 83421). A run issues such a request no earlier than the
+    // round that left it there (Request::t_listed), as it does for its insertion.
+    const auto r = run(R"({"host": {"cpus": 6, "cost_profile": "e3-host", "run_to_parity": true, "shared_llc": false,
+                                    "submit_bio_plug": true, "vcpu_preemption": [{"mean": "1ms", "per_s": 100}]},
+      "devices": [{"name": "d0", "model": "null_blk",
+                   "params": {"completion_nsec": 1000, "hw_queue_depth": 178, "irqmode": 2, "requeue_every": 12,
+                              "submit_queues": 6}}],
+      "queues": [{"device": "d0", "scheduler": "kyber", "max_sectors_kb": 4}],
+      "jobs": [{"name": "j0", "ioengine": "psync", "rw": "read", "bsrange": "512-65536", "numjobs": 9,
+                "ramp_time": "1675us", "runtime": "5518us", "thinktime": "1000us", "time_based": 1},
+               {"name": "j1", "ioengine": "io_uring", "rw": "randwrite", "bs": "1m", "iodepth": 35,
+                "iodepth_batch_submit": 4, "numjobs": 5, "ramp_time": "1463us", "runtime": "13659us",
+                "thinktime": "1000us", "time_based": 1}],
+      "seed": 83421})");
+    const result::QueueReport& q = r.queues.at(0);
+    REQUIRE(q.d2c.stat.count() > 0);
+    CHECK(q.tags_in_use_mean >= 0.0);
+    CHECK(q.tags_in_use_mean <= static_cast<double>(q.tag_depth * q.nr_hw_queues));
+    check_stages_non_negative(q);
+}
+
+TEST_CASE("a hctx's one driver tag is not held on its dispatch list by another hctx's round",
+          "[models][progress][tags][mq-deadline]") {
+    // mq-deadline (queue-wide) over four hctxs of one driver tag each, null_blk refusing every
+    // 12th command, fsyncs from SQ threads, vCPU stalls (invariant search seed 75734). A round
+    // on one hctx that failed on another hctx's request left this hctx's request, holding
+    // its one driver tag, untried on its dispatch list; a flush queued at the list's head
+    // then waited for that tag with nothing at the driver to free it: a stall. Each hctx's
+    // requests now go out in their own batch (blk_mq_dispatch_hctx_list), as in the kernel.
+    const auto r = run(R"({"host": {"cost_profile": "desktop-8t", "cpus": 8,
+                                    "vcpu_preemption": [{"mean": "1ms", "per_s": 100}]},
+      "devices": [{"name": "d0", "model": "null_blk",
+                   "params": {"cache_size": 1024, "fua": 0, "hw_queue_depth": 1, "irqmode": 0, "requeue_every": 12,
+                              "submit_queues": 4}}],
+      "queues": [{"device": "d0", "scheduler": "mq-deadline", "nr_requests": 4, "max_sectors_kb": 8,
+                  "iosched": {"write_expire": 5000, "writes_starved": 2}}],
+      "jobs": [{"name": "j0", "ioengine": "io_uring", "rw": "randwrite", "bs": "1024", "direct": 1, "fsync": 1,
+                "iodepth": 17, "numjobs": 5, "prio": 6, "prioclass": 1, "rate": "50m", "runtime": "8523us",
+                "sqthread_poll": 1, "time_based": 1}],
+      "seed": 75734})");
+    REQUIRE(r.jobs.size() == 5);
+    for (const auto& j : r.jobs)
+        CHECK(j.sync.lat.count() > 0);
     CHECK(r.queues.at(0).resource_requeues > 0);
     check_stages_non_negative(r.queues.at(0));
 }
