@@ -884,8 +884,8 @@ bool RequestQueue::dispatch_rq_list(HwQueue& h, RequestList& list, Time now, uin
         // A request became visible here when the section that inserted it ended (its I):
         // submitters play their steps out ahead of the clock, so a completion's restart,
         // processed later but stamped earlier, can find a request that is not there yet at
-        // its instant. It issues it no earlier than that, nor than a round that left it on
-        // hctx->dispatch put it there (holding the driver tag it took then).
+        // its instant. It issues it no earlier than that, nor earlier than the round that
+        // left it on hctx->dispatch (holding the driver tag that round took for it).
         t = sim::max(t, sim::max(rq->t_insert, rq->t_listed));
         // blk_mq_prep_dispatch_rq(): budget first, then the driver tag.
         if (!budget_ok()) {
