@@ -14,16 +14,44 @@ Nvme::Nvme(sim::EventQueue& eq, const NvmeConfig& cfg, uint32_t nr_cpus)
       rng_(0, "nvme.flash"),
       read_spread_(cfg.read_sigma),
       write_spread_(cfg.write_sigma),
-      buf_(static_cast<double>(cfg.buffer_bytes), cfg.program_bytes_per_ns(), free_pool_geometry(cfg, cfg.page_bytes())) {
-    std::vector<int64_t> zeros(std::max(1u, cfg.parallel_units), 0);
-    units_ = decltype(units_)(std::greater<>(), std::move(zeros));
-}
+      buf_(static_cast<double>(cfg.buffer_bytes), cfg.program_bytes_per_ns(), free_pool_geometry(cfg, cfg.page_bytes())),
+      page_bytes_(cfg.page_bytes()),
+      units_(std::max(1u, cfg.parallel_units)) {}
 
 void Nvme::put_gc_op(const GcOp& op) {
-    const int64_t start = std::max(units_.top(), op.at);
-    units_.pop();
-    units_.push(start + op.ns);
+    FlashUnit& u = earliest_unit();
+    u.free = std::max(u.free, op.at) + op.ns;
+    u.page = kNoPage;  // a copy or an erase leaves other data in the page register
     ++(op.erase ? gc_erases_ : gc_copies_);
+}
+
+// A page's data lives on one unit (die or plane): a read waits for that unit, whatever the
+// others are doing, so reads at random collide (a deep queue of 4 KiB reads keeps fewer
+// units busy than it has reads) and a large read's pages are read in parallel. Each page
+// costs read_latency and per_4k for each further 4 KiB of it that the read takes (the
+// page's data moved to the controller), drawn around that mean. The page a unit read last
+// stays in its page register until it reads another: a read of it then waits only for that
+// read and moves its own 4 KiB pieces (per_4k each), so 4 KiB reads walking a page sense it
+// once, as a sequential stream does.
+sim::Time Nvme::flash_read(uint64_t b0, uint64_t b1, sim::Time t) {
+    sim::Time done = t;
+    const uint64_t nu = units_.size();
+    for (uint64_t p = b0 / page_bytes_, last = (b1 - 1) / page_bytes_; p <= last; ++p) {
+        const uint64_t lo = std::max(b0, p * page_bytes_), hi = std::min(b1, (p + 1) * page_bytes_);
+        const auto pieces = static_cast<int64_t>((hi - lo + 4095) / 4096);
+        FlashUnit& u = units_[p % nu];
+        int64_t end;
+        if (u.page == p) {
+            end = std::max(u.page_read, t.ns()) + (cfg_.per_4k * pieces).count();
+        } else {
+            const sim::Duration mean = cfg_.read_latency + cfg_.per_4k * (pieces - 1);
+            u.free = std::max(u.free, t.ns()) + read_spread_.draw(mean, rng_).count();
+            u.page = p;
+            u.page_read = end = u.free;
+        }
+        done = sim::max(done, sim::Time::from_ns(end));
+    }
+    return done;
 }
 
 void Nvme::seed(uint64_t run_seed, std::string_view name) { rng_ = sim::Rng(run_seed, std::string(name) + ".flash"); }
@@ -45,40 +73,42 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
         eq_.at<&Nvme::complete>(fetched + cfg_.deallocate_latency, this, reinterpret_cast<uint64_t>(rq));
         return BlkStatus::OK;
     }
-    // Flash: the GC operations due by now first, then the earliest free unit; a write once
-    // the buffer has room for it.
+    // Flash: the GC operations due by now first; then a read on its pages' units, a write on
+    // the earliest free unit once the buffer has room for it.
     const auto put = [this](const GcOp& op) { put_gc_op(op); };
     buf_.gc_to(fetched, put);
     const uint64_t bytes = rq->bytes();
-    const uint64_t extra_4k = bytes > 4096 ? (bytes - 1) / 4096 : 0;
     const bool write = rq->op == blkmq::ReqOp::WRITE;
-    const sim::Duration mean = (write ? cfg_.write_latency : cfg_.read_latency) +
-                               cfg_.per_4k * static_cast<int64_t>(extra_4k) +
-                               (rq->fua() ? cfg_.program_latency : sim::Duration{});
-    const sim::Duration media = (write ? write_spread_ : read_spread_).draw(mean, rng_);
-    const SsdWriteBuffer::Admission room = write ? buf_.admit(fetched, bytes, put) : SsdWriteBuffer::Admission{fetched};
-    const sim::Time ready = room.start;
     const auto xfer = sim::Duration::ns(static_cast<int64_t>(bytes * 1'000'000'000 / cfg_.link_bytes_per_s));
-    if (ready > fetched) {
-        // A write that waited for buffer room (or behind others that did) is taken in when it
-        // has it, paced by the drain: it holds no unit for the commands behind it, which a
-        // reservation in arrival order, far ahead of now, would (a read arriving meanwhile
-        // would queue behind every waiting write). Its data still crosses the link: a slot
-        // on the link's timeline from its fetch, which it completes after too, so that reads and
-        // writes together never move more than the link carries (a link slower than the
-        // drain paces the writes).
-        const sim::Time crossed = sim::max(fetched, link_free_) + xfer;
-        link_free_ = crossed;
-        eq_.at<&Nvme::complete>(sim::max(ready + media + xfer, crossed), this, reinterpret_cast<uint64_t>(rq));
-        return BlkStatus::OK;
+    sim::Time media_done;
+    if (!write) {
+        const uint64_t b0 = rq->sector << 9;
+        media_done = flash_read(b0, b0 + bytes, fetched);
+    } else {
+        const uint64_t extra_4k = bytes > 4096 ? (bytes - 1) / 4096 : 0;
+        const sim::Duration mean = cfg_.write_latency + cfg_.per_4k * static_cast<int64_t>(extra_4k) +
+                                   (rq->fua() ? cfg_.program_latency : sim::Duration{});
+        const sim::Duration media = write_spread_.draw(mean, rng_);
+        const sim::Time ready = buf_.admit(fetched, bytes, put).start;
+        if (ready > fetched) {
+            // A write that waited for buffer room (or behind others that did) is taken in when it
+            // has it, paced by the drain: it holds no unit for the commands behind it, which a
+            // reservation in arrival order, far ahead of now, would (a read arriving meanwhile
+            // would queue behind every waiting write). Its data still crosses the link: a slot
+            // on the link's timeline from its fetch, which it completes after too, so that reads and
+            // writes together never move more than the link carries (a link slower than the
+            // drain paces the writes).
+            const sim::Time crossed = sim::Time::from_ns(link_.book(fetched.ns(), xfer.count(), now.ns()));
+            eq_.at<&Nvme::complete>(sim::max(ready + media + xfer, crossed), this, reinterpret_cast<uint64_t>(rq));
+            return BlkStatus::OK;
+        }
+        FlashUnit& u = earliest_unit();
+        u.free = std::max(u.free, ready.ns()) + media.count();
+        u.page = kNoPage;
+        media_done = sim::Time::from_ns(u.free);
     }
-    const sim::Time unit_start = sim::max(ready, sim::Time::from_ns(units_.top()));
-    units_.pop();
-    const sim::Time media_done = unit_start + media;
-    units_.push(media_done.ns());
-    // Link: the data crosses one transfer at a time.
-    const sim::Time done = sim::max(media_done, link_free_) + xfer;
-    link_free_ = done;
+    // Link: the data crosses one transfer at a time, once it is ready (link.h).
+    const sim::Time done = sim::Time::from_ns(link_.book(media_done.ns(), xfer.count(), now.ns()));
     eq_.at<&Nvme::complete>(done, this, reinterpret_cast<uint64_t>(rq));
     return BlkStatus::OK;
 }

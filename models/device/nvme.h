@@ -4,8 +4,10 @@
 // poll queues share the default queues' hctxs and tags here (the kernel gives them their own
 // hctx map, HCTX_TYPE_POLL): what differs is how a completion reaches the host. Service of a command:
 //   controller  takes commands one at a time: cmd_overhead each (the IOPS ceiling);
-//   flash       the earliest free of parallel_units works read_latency / write_latency plus
-//               per_4k for each further 4 KiB;
+//   flash       a read's pages are striped by LBA over the parallel_units (page p on unit
+//               p mod parallel_units, as a drive filled sequentially lays them out), each
+//               read by its own unit in read_latency plus per_4k for each further 4 KiB of
+//               it, in parallel; a write takes the earliest free unit for write_latency;
 //   link        moves the data at link_bytes_per_s, one transfer at a time (the bandwidth
 //               ceiling).
 // Each stage is a timeline, so a command's completion instant is known when it arrives; the
@@ -15,16 +17,18 @@
 // the buffer when the controller has fetched it (else it waits, in order, for the drain);
 // the buffer drains at parallel_units x page / program_latency, slower once garbage
 // collection runs, whose page copies and erases occupy flash units (reads queue behind them).
-// Simplified (docs/model.md): the units are interchangeable (a read or a GC operation takes
-// the earliest free), so a read waits behind GC only when every unit is busy; host programs
-// drain as a fluid and do not occupy the units; no write-buffer flushes.
+// Simplified (docs/model.md): a GC operation and a write take the earliest free unit (where
+// a read waits for its own page's unit), so a read waits behind GC only when its unit is
+// busy with it; the layout is the sequential fill's whatever the drive was written with;
+// host programs drain as a fluid and do not occupy the units; no write-buffer flushes.
 #pragma once
 
-#include <queue>
+#include <algorithm>
 #include <vector>
 
 #include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
+#include "models/device/link.h"
 #include "models/device/nvme_config.h"
 #include "models/device/service_spread.h"
 #include "models/device/ssd_write_buffer.h"
@@ -58,18 +62,33 @@ private:
     void complete(uint64_t rq_addr);
     // Puts a GC operation on the earliest free unit, from its instant.
     void put_gc_op(const GcOp& op);
+    // A flash unit's timeline and its page register (the page its last read sensed).
+    static constexpr uint64_t kNoPage = ~uint64_t{0};
+    struct FlashUnit {
+        int64_t free = 0;       // when its last booked operation ends (ns)
+        uint64_t page = kNoPage;
+        int64_t page_read = 0;  // when that page is in the register
+    };
+    // The unit that frees first (a write's or a GC operation's).
+    FlashUnit& earliest_unit() {
+        return *std::min_element(units_.begin(), units_.end(),
+                                 [](const FlashUnit& a, const FlashUnit& b) { return a.free < b.free; });
+    }
+    // The read of bytes [b0, b1) on its pages' units from `t`: when the last page is read.
+    sim::Time flash_read(uint64_t b0, uint64_t b1, sim::Time t);
 
     sim::EventQueue& eq_;
     NvmeConfig cfg_;
     uint32_t nr_queues_;
     blkmq::DriverQueue* q_ = nullptr;
-    sim::Time ctrl_free_, link_free_;
-    // Free instants of the flash units, earliest on top.
-    std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> units_;
+    sim::Time ctrl_free_;
+    Link link_;
     // Media times drawn around their means from the drive's own stream (seeded by seed()).
     sim::Rng rng_;
     ServiceSpread read_spread_, write_spread_;
     SsdWriteBuffer buf_;
+    uint64_t page_bytes_;
+    std::vector<FlashUnit> units_;
     uint64_t gc_copies_ = 0, gc_erases_ = 0;
 };
 

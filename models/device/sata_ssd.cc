@@ -139,8 +139,8 @@ Time SataSsd::serve_read(uint64_t b0, uint64_t b1, Time fetched) {
     }
     hit->next = b1;
     hit->used = ++reads_seen_;
-    const Time done = sim::max(ready, link_free_) + Duration::ns(xfer_ns(b1 - b0, cfg_.link_bytes_per_s));
-    link_free_ = done;
+    // The link moves the data once it is ready, in a gap if one fits (link.h).
+    const Time done = Time::from_ns(link_.book(ready.ns(), xfer_ns(b1 - b0, cfg_.link_bytes_per_s), fetched.ns()));
     return done;
 }
 
@@ -163,9 +163,10 @@ Time SataSsd::serve_write(uint64_t b0, uint64_t b1, Time fetched) {
         if (s.lo < s.hi && b0 < s.hi && b1 > s.lo)
             s.lo = s.mid = s.hi = 0;  // the prefetched data is stale
     // Room in the buffer is needed when the data starts to cross (the drive asks for it
-    // with DMA Setup only then); admissions come in link order.
-    const SsdWriteBuffer::Admission a =
-        buf_.admit(sim::max(fetched, link_free_), bytes, [this](const GcOp& op) { put_gc_op(op); });
+    // with DMA Setup only then); admissions come in link order: a write's data crosses
+    // after everything booked on the link, so the buffer sees them in time order.
+    const SsdWriteBuffer::Admission a = buf_.admit(sim::max(fetched, Time::from_ns(link_.free_at())), bytes,
+                                                   [this](const GcOp& op) { put_gc_op(op); });
     const Time start = a.start;
     if (a.waited) {
         ++stats_.buffer_waits;
@@ -173,9 +174,8 @@ Time SataSsd::serve_write(uint64_t b0, uint64_t b1, Time fetched) {
     }
     stats_.buffer_max = std::max(stats_.buffer_max, buf_.level());
     const uint64_t rate = std::min(cfg_.link_bytes_per_s, cfg_.buffer_write_bytes_per_s);
-    const Time done = start + Duration::ns(xfer_ns(bytes, rate));
-    link_free_ = done;
-    return done;
+    const auto len = static_cast<int64_t>(xfer_ns(bytes, rate));
+    return Time::from_ns(link_.book(start.ns(), len, fetched.ns()));
 }
 
 void SataSsd::complete(uint64_t rq_addr) {

@@ -11,10 +11,13 @@
 //   GC          with free_pool_gc, once the spare area's free blocks fall to the watermark,
 //               freeing blocks costs page copies and erases put on the dies (reads queue
 //               behind them) and slows the drain by the same die time (ssd_gc.h);
-//   link        all data crosses one transfer at a time (~550 MB/s).
-// Each stage is a timeline (an instant it is free, or a fluid fill level for the buffer),
-// so a command's completion instant is known when it arrives: one event per command, no
-// per-page events, nothing allocated after construction.
+//   link        all data crosses one transfer at a time (~550 MB/s): a read's once its
+//               pages are read, in the earliest gap that holds it (link.h), a write's
+//               after everything booked.
+// Each stage is a timeline (an instant it is free, the link's booked transfers, or a fluid
+// fill level for the buffer), so a command's completion instant is known when it arrives:
+// one event per command, no per-page events, nothing allocated once the link's bookings
+// have grown to the most ever pending.
 //
 // Read-ahead: a read that starts where an earlier read of a tracked stream ended makes the
 // controller read the next read_ahead_kb from the flash into its DRAM (occupying the dies);
@@ -26,9 +29,9 @@
 // Page reads and FUA programs take a time drawn around their mean (service_spread.h) from
 // the drive's own random stream, seeded by seed().
 //
-// Simplified (docs/model.md): commands are served in arrival order at each stage (the NCQ
-// reordering of a real controller is not modelled: a write waiting for buffer room holds the
-// link, and the reads behind it); host programs drain as a fluid and do not occupy the dies
+// Simplified (docs/model.md): commands are served in arrival order at each stage but the
+// link's reads (the NCQ reordering of a real controller is not modelled: a write waiting for
+// buffer room holds the link, and the reads behind it); host programs drain as a fluid and do not occupy the dies
 // (reads wait behind GC's copies and erases only); no channel bus timeline; reads of data still in the
 // write buffer go to the flash; a TRIM costs its command time only (trimmed space does not
 // lighten garbage collection); GC takes every write pattern for uniform random writes (a
@@ -41,6 +44,7 @@
 
 #include "models/blkmq/driver_api.h"
 #include "models/device/device.h"
+#include "models/device/link.h"
 #include "models/device/sata_ssd_config.h"
 #include "models/device/service_spread.h"
 #include "models/device/ssd_gc.h"
@@ -112,7 +116,8 @@ private:
     SataSsdConfig cfg_;
     blkmq::DriverQueue* q_ = nullptr;
 
-    sim::Time ctrl_free_, link_free_;
+    sim::Time ctrl_free_;
+    Link link_;
     std::vector<int64_t> die_free_;  // the instant each die is free, ns
     uint64_t page_bytes_;
     uint64_t ra_bytes_;

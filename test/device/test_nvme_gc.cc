@@ -41,15 +41,18 @@ dev::GcCost gc_cost(const dev::NvmeConfig& c) {
 }
 
 // Median of the 4 KiB reads that completed in [t0, t1) seconds.
-double read_p50(const Rig& r, double t0, double t1) {
+// The q-quantile (0..1) of the 4 KiB reads' latencies completed in [t0, t1) s.
+double read_quantile(const Rig& r, double t0, double t1, double q) {
     std::vector<double> l;
     for (size_t i = 0; i < r.done_log.size(); ++i)
         if (r.done_log[i].second == 4096 && r.done_log[i].first >= t0 * 1e9 && r.done_log[i].first < t1 * 1e9)
             l.push_back(r.lat_log[i]);
     REQUIRE(l.size() > 200);
     std::sort(l.begin(), l.end());
-    return l[l.size() / 2];
+    return l[static_cast<size_t>(q * static_cast<double>(l.size() - 1))];
 }
+
+double read_p50(const Rig& r, double t0, double t1) { return read_quantile(r, t0, t1, 0.5); }
 
 }  // namespace
 
@@ -93,7 +96,7 @@ TEST_CASE("NVMe GC: once the spare area is written, 4 KiB random writes fall to 
     CHECK(r.device.gc_copies() == Approx(static_cast<double>(r.device.gc_erases() * g.copies)).epsilon(0.01));
 }
 
-TEST_CASE("NVMe GC: reads beside a writer wait behind GC operations on the flash units, not before",
+TEST_CASE("NVMe GC: reads beside a writer wait behind GC operations on their units, not before",
           "[nvme][nvme_gc]") {
     const auto run = [](bool gc) {
         dev::NvmeConfig c = small_drive();
@@ -108,11 +111,16 @@ TEST_CASE("NVMe GC: reads beside a writer wait behind GC operations on the flash
     const auto on = run(true), off = run(false);
     const double gc_at = usable_bytes(small_drive()) / program_rate(small_drive());
     const double before = read_p50(*on, 0.01, gc_at - 0.01), after = read_p50(*on, gc_at + 0.05, gc_at + 0.25);
-    INFO("read p50 before GC " << before << " ns, after " << after << " ns");
+    const double p99_before = read_quantile(*on, 0.01, gc_at - 0.01, 0.99),
+                 p99_after = read_quantile(*on, gc_at + 0.05, gc_at + 0.25, 0.99);
+    INFO("read p50 before GC " << before << " ns, after " << after << " ns; p99 " << p99_before << " -> " << p99_after);
     CHECK(before == read_p50(*off, 0.01, gc_at - 0.01));  // the same run until GC starts
-    // After: copies (tR + tPROG) and erases (tBERS) hold most units, reads queue for the rest.
-    CHECK(after > 2 * before);
-    CHECK(read_p50(*off, gc_at + 0.05, gc_at + 0.25) < 1.2 * before);
+    // After: copies (tR + tPROG) and erases (tBERS) hold most units; a read waits when its
+    // own page's unit is busy with one, so the median moves a little and the tail a lot.
+    CHECK(after > 1.15 * before);
+    CHECK(p99_after > 2 * p99_before);
+    CHECK(read_p50(*off, gc_at + 0.05, gc_at + 0.25) < 1.1 * before);
+    CHECK(read_quantile(*off, gc_at + 0.05, gc_at + 0.25, 0.99) < 1.2 * p99_before);
     CHECK(on->device.gc_erases() > 0);
 }
 

@@ -54,10 +54,10 @@ TEST_CASE("E3 NVMe: ratios to none within 15 %", "[seeds][e3]") {
         CHECK(direct.mib_s / none.mib_s == Approx(pub[2] / pub[0]).epsilon(0.15));
         if (wl == "jobs10-4k") {
             CHECK(dl.spin_share > 0.3);             // the collapse is the lock
-            // Direct dispatch takes the lock off most of the path: its cores spin a tenth of
-            // what plain mq-deadline's do (0.09 against 0.9; 0.02 with host.os_jitter off,
-            // where the cores' lockstep keeps them apart).
-            CHECK(direct.spin_share < dl.spin_share / 5);
+            // Direct dispatch takes the lock off most of the path: its cores spin a fifth of
+            // what plain mq-deadline's do (0.18 against 0.90 since the NVMe model's reads wait
+            // for their own flash unit; 0.09 when any unit served any read).
+            CHECK(direct.spin_share < dl.spin_share / 4);
         }
     }
 }
