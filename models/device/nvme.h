@@ -7,12 +7,13 @@
 //   flash       a read's pages are striped by LBA over the parallel_units (page p on unit
 //               p mod parallel_units, as a drive filled sequentially lays them out), each
 //               read by its own unit in read_latency plus per_4k for each further 4 KiB of
-//               it, in parallel; a write takes the earliest free unit for write_latency;
+//               it, in parallel; the page a unit read last stays in its page register;
+//               a write takes the earliest free unit for write_latency;
 //   link        moves the data at link_bytes_per_s, one transfer at a time (the bandwidth
-//               ceiling).
+//               ceiling), each once it is ready, in the earliest gap that holds it (link.h).
 // Each stage is a timeline, so a command's completion instant is known when it arrives; the
-// completion is one event. A command's media time is drawn around its mean
-// (service_spread.h). Sequential reads cost what random ones do (docs/model.md).
+// completion is one event. A page's or a write's media time is drawn around its mean
+// (service_spread.h). No read-ahead into DRAM (docs/model.md, "Sequential reads").
 // Write buffer and GC (ssd_write_buffer.h, shared with the SATA SSD): a write needs room in
 // the buffer when the controller has fetched it (else it waits, in order, for the drain);
 // the buffer drains at parallel_units x page / program_latency, slower once garbage
