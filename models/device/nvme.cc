@@ -18,8 +18,11 @@ Nvme::Nvme(sim::EventQueue& eq, const NvmeConfig& cfg, uint32_t nr_cpus)
       page_bytes_(cfg.page_bytes()),
       units_(std::max(1u, cfg.parallel_units)) {}
 
+// A victim's page copies go round the units (each copy reads and programs one page, and the
+// FTL spreads the valid pages it rewrites), its erase to the unit the victim block is on; as
+// the SATA SSD places them on its dies. A read on a unit busy with one waits for it.
 void Nvme::put_gc_op(const GcOp& op) {
-    FlashUnit& u = earliest_unit();
+    FlashUnit& u = units_[(op.erase ? op.victim : op.index) % units_.size()];
     u.free = std::max(u.free, op.at) + op.ns;
     u.page = kNoPage;  // a copy or an erase leaves other data in the page register
     ++(op.erase ? gc_erases_ : gc_copies_);

@@ -18,9 +18,9 @@
 // the buffer when the controller has fetched it (else it waits, in order, for the drain);
 // the buffer drains at parallel_units x page / program_latency, slower once garbage
 // collection runs, whose page copies and erases occupy flash units (reads queue behind them).
-// Simplified (docs/model.md): a GC operation and a write take the earliest free unit (where
-// a read waits for its own page's unit), so a read waits behind GC only when its unit is
-// busy with it; the layout is the sequential fill's whatever the drive was written with;
+// Simplified (docs/model.md): a write takes the earliest free unit; a GC copy goes round the
+// units and an erase to its victim's unit (a read waits behind GC when its own unit is busy
+// with one); the layout is the sequential fill's whatever the drive was written with;
 // host programs drain as a fluid and do not occupy the units; no write-buffer flushes.
 #pragma once
 
@@ -61,7 +61,7 @@ public:
 
 private:
     void complete(uint64_t rq_addr);
-    // Puts a GC operation on the earliest free unit, from its instant.
+    // Puts a GC operation on its unit, from its instant.
     void put_gc_op(const GcOp& op);
     // A flash unit's timeline and its page register (the page its last read sensed).
     static constexpr uint64_t kNoPage = ~uint64_t{0};
@@ -70,7 +70,7 @@ private:
         uint64_t page = kNoPage;
         int64_t page_read = 0;  // when that page is in the register
     };
-    // The unit that frees first (a write's or a GC operation's).
+    // The unit that frees first (a write's).
     FlashUnit& earliest_unit() {
         return *std::min_element(units_.begin(), units_.end(),
                                  [](const FlashUnit& a, const FlashUnit& b) { return a.free < b.free; });
