@@ -77,7 +77,7 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
         return BlkStatus::OK;
     }
     // Flash: the GC operations due by now first; then a read on its pages' units, a write on
-    // the earliest free unit once the buffer has room for it.
+    // the next unit in turn once the buffer has room for it.
     const auto put = [this](const GcOp& op) { put_gc_op(op); };
     buf_.gc_to(fetched, put);
     const uint64_t bytes = rq->bytes();
@@ -105,7 +105,11 @@ BlkStatus Nvme::queue_rq(blkmq::Request* rq, bool /*last*/, sim::Time now, uint3
             eq_.at<&Nvme::complete>(sim::max(ready + media + xfer, crossed), this, reinterpret_cast<uint64_t>(rq));
             return BlkStatus::OK;
         }
-        FlashUnit& u = earliest_unit();
+        // The FTL's write pointer goes round the units, spreading writes over them as it
+        // stripes its pages; a search for the earliest free unit would cost a scan of
+        // every unit (up to 65536) per write.
+        FlashUnit& u = units_[next_write_unit_];
+        next_write_unit_ = next_write_unit_ + 1 == units_.size() ? 0 : next_write_unit_ + 1;
         u.free = std::max(u.free, ready.ns()) + media.count();
         u.page = kNoPage;
         media_done = sim::Time::from_ns(u.free);

@@ -8,7 +8,7 @@
 //               p mod parallel_units, as a drive filled sequentially lays them out), each
 //               read by its own unit in read_latency plus per_4k for each further 4 KiB of
 //               it, in parallel; the page a unit read last stays in its page register;
-//               a write takes the earliest free unit for write_latency;
+//               a write takes the next unit in turn for write_latency;
 //   link        moves the data at link_bytes_per_s, one transfer at a time (the bandwidth
 //               ceiling), each once it is ready, in the earliest gap that holds it (link.h).
 // Each stage is a timeline, so a command's completion instant is known when it arrives; the
@@ -18,7 +18,7 @@
 // the buffer when the controller has fetched it (else it waits, in order, for the drain);
 // the buffer drains at parallel_units x page / program_latency, slower once garbage
 // collection runs, whose page copies and erases occupy flash units (reads queue behind them).
-// Simplified (docs/model.md): a write takes the earliest free unit; a GC copy goes round the
+// Simplified (docs/model.md): writes take the units in turn; a GC copy goes round the
 // units and an erase to its victim's unit (a read waits behind GC when its own unit is busy
 // with one); the layout is the sequential fill's whatever the drive was written with;
 // host programs drain as a fluid and do not occupy the units; no write-buffer flushes.
@@ -70,11 +70,6 @@ private:
         uint64_t page = kNoPage;
         int64_t page_read = 0;  // when that page is in the register
     };
-    // The unit that frees first (a write's).
-    FlashUnit& earliest_unit() {
-        return *std::min_element(units_.begin(), units_.end(),
-                                 [](const FlashUnit& a, const FlashUnit& b) { return a.free < b.free; });
-    }
     // The read of bytes [b0, b1) on its pages' units from `t`: when the last page is read.
     sim::Time flash_read(uint64_t b0, uint64_t b1, sim::Time t);
 
@@ -90,6 +85,7 @@ private:
     SsdWriteBuffer buf_;
     uint64_t page_bytes_;
     std::vector<FlashUnit> units_;
+    size_t next_write_unit_ = 0;  // the FTL's write pointer over the units
     uint64_t gc_copies_ = 0, gc_erases_ = 0;
 };
 
