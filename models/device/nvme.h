@@ -24,7 +24,6 @@
 // host programs drain as a fluid and do not occupy the units; no write-buffer flushes.
 #pragma once
 
-#include <algorithm>
 #include <vector>
 
 #include "models/blkmq/driver_api.h"
