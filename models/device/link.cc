@@ -5,12 +5,9 @@
 namespace blksim::dev {
 
 // The transfer goes into the first gap at or after `ready` that holds it: past the bookings
-// that end by then, then over each one that starts too soon after the gap's start. Bookings
-// that ended before the clock are dropped only once there are many: they are behind every
-// `ready`, so they cost nothing but room, and dropping them moves the rest.
+// that end by then, then over each one that starts too soon after the gap's start.
 int64_t Link::book_gap(int64_t ready, int64_t len, int64_t now) {
-    if (busy_.size() >= 64 && busy_.front().end <= now)
-        prune(now);
+    drop_ended(now);
     // From the end: a read is mostly ready shortly before the last booking ends, so few
     // bookings lie after it (and few move for an insertion).
     auto it = busy_.end();

@@ -31,8 +31,7 @@ public:
             // After everything booked: the common case, kept short.
             if (!busy_.empty() && ready == busy_.back().end)
                 return busy_.back().end += len;
-            if (busy_.size() >= 64 && busy_.front().end <= now)
-                prune(now);
+            drop_ended(now);
             busy_.push_back({ready, ready + len});
             return ready + len;
         }
@@ -46,6 +45,12 @@ private:
         int64_t start, end;
     };
     int64_t book_gap(int64_t ready, int64_t len, int64_t now);
+    // Bookings that ended by `now` are dropped once there are many: they are behind every
+    // `ready`, so they cost nothing but room, and dropping them moves the rest.
+    void drop_ended(int64_t now) {
+        if (busy_.size() >= 64 && busy_.front().end <= now)
+            prune(now);
+    }
     void prune(int64_t now);
 
     std::vector<Span> busy_;

@@ -40,7 +40,6 @@ dev::GcCost gc_cost(const dev::NvmeConfig& c) {
                                c.erase_latency.count());
 }
 
-// Median of the 4 KiB reads that completed in [t0, t1) seconds.
 // The q-quantile (0..1) of the 4 KiB reads' latencies completed in [t0, t1) s.
 double read_quantile(const Rig& r, double t0, double t1, double q) {
     std::vector<double> l;
