@@ -36,9 +36,11 @@ dev::NvmeConfig flash_only() {
     return c;
 }
 
-// Submits the reads (first sector, sectors) all at instant 0, one each, and returns their
-// completion instants (ns) in submission order.
-std::vector<int64_t> read_at_once(const dev::NvmeConfig& c, const std::vector<std::pair<uint64_t, uint32_t>>& reads) {
+// Submits the requests (first sector, sectors) all at instant 0, one each, reads then, from
+// index first_write on, writes, and returns their completion instants (ns) in submission
+// order.
+std::vector<int64_t> at_once(const dev::NvmeConfig& c, const std::vector<std::pair<uint64_t, uint32_t>>& reads,
+                             size_t first_write = SIZE_MAX) {
     Rig r(c);
     std::vector<int64_t> done(reads.size(), -1);
     r.device.set_completion_sink(
@@ -49,12 +51,16 @@ std::vector<int64_t> read_at_once(const dev::NvmeConfig& c, const std::vector<st
         rqs[i].tag = static_cast<uint16_t>(i);
         rqs[i].sector = reads[i].first;
         rqs[i].nr_sectors = reads[i].second;
-        rqs[i].op = blkmq::ReqOp::READ;
+        rqs[i].op = i >= first_write ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
         REQUIRE(r.device.queue_rq(&rqs[i], true, sim::Time::zero(), 0) == dev::BlkStatus::OK);
     }
     while (r.eq.run_one()) {
     }
     return done;
+}
+
+std::vector<int64_t> read_at_once(const dev::NvmeConfig& c, const std::vector<std::pair<uint64_t, uint32_t>>& reads) {
+    return at_once(c, reads);
 }
 
 }  // namespace
@@ -156,4 +162,15 @@ TEST_CASE("Link: a booking takes the earliest gap at or after it is ready that h
     for (int64_t i = 0; i < 200; ++i)
         l.book(1000 + 20 * i, 10, 1000 + 20 * i);
     CHECK(l.book(1000 + 20 * 199 + 5, 10, 1000 + 20 * 199) == 1000 + 20 * 199 + 20);
+}
+
+TEST_CASE("NVMe flash: writes take the units in turn, whatever the reads hold", "[nvme]") {
+    const dev::NvmeConfig c = flash_only();
+    const int64_t tr = c.read_latency.count(), tw = c.write_latency.count();
+    // A read holds unit 0 for tR; the first write goes to unit 0 too (the write pointer
+    // starts there) and waits for it, the second to unit 1, free.
+    const std::vector<int64_t> t = at_once(c, {{0, 8}, {1 << 20, 8}, {2 << 20, 8}}, 1);
+    CHECK(t[0] == tr);
+    CHECK(t[1] == tr + tw);
+    CHECK(t[2] == tw);
 }
