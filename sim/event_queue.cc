@@ -25,38 +25,32 @@ void EventQueue::schedule(Time when, EventFn fn, void* obj, uint64_t arg) {
         future_push(e);
 }
 
-// An event later than every slot's goes to the heap once kFar slots are in use, as it would
-// behind one slot: a far one (a completion) then does not shift the slots nor push out a
-// near one later, while the few soonest (the next event and a step deferred to just after
-// it) stay out of the heap. 6 of 8 measured best since a step's next grant is an event of its
-// own too (Cpu::step_end): 10 jobs on 8 cores keep about 10 events pending, and with 4 the
-// heap held 4 of them at every pop (scripts/perf-table.sh --check: docs/performance.md).
-static constexpr std::size_t kFar = 6;
-
+// An insertion shifts the slots on the shorter side of its place: those after it up (an
+// event later than the middle slot's: a job's next step behind the CPUs' dispatches), or
+// those before it down, the ring's head moving back (an event due soon: a device's
+// completion among timer ticks, or one just after the next, as kyber's). A full ring sends
+// the latest of it and the new event to the heap.
 void EventQueue::future_push(const Event& e) {
-    if (nr_near_ >= kFar && !before(e, near_[0])) {
-        heap_push(e);
-        return;
-    }
     if (nr_near_ == kNear) {
-        heap_push(near_[0]);  // the latest slot makes room
-        for (std::size_t i = 1; i < kNear; ++i)
-            near_[i - 1] = near_[i];
+        if (!before(e, near_latest())) {
+            heap_push(e);
+            return;
+        }
+        heap_push(near_latest());  // the latest slot makes room
         --nr_near_;
     }
-    // Latest first: an event due soon goes near the end, past few slots.
-    std::size_t i = nr_near_;
-    for (; i > 0 && before(near_[i - 1], e); --i)
-        near_[i] = near_[i - 1];
-    near_[i] = e;
+    const std::size_t n = nr_near_;
+    std::size_t i;
+    if (n == 0 || !before(e, near_at(n / 2))) {
+        for (i = n; i > 0 && before(e, near_at(i - 1)); --i)
+            near_at(i) = near_at(i - 1);
+    } else {
+        --near_head_;
+        for (i = 0; i < n && before(near_at(i + 1), e); ++i)
+            near_at(i) = near_at(i + 1);
+    }
+    near_at(i) = e;
     ++nr_near_;
-}
-
-// `min` is future_min(): either the earliest slot or the heap's top.
-Event EventQueue::future_pop(const Event* min) {
-    if (heap_.empty() || min != heap_.data())
-        return near_[--nr_near_];
-    return heap_pop();
 }
 
 void EventQueue::lane_push(const Event& e) {
@@ -124,19 +118,25 @@ Event EventQueue::heap_pop() {
 }
 
 bool EventQueue::pop_next(Event& out) {
-    const Event* min = future_min();
-    if (min != nullptr && min->when() == now_) {
-        out = future_pop(min);
-        return true;
+    const bool near = near_first();
+    if (near || !heap_.empty()) {
+        const Event& min = near ? near_earliest() : heap_[0];
+        if (min.when() == now_ || lane_head_ == lane_tail_) {
+            if (near) {
+                out = min;
+                ++near_head_;
+                --nr_near_;
+            } else {
+                out = heap_pop();
+            }
+            return true;
+        }
     }
     if (lane_head_ != lane_tail_) {
         out = lane_[lane_head_++ & (lane_.size() - 1)];
         return true;
     }
-    if (min == nullptr)
-        return false;
-    out = future_pop(min);
-    return true;
+    return false;
 }
 
 bool EventQueue::run_one() {
@@ -152,14 +152,7 @@ bool EventQueue::run_one() {
 void EventQueue::run_until(Time limit) {
     stopped_ = false;
     while (!stopped_) {
-        Time next;
-        if (lane_head_ != lane_tail_)
-            next = now_;
-        else if (const Event* min = future_min())
-            next = min->when();
-        else
-            break;
-        if (next > limit)
+        if (empty() || next_time() > limit)
             break;
         run_one();
     }

@@ -138,11 +138,10 @@ TEST_CASE("EventQueue: heap events due now fire before same-instant events sched
     CHECK(s.q.now() == Time::from_ns(100));
 }
 
-TEST_CASE("EventQueue: the slot in front of the heap keeps (time, seq) order", "[sim]") {
-    // A goes to the empty slot; B is earlier, so it takes the slot and A moves to the heap;
-    // C (t=10, after A) goes to the heap. B fires from the slot and schedules D for t=10: the
-    // emptied slot takes D, whose seq is above A's and C's. A fires (heap), scheduling E for
-    // now (the lane); C then D must fire before E although D sits in the slot, not the heap.
+TEST_CASE("EventQueue: events at one instant keep (time, seq) order across the lanes", "[sim]") {
+    // B fires first and schedules D for t=10, whose seq is above A's and C's. A fires,
+    // scheduling E for now (the same-instant lane); C then D must fire before E, wherever
+    // each of them waits (the slots or the heap).
     Script s;
     s.at(10, 'A');
     s.at(7, 'B');
@@ -159,13 +158,13 @@ TEST_CASE("EventQueue: the slot in front of the heap keeps (time, seq) order", "
     CHECK(s.q.empty());
 }
 
-TEST_CASE("EventQueue: an event later than the slot's goes behind it, an equal time after it", "[sim]") {
+TEST_CASE("EventQueue: an event later than another goes behind it, an equal time after it", "[sim]") {
     Script s;
-    s.at(20, 'A');  // slot
-    s.at(30, 'B');  // heap: later than the slot
-    s.at(20, 'C');  // heap: same time as the slot, later seq
-    s.at(10, 'D');  // slot; A to the heap
-    s.at(10, 'E');  // heap: ties with the slot
+    s.at(20, 'A');
+    s.at(30, 'B');  // later than A
+    s.at(20, 'C');  // A's time, later seq
+    s.at(10, 'D');  // sooner than all
+    s.at(10, 'E');  // ties with D
     s.q.run_until(Time::from_ns(25));
     CHECK(s.ids() == std::vector<uint64_t>{'D', 'E', 'A', 'C'});
     CHECK(s.q.pending() == 1);
@@ -480,6 +479,60 @@ TEST_CASE("EventQueue: 100k random operations match a reference (time, seq) orde
     CHECK(m.next_seq > 50'000);
     CHECK(run_untils > 10'000);
     CHECK(stops_seen > 100);
+}
+
+namespace {
+
+// Keeps `pending` events scheduled, each fired one scheduling the next, and checks every
+// firing against a reference set of (time, seq). The new event's delay is drawn so that
+// it lands sooner than all pending ones, among them (at a pending one's time too) or
+// after all: with pending around the slots' count (32) that takes each path of the slots'
+// ring (insertion from either end, wrapping, a full ring sending events to the heap).
+struct Ring {
+    EventQueue q;
+    Rng rng;
+    std::map<std::pair<int64_t, uint64_t>, uint64_t> ref;  // (time, seq) -> id
+    uint64_t next_seq = 0, fired = 0, mismatches = 0;
+
+    explicit Ring(uint64_t seed) : rng(seed, "test.event_queue.ring") {}
+    void sched(int64_t t) {
+        ref.emplace(std::make_pair(t, next_seq), next_seq);
+        q.schedule(Time::from_ns(t), &Ring::fire, this, next_seq);
+        ++next_seq;
+    }
+    int64_t delay() {
+        switch (rng.below(4)) {
+        case 0: return 1;  // sooner than (or tied with) all pending
+        case 1: return 1 + static_cast<int64_t>(rng.below(64));  // among the soonest
+        case 2: return 1 + static_cast<int64_t>(rng.below(4096));  // anywhere
+        default: return 4096 + static_cast<int64_t>(rng.below(64));  // after all
+        }
+    }
+    static void fire(void* self, uint64_t id) {
+        auto* r = static_cast<Ring*>(self);
+        const auto first = r->ref.begin();
+        if (first->second != id || first->first.first != r->q.now().ns())
+            ++r->mismatches;
+        r->ref.erase(first);
+        ++r->fired;
+        r->sched(r->q.now().ns() + r->delay());
+    }
+};
+
+}  // namespace
+
+TEST_CASE("EventQueue: the slots' ring keeps (time, seq) order, from empty to overflowing", "[sim]") {
+    for (const std::size_t pending : {1, 2, 7, 16, 31, 32, 33, 40, 100, 1000}) {
+        Ring r(pending);
+        for (std::size_t i = 0; i < pending; ++i)
+            r.sched(static_cast<int64_t>(r.rng.below(100)));
+        while (r.fired < 20'000)
+            REQUIRE(r.q.run_one());
+        INFO("pending " << pending);
+        CHECK(r.mismatches == 0);
+        CHECK(r.q.pending() == pending);
+        CHECK(r.ref.size() == pending);
+    }
 }
 
 namespace {
