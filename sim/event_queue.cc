@@ -11,7 +11,7 @@ EventQueue::EventQueue() {
     lane_.resize(1024);
 }
 
-void EventQueue::schedule(Time when, EventFn fn, void* obj, uint64_t arg) {
+void EventQueue::schedule_slow(Time when, EventFn fn, void* obj, uint64_t arg) {
     if (when < now_ || when.ns() < 0) {
         // Time never goes backwards: scheduling into the past is a model bug.
         std::fprintf(stderr, "blksim: invariant violated: event scheduled at %lld ns < now %lld ns\n",

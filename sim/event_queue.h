@@ -73,7 +73,17 @@ public:
     }
 
     // Schedule fn(obj, arg) at `when` (>= now; an earlier time is a model bug and aborts).
-    void schedule(Time when, EventFn fn, void* obj, uint64_t arg = 0);
+    // Inline, the common case: a future event no sooner than every slot's, with a slot free,
+    // goes last (its seq is above every pending one's, so an equal time goes after too).
+    void schedule(Time when, EventFn fn, void* obj, uint64_t arg = 0) {
+        const auto w = static_cast<uint64_t>(when.ns());
+        if (when > now_ && nr_near_ < kNear && (nr_near_ == 0 || w >= near_latest().when_ns)) [[likely]] {
+            near_at(nr_near_) = Event{w, seq_++, fn, obj, arg};
+            ++nr_near_;
+            return;
+        }
+        schedule_slow(when, fn, obj, arg);
+    }
 
     // Member-function convenience: q.at<&Foo::bar>(t, foo, arg) calls foo->bar(arg).
     template <auto Method, class C>
@@ -95,6 +105,7 @@ private:
         (static_cast<C*>(obj)->*Method)(arg);
     }
     static bool before(const Event& a, const Event& b) { return a.key() < b.key(); }
+    void schedule_slow(Time when, EventFn fn, void* obj, uint64_t arg);
     void heap_push(const Event& e);
     Event heap_pop();
     void future_push(const Event& e);
