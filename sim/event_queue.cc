@@ -139,7 +139,7 @@ bool EventQueue::pop_next(Event& out) {
     return false;
 }
 
-bool EventQueue::run_one() {
+bool EventQueue::run_one_slow() {
     Event e;
     if (!pop_next(e))
         return false;

@@ -91,8 +91,23 @@ public:
         schedule(when, &trampoline<Method, C>, obj, arg);
     }
 
-    // Fire the next event; false when nothing is pending.
-    bool run_one();
+    // Fire the next event; false when nothing is pending. Inline, the common case: nothing
+    // at the present instant in the lane, and the slots' earliest before the heap's top.
+    bool run_one() {
+        if (lane_head_ == lane_tail_ && near_first()) [[likely]] {
+            const Event& e = near_earliest();
+            const EventFn fn = e.fn;
+            void* const obj = e.obj;
+            const uint64_t arg = e.arg;
+            now_ = e.when();
+            ++near_head_;
+            --nr_near_;
+            ++processed_;
+            fn(obj, arg);
+            return true;
+        }
+        return run_one_slow();
+    }
     // Fire events while the next one is at or before `limit`; the clock ends at `limit`
     // (or earlier if stop() was called or the queue ran dry).
     void run_until(Time limit);
@@ -106,6 +121,7 @@ private:
     }
     static bool before(const Event& a, const Event& b) { return a.key() < b.key(); }
     void schedule_slow(Time when, EventFn fn, void* obj, uint64_t arg);
+    bool run_one_slow();
     void heap_push(const Event& e);
     Event heap_pop();
     void future_push(const Event& e);
