@@ -73,14 +73,25 @@ public:
     }
 
     // Schedule fn(obj, arg) at `when` (>= now; an earlier time is a model bug and aborts).
-    // Inline, the common case: a future event no sooner than every slot's, with a slot free,
-    // goes last (its seq is above every pending one's, so an equal time goes after too).
+    // Inline, the common cases: a future event no sooner than every slot's, with a slot free,
+    // goes last (its seq is above every pending one's, so an equal time goes after too), or
+    // next to last when sooner than the latest only (a job's next step before bfq's idle
+    // slice timer, which waits milliseconds at the end of the slots).
     void schedule(Time when, EventFn fn, void* obj, uint64_t arg = 0) {
         const auto w = static_cast<uint64_t>(when.ns());
-        if (when > now_ && nr_near_ < kNear && (nr_near_ == 0 || w >= near_latest().when_ns)) [[likely]] {
-            near_at(nr_near_) = Event{w, seq_++, fn, obj, arg};
-            ++nr_near_;
-            return;
+        if (when > now_ && nr_near_ < kNear) [[likely]] {
+            const std::size_t n = nr_near_;
+            if (n == 0 || w >= near_at(n - 1).when_ns) {
+                near_at(n) = Event{w, seq_++, fn, obj, arg};
+                ++nr_near_;
+                return;
+            }
+            if (n >= 2 && w >= near_at(n - 2).when_ns) {
+                near_at(n) = near_at(n - 1);
+                near_at(n - 1) = Event{w, seq_++, fn, obj, arg};
+                ++nr_near_;
+                return;
+            }
         }
         schedule_slow(when, fn, obj, arg);
     }
