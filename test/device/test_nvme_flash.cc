@@ -39,18 +39,18 @@ dev::NvmeConfig flash_only() {
 // Submits the requests (first sector, sectors) all at instant 0, one each, reads then, from
 // index first_write on, writes, and returns their completion instants (ns) in submission
 // order.
-std::vector<int64_t> at_once(const dev::NvmeConfig& c, const std::vector<std::pair<uint64_t, uint32_t>>& reads,
+std::vector<int64_t> at_once(const dev::NvmeConfig& c, const std::vector<std::pair<uint64_t, uint32_t>>& requests,
                              size_t first_write = SIZE_MAX) {
     Rig r(c);
-    std::vector<int64_t> done(reads.size(), -1);
+    std::vector<int64_t> done(requests.size(), -1);
     r.device.set_completion_sink(
         [](void* obj, blkmq::Request* rq, sim::Time now) { (*static_cast<std::vector<int64_t>*>(obj))[rq->tag] = now.ns(); },
         &done);
-    std::vector<blkmq::Request> rqs(reads.size());
-    for (size_t i = 0; i < reads.size(); ++i) {
+    std::vector<blkmq::Request> rqs(requests.size());
+    for (size_t i = 0; i < requests.size(); ++i) {
         rqs[i].tag = static_cast<uint16_t>(i);
-        rqs[i].sector = reads[i].first;
-        rqs[i].nr_sectors = reads[i].second;
+        rqs[i].sector = requests[i].first;
+        rqs[i].nr_sectors = requests[i].second;
         rqs[i].op = i >= first_write ? blkmq::ReqOp::WRITE : blkmq::ReqOp::READ;
         REQUIRE(r.device.queue_rq(&rqs[i], true, sim::Time::zero(), 0) == dev::BlkStatus::OK);
     }
