@@ -2,14 +2,12 @@
 
 #include "models/device/build_cache.h"
 #include "models/device/device_kind.h"
+#include "models/device/hdd_rpo.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "models/result/device_report.h"
 
@@ -241,117 +239,10 @@ int Hdd::pick(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, Time t_free, 
     return i;
 }
 
-namespace {
-
-// The drive's positioning model in float, as the RPO scan computes it, and where it starts.
-struct RpoModel {
-    float a, b, c, e, bound;   // seek: a + b*sqrt(d) below `bound` cylinders, c + e*d from there
-    float head_switch, settle;  // same-cylinder head switch; write settling after any movement
-    float rev, inv_rev;         // one revolution, ns, and its inverse
-    float cyl, head, phase;     // the head's cylinder and surface, the platter's phase at the start
-};
-
-#if defined(__SSE2__)
-// The cheapest of the four lanes' best commands, the lower index on a tie; -1 if none.
-int best_of_lanes(__m128 best, __m128i besti, float* cost_out) {
-    alignas(16) float bc[4];
-    alignas(16) int32_t bx[4];
-    _mm_store_ps(bc, best);
-    _mm_store_si128(reinterpret_cast<__m128i*>(bx), besti);
-    int r = -1;
-    float rc = std::numeric_limits<float>::infinity();
-    for (int l = 0; l < 4; ++l)
-        if (bx[l] >= 0 && (bc[l] < rc || (bc[l] == rc && bx[l] < r))) {
-            rc = bc[l];
-            r = bx[l];
-        }
-    if (cost_out)
-        *cost_out = rc;
-    return r;
-}
-
-// The scan, four commands at a time: each lane keeps its cheapest command. With Aged each
-// command's cost is less its credit for waiting (credit[i], aged RPO).
-template <bool Aged, class Queue>
-int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, const float* credit, float* cost_out) {
-    const __m128 vcyl = _mm_set1_ps(m.cyl), vhead = _mm_set1_ps(m.head), vphase = _mm_set1_ps(m.phase);
-    const __m128 va = _mm_set1_ps(m.a), vb = _mm_set1_ps(m.b), vc = _mm_set1_ps(m.c), ve = _mm_set1_ps(m.e);
-    const __m128 vbound = _mm_set1_ps(m.bound), vhs = _mm_set1_ps(m.head_switch), vsettle = _mm_set1_ps(m.settle);
-    const __m128 vrev = _mm_set1_ps(m.rev), vinv = _mm_set1_ps(m.inv_rev), v8 = _mm_set1_ps(8.0f);
-    const __m128 vzero = _mm_setzero_ps(), vinf = _mm_set1_ps(std::numeric_limits<float>::infinity());
-    const __m128 vabs = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
-    const uint32_t n = q.n;
-    const __m128i i8 = _mm_set1_epi32(8), i4 = _mm_set1_epi32(4), vn = _mm_set1_epi32(static_cast<int>(n));
-    __m128i idx = _mm_setr_epi32(0, 1, 2, 3);
-    __m128 best = vinf;
-    __m128i besti = _mm_set1_epi32(-1);
-    for (uint32_t i = 0; i < n; i += 4) {
-        const __m128 d = _mm_and_ps(_mm_sub_ps(_mm_load_ps(&q.cyl[i]), vcyl), vabs);
-        const __m128 sq = _mm_add_ps(va, _mm_mul_ps(vb, _mm_sqrt_ps(d)));
-        const __m128 lin = _mm_add_ps(vc, _mm_mul_ps(ve, d));
-        const __m128 short_seek = _mm_cmplt_ps(d, vbound);
-        __m128 seek = _mm_or_ps(_mm_and_ps(short_seek, sq), _mm_andnot_ps(short_seek, lin));
-        const __m128 same_cyl = _mm_cmpeq_ps(d, vzero);
-        const __m128 other_head = _mm_and_ps(_mm_cmpneq_ps(_mm_load_ps(&q.head[i]), vhead), vhs);
-        seek = _mm_or_ps(_mm_and_ps(same_cyl, other_head), _mm_andnot_ps(same_cyl, seek));
-        const __m128 settles = _mm_and_ps(_mm_cmpneq_ps(_mm_load_ps(&q.write[i]), vzero), _mm_cmpgt_ps(seek, vzero));
-        seek = _mm_add_ps(seek, _mm_and_ps(settles, vsettle));
-        // Rotational wait: (angle - phase0 - seek) mod rev, floor by truncation after +8 revs.
-        const __m128 x = _mm_sub_ps(_mm_sub_ps(_mm_load_ps(&q.angle[i]), vphase), seek);
-        const __m128i k = _mm_sub_epi32(_mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(x, vinv), v8)), i8);
-        const __m128 wait = _mm_sub_ps(x, _mm_mul_ps(_mm_cvtepi32_ps(k), vrev));
-        __m128 cost = _mm_add_ps(seek, wait);
-        if constexpr (Aged)
-            cost = _mm_sub_ps(cost, _mm_load_ps(&credit[i]));
-        __m128 valid = _mm_castsi128_ps(_mm_cmplt_epi32(idx, vn));
-        if (high_only)
-            valid = _mm_and_ps(valid, _mm_cmpneq_ps(_mm_load_ps(&q.high[i]), vzero));
-        cost = _mm_or_ps(_mm_and_ps(valid, cost), _mm_andnot_ps(valid, vinf));
-        const __m128 better = _mm_cmplt_ps(cost, best);
-        best = _mm_or_ps(_mm_and_ps(better, cost), _mm_andnot_ps(better, best));
-        const __m128i bi = _mm_castps_si128(better);
-        besti = _mm_or_si128(_mm_and_si128(bi, idx), _mm_andnot_si128(bi, besti));
-        idx = _mm_add_epi32(idx, i4);
-    }
-    return best_of_lanes(best, besti, cost_out);
-}
-#else
-// The scan, one command at a time.
-template <bool Aged, class Queue>
-int rpo_scan(const Queue& q, const RpoModel& m, bool high_only, const float* credit, float* cost_out) {
-    int r = -1;
-    float rc = std::numeric_limits<float>::infinity();
-    for (uint32_t i = 0; i < q.n; ++i) {
-        if (high_only && q.high[i] == 0.0f)
-            continue;
-        const float d = std::fabs(q.cyl[i] - m.cyl);
-        float seek = d < m.bound ? m.a + m.b * std::sqrt(d) : m.c + m.e * d;
-        if (d == 0.0f)
-            seek = q.head[i] != m.head ? m.head_switch : 0.0f;
-        if (q.write[i] != 0.0f && seek > 0.0f)
-            seek += m.settle;
-        const float x = q.angle[i] - m.phase - seek;
-        const float k = static_cast<float>(static_cast<int32_t>(x * m.inv_rev + 8.0f) - 8);
-        float cost = seek + (x - k * m.rev);
-        if constexpr (Aged)
-            cost -= credit[i];
-        if (cost < rc) {
-            rc = cost;
-            r = static_cast<int>(i);
-        }
-    }
-    if (cost_out)
-        *cost_out = rc;
-    return r;
-}
-#endif
-
-}  // namespace
-
 // RPO: the shortest positioning time, seek (or head switch, + write settle) plus the
-// rotational wait from where the platter will be after it. Computed in float, four commands
-// at a time; ties go to the lower index, so the choice is deterministic. The chosen
-// command's timing is then worked out exactly, in integer nanoseconds (start_op).
+// rotational wait from where the platter will be after it, computed in float (hdd_rpo.h);
+// ties go to the lower index, so the choice is deterministic. The chosen command's timing is
+// then worked out exactly, in integer nanoseconds (start_op).
 template <uint32_t Cap>
 int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t phase0, bool high_only,
                   const float* credit, float* cost_out) const {
@@ -368,7 +259,8 @@ int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t p
                      .cyl = static_cast<float>(cyl),
                      .head = static_cast<float>(head),
                      .phase = static_cast<float>(phase0)};
-    return credit ? rpo_scan<true>(q, m, high_only, credit, cost_out) : rpo_scan<false>(q, m, high_only, nullptr, cost_out);
+    const RpoCandidates c{q.cyl.data(), q.head.data(), q.angle.data(), q.write.data(), q.high.data(), q.n};
+    return rpo_scan(c, m, high_only, credit, cost_out);
 }
 
 // Aged RPO's credit of each queued host command at t_free: age_weight times its wait. Ages

@@ -108,17 +108,17 @@ private:
         uint32_t free_before = 0;      // sectors before lba read while waiting (read_free_blocks)
         uint32_t ahead = 0;            // sectors read on past a stream's read (stream_read_ahead_kb)
     };
-    // The candidates of one choice. The RPO scan reads a structure of arrays of floats, four
-    // commands per SSE2 step (cylinders < 2^24 and angles < 2^24 ns are exact in a float);
-    // removal swaps the last entry in. `oldest` is kept as commands come and go (arrivals
+    // The candidates of one choice. The RPO scan reads a structure of arrays of floats, up to
+    // eight commands a step (hdd_rpo.h; cylinders < 2^24 and angles < 2^24 ns are exact in
+    // a float); removal swaps the last entry in. `oldest` is kept as commands come and go (arrivals
     // come in time order), for FIFO and the aging bound.
     template <uint32_t Cap>
     struct CmdQueue {
-        static_assert(Cap % 4 == 0);
+        static_assert(Cap % 8 == 0);  // the scan reads whole steps of eight
         uint32_t n = 0;
         uint32_t n_high = 0;
         uint32_t oldest = 0;
-        alignas(16) std::array<float, Cap> cyl{}, head{}, angle{}, write{}, high{};
+        alignas(32) std::array<float, Cap> cyl{}, head{}, angle{}, write{}, high{};
         std::array<int64_t, Cap> arrival{};
         // The commands themselves grow with the most ever queued: most of a drive's 256
         // dirty-extent slots (and of a SAS queue's 128) are never used, and a machine has
@@ -220,7 +220,7 @@ private:
     bool prio_ = false;
     int64_t settle_ns_, overhead_ns_, max_wait_ns_;
     double age_weight_;             // cfg.age_weight
-    alignas(16) std::array<float, kMaxQueue> age_credit_{};  // age_credits()' scratch
+    alignas(32) std::array<float, kMaxQueue> age_credit_{};  // age_credits()' scratch
     int64_t sector_xfer_ns_ = 0;    // cfg.sector_xfer
     uint32_t phys_sectors_ = 1;     // 512 B sectors per physical sector
     bool last_write_ = false;       // the previous host command was a write
