@@ -30,9 +30,13 @@ void EventQueue::schedule_slow(Time when, EventFn fn, void* obj, uint64_t arg) {
 // those before it down, the ring's head moving back (an event due soon: a device's
 // completion among timer ticks, or one just after the next, as kyber's). A full ring sends
 // the latest of it and the new event to the heap.
+//
+// `e` is new, so its seq is above every pending event's: it goes after every slot of its
+// time or sooner, and the comparisons need only the times.
 void EventQueue::future_push(const Event& e) {
+    const uint64_t w = e.when_ns;
     if (nr_near_ == kNear) {
-        if (!before(e, near_latest())) {
+        if (w >= near_latest().when_ns) {
             heap_push(e);
             return;
         }
@@ -41,12 +45,12 @@ void EventQueue::future_push(const Event& e) {
     }
     const std::size_t n = nr_near_;
     std::size_t i;
-    if (n == 0 || !before(e, near_at(n / 2))) {
-        for (i = n; i > 0 && before(e, near_at(i - 1)); --i)
+    if (n == 0 || w >= near_at(n / 2).when_ns) {
+        for (i = n; i > 0 && w < near_at(i - 1).when_ns; --i)
             near_at(i) = near_at(i - 1);
     } else {
         --near_head_;
-        for (i = 0; i < n && before(near_at(i + 1), e); ++i)
+        for (i = 0; i < n && near_at(i + 1).when_ns <= w; ++i)
             near_at(i) = near_at(i + 1);
     }
     near_at(i) = e;
