@@ -3,10 +3,11 @@
 // the platter will be after it. The scan runs once per command a drive starts, over every
 // command queued (32 on SATA NCQ, up to 128 on SAS, 256 dirty extents), so it is the HDD
 // model's hottest loop: computed in float, eight commands per AVX2 step where the CPU has
-// it, four per SSE2 step otherwise, one at a time off x86-64. Every form does the same float
-// operations in the same order on each command and keeps, on a tie, the lower index, so all
-// choose the same command with the same cost: the choice, and with it every output, does not
-// depend on the CPU the simulation runs on (test/device/test_hdd_rpo.cc).
+// it, four per SSE2 step otherwise (one body for both widths: hdd_rpo_scan.h), one at a time
+// off x86-64. Every form does the same float operations in the same order on each command
+// and keeps, on a tie, the lower index, so all choose the same command with the same cost:
+// the choice, and with it every output, does not depend on the CPU the simulation runs on
+// (test/device/test_hdd_rpo.cc).
 #pragma once
 
 #include <cstdint>
