@@ -110,8 +110,8 @@ private:
     };
     // The candidates of one choice. The RPO scan reads a structure of arrays of floats, up to
     // eight commands a step (hdd_rpo.h; cylinders < 2^24 and angles < 2^24 ns are exact in
-    // a float); removal swaps the last entry in. `oldest` is kept as commands come and go (arrivals
-    // come in time order), for FIFO and the aging bound.
+    // a float); removal swaps the last entry in. `oldest` is kept as commands come and go
+    // (arrivals come in time order), for FIFO and the aging bound.
     template <uint32_t Cap>
     struct CmdQueue {
         static_assert(Cap % 8 == 0);  // the scan reads whole steps of eight

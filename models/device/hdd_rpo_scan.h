@@ -1,8 +1,10 @@
 // The RPO scan's one body, N commands a step, written with GCC's vector extensions so that
 // each width is the same code: hdd_rpo.cc instantiates it four commands wide (SSE2, the
 // x86-64 baseline) and hdd_rpo_avx2.cc, compiled with -mavx2, eight wide. Everything here
-// has internal linkage: the two files compile it for different instruction sets, and a
-// shared (inline) definition could let the linker keep the AVX2 copy for both.
+// has internal linkage, and it calls nothing of the standard library (builtins instead):
+// the two files compile it for different instruction sets, and a shared inline definition
+// (one of ours or a library template instantiated here, kept out of line in a build without
+// optimisation) could let the linker keep the AVX2 copy for both.
 //
 // Per command, the operations and their order are those of rpo_scan_scalar() (hdd_rpo.cc):
 // a lane's select is the scalar code's branch, so every form computes the same floats.
@@ -11,8 +13,6 @@
 #include <immintrin.h>
 
 #include <cstdint>
-#include <cstring>
-#include <limits>
 
 #include "models/device/hdd_rpo.h"
 
@@ -28,7 +28,7 @@ struct RpoLanes {
 template <int N>
 typename RpoLanes<N>::F rpo_load(const float* p) {
     typename RpoLanes<N>::F v;
-    std::memcpy(&v, p, sizeof v);  // unaligned: a queue's arrays are read from any i
+    __builtin_memcpy(&v, p, sizeof v);  // unaligned: a queue's arrays are read from any i
     return v;
 }
 
@@ -48,7 +48,7 @@ typename RpoLanes<N>::F rpo_sqrt(typename RpoLanes<N>::F x) {
 template <int N>
 int rpo_best_of_lanes(const typename RpoLanes<N>::F& best, const typename RpoLanes<N>::I& besti, float* cost_out) {
     int r = -1;
-    float rc = std::numeric_limits<float>::infinity();
+    float rc = __builtin_inff();
     for (int l = 0; l < N; ++l)
         if (besti[l] >= 0 && (best[l] < rc || (best[l] == rc && besti[l] < r))) {
             rc = best[l];
@@ -63,7 +63,7 @@ template <int N, bool Aged>
 int rpo_scan_lanes(const RpoCandidates& q, const RpoModel& m, bool high_only, const float* credit, float* cost_out) {
     using F = typename RpoLanes<N>::F;
     using I = typename RpoLanes<N>::I;
-    const F zero{}, inf = zero + std::numeric_limits<float>::infinity();
+    const F zero{}, inf = zero + __builtin_inff();
     I idx;
     for (int l = 0; l < N; ++l)
         idx[l] = l;
