@@ -5,8 +5,6 @@
 #include "models/device/hdd_rpo.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 
 #include "models/result/device_report.h"
@@ -246,19 +244,7 @@ int Hdd::pick(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, Time t_free, 
 template <uint32_t Cap>
 int Hdd::pick_rpo(const CmdQueue<Cap>& q, uint32_t cyl, uint32_t head, int64_t phase0, bool high_only,
                   const float* credit, float* cost_out) const {
-    const float rev = static_cast<float>(mech_.revolution_ns());
-    const RpoModel m{.a = static_cast<float>(mech_.a()),
-                     .b = static_cast<float>(mech_.b()),
-                     .c = static_cast<float>(mech_.c()),
-                     .e = static_cast<float>(mech_.e()),
-                     .bound = static_cast<float>(mech_.boundary()),
-                     .head_switch = static_cast<float>(mech_.head_switch_ns()),
-                     .settle = static_cast<float>(settle_ns_),
-                     .rev = rev,
-                     .inv_rev = 1.0f / rev,
-                     .cyl = static_cast<float>(cyl),
-                     .head = static_cast<float>(head),
-                     .phase = static_cast<float>(phase0)};
+    const RpoModel m = rpo_model(mech_, settle_ns_, cyl, head, phase0);
     const RpoCandidates c{q.cyl.data(), q.head.data(), q.angle.data(), q.write.data(), q.high.data(), q.n};
     return rpo_scan(c, m, high_only, credit, cost_out);
 }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+
+#include "models/device/hdd_mechanics.h"
 #if defined(__x86_64__)
 #include "models/device/hdd_rpo_scan.h"
 #endif
@@ -44,6 +46,22 @@ int scan_scalar(const RpoCandidates& q, const RpoModel& m, bool high_only, const
 }
 
 }  // namespace
+
+RpoModel rpo_model(const HddMechanics& mech, int64_t settle_ns, uint32_t cyl, uint32_t head, int64_t phase0) {
+    const auto rev = static_cast<float>(mech.revolution_ns());
+    return {.a = static_cast<float>(mech.a()),
+            .b = static_cast<float>(mech.b()),
+            .c = static_cast<float>(mech.c()),
+            .e = static_cast<float>(mech.e()),
+            .bound = static_cast<float>(mech.boundary()),
+            .head_switch = static_cast<float>(mech.head_switch_ns()),
+            .settle = static_cast<float>(settle_ns),
+            .rev = rev,
+            .inv_rev = 1.0f / rev,
+            .cyl = static_cast<float>(cyl),
+            .head = static_cast<float>(head),
+            .phase = static_cast<float>(phase0)};
+}
 
 int rpo_scan_scalar(const RpoCandidates& q, const RpoModel& m, bool high_only, const float* credit, float* cost_out) {
     return credit ? scan_scalar<true>(q, m, high_only, credit, cost_out) : scan_scalar<false>(q, m, high_only, nullptr, cost_out);

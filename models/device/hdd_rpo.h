@@ -22,6 +22,12 @@ struct RpoModel {
     float cyl, head, phase;     // the head's cylinder and surface, the platter's phase at the start
 };
 
+class HddMechanics;
+
+// The model of a drive with mechanics `mech` and write settle `settle_ns`, its head on
+// (cyl, head) when the platter is at phase `phase0` ns.
+RpoModel rpo_model(const HddMechanics& mech, int64_t settle_ns, uint32_t cyl, uint32_t head, int64_t phase0);
+
 // The candidates, a structure of arrays of n floats each (a command's cylinder, head, angle
 // in ns, and 1 or 0 for a write and for high priority). Each array is readable up to n
 // rounded up to a multiple of 8: the wide forms read whole steps and mask what is past n.

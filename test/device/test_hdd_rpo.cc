@@ -67,25 +67,14 @@ Queue random_queue(sim::Rng& g, const dev::HddMechanics& mech, float head_cyl, f
 TEST_CASE("RPO scan: the SSE2 and AVX2 forms choose what the one-at-a-time scan does", "[hdd][device]") {
     const dev::HddConfig cfg;
     const dev::HddMechanics mech(cfg);
-    const auto rev = static_cast<float>(mech.revolution_ns());
     sim::Rng g(7, "rpo");
     uint32_t ties = 0, none = 0, checked = 0;
     for (int round = 0; round < 20000; ++round) {
-        const auto head_cyl = static_cast<float>(g.below(mech.cylinders()));
-        const auto head_head = static_cast<float>(g.below(mech.heads()));
-        const dev::RpoModel m{.a = static_cast<float>(mech.a()),
-                              .b = static_cast<float>(mech.b()),
-                              .c = static_cast<float>(mech.c()),
-                              .e = static_cast<float>(mech.e()),
-                              .bound = static_cast<float>(mech.boundary()),
-                              .head_switch = static_cast<float>(mech.head_switch_ns()),
-                              .settle = static_cast<float>(cfg.write_settle.count()),
-                              .rev = rev,
-                              .inv_rev = 1.0f / rev,
-                              .cyl = head_cyl,
-                              .head = head_head,
-                              .phase = static_cast<float>(g.below(static_cast<uint64_t>(mech.revolution_ns())))};
-        const Queue q = random_queue(g, mech, head_cyl, head_head);
+        const auto head_cyl = static_cast<uint32_t>(g.below(mech.cylinders()));
+        const auto head_head = static_cast<uint32_t>(g.below(mech.heads()));
+        const auto phase = static_cast<int64_t>(g.below(static_cast<uint64_t>(mech.revolution_ns())));
+        const dev::RpoModel m = dev::rpo_model(mech, cfg.write_settle.count(), head_cyl, head_head, phase);
+        const Queue q = random_queue(g, mech, m.cyl, m.head);
         const bool high_only = g.below(4) == 0;
         const float* credit = g.below(3) == 0 ? q.credit.data() : nullptr;
         const Choice ref = choose(dev::rpo_scan_scalar, q.view(), m, high_only, credit);
