@@ -50,9 +50,11 @@ bool Cpu::unlink(Task* t) {
 // A dispatch event already asked for stays: finding the run queue empty (or another task at
 // its head) it does what it would have done without `t`.
 bool Cpu::pull(Task* t) {
-    if (t == queued_waiter_)
+    if (t == queued_waiter_ || !unlink(t))
         return false;
-    return unlink(t);
+    if (cfs_) [[unlikely]]
+        cfs_->migrate_out(t->se_);
+    return true;
 }
 
 uint32_t find_idle_cpu(std::span<const std::unique_ptr<Cpu>> cpus, sim::Time now) {
@@ -91,6 +93,10 @@ void Cpu::unhold(sim::Time now) {
 }
 
 void Cpu::wake(Task* t, sim::Time now) {
+    if (cfs_) [[unlikely]] {
+        cfs_->update_curr(now.ns());
+        cfs_->enqueue(t->se_, now.ns());
+    }
     if (!running_ && rq_head_ == nullptr && (free_at_ <= now || current_ == t)) {
         sim::Time start = sim::max(now, free_at_);
         if (jitter_) [[unlikely]]
@@ -98,7 +104,7 @@ void Cpu::wake(Task* t, sim::Time now) {
         grant(t, start);
         return;
     }
-    if (running_ && t != current_ && now - run_since_ >= parity_slice_)
+    if (running_ && t != current_ && (!cfs_ || cfs_->wakeup_preempt(t->se_)))
         ++preempting_wakeups_;
     enqueue(t);
     if (spinning_ && running_ && t != current_) [[unlikely]]
@@ -111,6 +117,8 @@ void Cpu::wake(Task* t, sim::Time now) {
 
 void Cpu::step_end(Task* t, sim::Time now, bool runnable) {
     running_ = false;
+    if (cfs_) [[unlikely]]
+        eevdf_step_end(t, now, runnable);
     if (queued_waiter_ == t) [[unlikely]] {
         // Back from held work (wait_hold): its place in the run queue is the one it took
         // when its step ended; kept if it goes on, given up if it sleeps.
@@ -140,8 +148,23 @@ void Cpu::step_end(Task* t, sim::Time now, bool runnable) {
         kick(free_at_);
 }
 
+// EEVDF's side of a step's end: the task's time counts; one going to sleep leaves the queue
+// (or stays, delayed), and a core left with nothing runnable picks the delayed ones off.
+void Cpu::eevdf_step_end(Task* t, sim::Time now, bool runnable) {
+    cfs_->update_curr(sim::max(now, free_at_).ns());
+    if (runnable)
+        return;
+    cfs_->dequeue_sleep(t->se_);
+    for (const Task* p = rq_head_; p != nullptr; p = p->rq_next_)
+        if (p != t)
+            return;
+    cfs_->went_idle(sim::max(now, free_at_).ns());
+}
+
 void Cpu::release(sim::Time now) {
     running_ = false;
+    if (cfs_) [[unlikely]]
+        eevdf_step_end(current_, now, false);
     if (rq_head_)
         kick(sim::max(now, free_at_));
 }

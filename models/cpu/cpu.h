@@ -15,6 +15,7 @@
 #include <memory>
 #include <span>
 
+#include "models/cpu/eevdf.h"
 #include "models/cpu/os_jitter.h"
 #include "models/result/cpu_report.h"
 #include "sim/event_queue.h"
@@ -78,6 +79,7 @@ protected:
 private:
     friend class Cpu;
     Task* rq_next_ = nullptr;
+    SchedEntity se_;  // EEVDF's bookkeeping (Cpu::set_eevdf)
 };
 
 class Cpu {
@@ -147,10 +149,15 @@ public:
     // (select_task_rq, below).
     bool has_sd_llc() const { return sd_llc_; }
     void set_sd_llc(bool shared) { sd_llc_ = shared; }
-    // EEVDF's RUN_TO_PARITY: a wake-up onto this core while a task runs preempts it
-    // (preempting_wakeups()) only once that task has run `slice` since it was switched in.
-    // Zero (the default): every such wake-up.
-    void set_run_to_parity(sim::Duration slice) { parity_slice_ = slice; }
+    // EEVDF (Linux 6.6 and later, with RUN_TO_PARITY): a wake-up onto this core while a task
+    // runs preempts it (preempting_wakeups()) only when EEVDF's pick would choose the woken
+    // task (models/cpu/eevdf.h), from the tasks' lags, deadlines and the running task's
+    // protected slice; `slice` is sysctl_sched_base_slice, `tick` the scheduler tick. Not
+    // called (the default): every such wake-up preempts, as CFS's placement of a sleeper
+    // did before 6.6.
+    void set_eevdf(sim::Duration slice, sim::Duration tick) {
+        cfs_ = std::make_unique<CfsRq>(slice.count(), tick.count());
+    }
     // A task's step is being played out (run_step() on the stack or deferred, not booked yet).
     bool in_step() const { return in_step_; }
     // Inside an open step: where the work charged so far in it has got to.
@@ -267,8 +274,8 @@ private:
     void dispatch(uint64_t);
     void kick(sim::Time when);
     void grant(Task* t, sim::Time start) {
-        if (t != current_)
-            run_since_ = start;
+        if (cfs_) [[unlikely]]
+            cfs_->set_curr(t->se_, start.ns());
         running_ = true;
         current_ = t;
         in_step_ = true;
@@ -302,6 +309,7 @@ private:
     Task* dequeue();
     bool unlink(Task* t);
     sim::Time take_jitter(sim::Time start, sim::Time end);
+    void eevdf_step_end(Task* t, sim::Time now, bool runnable);
 
     sim::EventQueue& q_;
     uint32_t id_;
@@ -323,8 +331,7 @@ private:
     bool dispatch_pending_ = false;
     uint64_t preempting_wakeups_ = 0;
     bool sd_llc_ = true;
-    sim::Duration parity_slice_;   // set_run_to_parity()
-    sim::Time run_since_;          // when the task running here was switched in
+    std::unique_ptr<CfsRq> cfs_;   // set_eevdf(); nullptr: every wake-up preempts
     uint32_t holds_ = 0;           // kernel work going on in later events (hold())
     Task* hold_waiter_ = nullptr;  // the task waiting in it (wait_hold())
     Task* queued_waiter_ = nullptr;  // that task, holding its place in the run queue until step_end()

@@ -76,11 +76,11 @@ struct HostConfig {
     // guest whose CPUs expose no cache topology (Firecracker), where a woken task stays on its
     // previous CPU (cpu::select_task_rq).
     bool shared_llc = true;
-    // EEVDF's RUN_TO_PARITY (Linux 6.6+, on by default): a task woken onto a busy core does
-    // not preempt the running task (no need_resched) until that task has run a base slice
-    // since it was switched in (sysctl_sched_base_slice, 0.75 ms x (1 + ilog2(CPUs, at most
-    // 8))). false: every such wake-up sets need_resched (CFS's placement of a long sleeper,
-    // kernels before 6.6).
+    // EEVDF with RUN_TO_PARITY (Linux 6.6+, on by default): a task woken onto a busy core
+    // sets need_resched only when EEVDF's pick would choose it (cpu::CfsRq, eevdf.h): not
+    // while the running task is eligible and short of the deadline it had when switched in
+    // (sysctl_sched_base_slice, 0.75 ms x (1 + ilog2(CPUs, at most 8))). false: every such
+    // wake-up sets need_resched (CFS's placement of a long sleeper, kernels before 6.6).
     bool run_to_parity = false;
     // The scheduler tick, other tasks preempting the cores and the scheduler's wake-up
     // latency (cpu::OsJitter): what makes identical jobs drift apart. false: none, and

@@ -26,7 +26,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg) {
         cpus_.back()->set_sd_llc(cfg.host.shared_llc);
         cpus_.back()->set_context_switch(cfg.host.costs.context_switch);
         if (cfg.host.run_to_parity)
-            cpus_.back()->set_run_to_parity(cpu::sched_base_slice(cfg.host.nr_cpus));
+            cpus_.back()->set_eevdf(cpu::sched_base_slice(cfg.host.nr_cpus), cpu::OsJitterParams{}.tick_period);
         if (cfg.host.os_jitter || !cfg.host.vcpu_preemption.empty())
             cpus_.back()->enable_jitter(cfg.seed, cfg.host.os_jitter, cfg.host.vcpu_preemption);
     }

@@ -117,8 +117,9 @@ TEST_CASE("loop: with no shared cache the worker wakes on the submitter's busy C
     const auto ios = static_cast<double>(dd.jobs.at(0).dir[0].total_ios);
     CHECK(static_cast<double>(dd.queues.at(0).resched_handoffs) == Approx(ios).epsilon(0.01));
     CHECK(iops(dd) < 0.85 * iops(none));
-    // EEVDF's RUN_TO_PARITY (6.6+): the job, switched in a few microseconds before, is within
-    // its protected slice (1.5 ms on 2 CPUs): the wake-up sets no need_resched, the loop does
+    // EEVDF (6.6+, cpu::CfsRq): the job wakes the worker at the end of its queue_rq, all
+    // three tasks on CPU 0 having run in turn with next to no waiting, so no lag is large
+    // enough to make the worker EEVDF's pick: the wake-up sets no need_resched, the loop does
     // not end early, and nothing is handed to kblockd.
     const auto parity = run_loop(2, params, job, R"(, "shared_llc": false, "run_to_parity": true)", "mq-deadline");
     CHECK(parity.queues.at(0).resched_handoffs == 0);
