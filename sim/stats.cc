@@ -30,16 +30,6 @@ void SumStat::merge(const SumStat& o) {
     max_ = std::max(max_, o.max_);
     n_ += o.n_;
     sum_ += o.sum_;
-    sumsq_ += o.sumsq_;
-}
-
-double SumStat::stddev() const {
-    if (n_ < 2)
-        return 0.0;
-    const double n = static_cast<double>(n_);
-    const double mean = sum_ / n;
-    const double var = (sumsq_ - n * mean * mean) / (n - 1.0);
-    return var > 0.0 ? std::sqrt(var) : 0.0;
 }
 
 uint64_t LatencyHistogram::idx_to_val(unsigned idx) {

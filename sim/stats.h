@@ -55,29 +55,26 @@ private:
 };
 
 // The cheap sibling of RunningStat for hot paths that do not need fio's exact digits
-// (btt-style stage latencies): sums instead of Welford's per-sample division.
+// (btt-style stage latencies: count, mean, min and max; their spread comes from the
+// histogram beside it): an integer sum instead of Welford's per-sample division.
 class SumStat {
 public:
     void add(int64_t v) {
         min_ = std::min(min_, v);
         max_ = std::max(max_, v);
-        const auto d = static_cast<double>(v);
-        sum_ += d;
-        sumsq_ += d * d;
+        sum_ += v;
         ++n_;
     }
     void merge(const SumStat& o);
     uint64_t count() const { return n_; }
-    double mean() const { return n_ ? sum_ / static_cast<double>(n_) : 0.0; }
+    double mean() const { return n_ ? static_cast<double>(sum_) / static_cast<double>(n_) : 0.0; }
     double min() const { return n_ ? static_cast<double>(min_) : 0.0; }
     double max() const { return n_ ? static_cast<double>(max_) : 0.0; }
-    double sum() const { return sum_; }
-    double stddev() const;
+    double sum() const { return static_cast<double>(sum_); }
 
 private:
     uint64_t n_ = 0;
-    double sum_ = 0.0;  // exact to 2^53 ns (104 days) of summed latency, then rounded
-    double sumsq_ = 0.0;
+    int64_t sum_ = 0;  // exact to 2^63 ns (292 years) of summed latency
     // Empty: above and below every sample, so that add() needs no first-sample case.
     int64_t min_ = INT64_MAX, max_ = INT64_MIN;
 };

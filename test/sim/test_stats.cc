@@ -23,6 +23,37 @@ using namespace blksim::sim;
 using namespace blksim::sim::literals;
 
 // ---------------------------------------------------------------------------------------
+// SumStat (btt's stages)
+
+TEST_CASE("SumStat: count, exact mean, min and max, and merging two streams", "[sim]") {
+    SumStat empty;
+    CHECK(empty.count() == 0);
+    CHECK(empty.mean() == 0.0);
+    CHECK(empty.min() == 0.0);
+    CHECK(empty.max() == 0.0);
+    SumStat a, b;
+    for (int64_t v : {30, 10, 20})
+        a.add(v);
+    CHECK(a.count() == 3);
+    CHECK(a.mean() == 20.0);
+    CHECK(a.min() == 10.0);
+    CHECK(a.max() == 30.0);
+    // Past 2^53 summed a double sum would have dropped the odd nanoseconds.
+    const int64_t big = (int64_t{1} << 53) + 1;
+    b.add(big);
+    b.add(1);
+    CHECK(b.sum() == static_cast<double>(big + 1));
+    CHECK(b.mean() == static_cast<double>((big + 1) / 2));
+    SumStat m = a;
+    m.merge(b);
+    m.merge(empty);
+    CHECK(m.count() == 5);
+    CHECK(m.min() == 1.0);
+    CHECK(m.max() == static_cast<double>(big));
+    CHECK(m.sum() == static_cast<double>(big + 61));
+}
+
+// ---------------------------------------------------------------------------------------
 // RunningStat
 
 TEST_CASE("RunningStat: empty and single-sample values", "[sim]") {
