@@ -609,10 +609,12 @@ uint32_t Hdd::stream_ahead(const Cmd& c) const {
     const uint64_t end = c.lba + c.nsect;
     if (stream_ra_sectors_ == 0 || (in_drive_ < 2 && dirty_.n == 0) || end >= mech_.capacity_sectors())
         return 0;
+    // A segment holding data ends past sector 0 (an empty one is [0, 0)), so a read from
+    // sector 0 continues none, and otherwise an equal end is enough: no branch a segment.
     bool stream = false;
-    for (uint32_t i = 0; i < nr_seg_ && !stream; ++i)
-        stream = seg_[i].last_use >= 0 && seg_[i].end == c.lba;
-    if (!stream)
+    for (uint32_t i = 0; i < nr_seg_; ++i)
+        stream |= seg_[i].end == c.lba;
+    if (!stream || c.lba == 0)
         return 0;
     for (uint32_t i = 0; i < host_.n; ++i)
         if (!host_.cmd[i].write && host_.cmd[i].lba == end)
