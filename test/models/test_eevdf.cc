@@ -243,3 +243,25 @@ TEST_CASE("EEVDF on a core: a wake-up preempts the running task only when the wo
     CHECK(preempting_wakeups(false, true) == 1);
     CHECK(preempting_wakeups(false, false) == 1);
 }
+
+TEST_CASE("EEVDF: a core that went idle picks its delayed tasks off, unless a task is woken onto it "
+          "at that same instant",
+          "[eevdf]") {
+    for (const int64_t gap : {0, 1}) {
+        CfsRq rq(kSlice, kTick);
+        SchedEntity a, b, c;
+        rq.enqueue(a, 0);
+        rq.enqueue(b, 0);
+        int64_t now = run(rq, a, 0, 20'000);
+        rq.dequeue_sleep(a);  // delayed
+        now = run(rq, b, now, 4'000);
+        rq.dequeue_sleep(b);  // eligible: leaves
+        rq.went_idle(now);
+        rq.enqueue(c, now + gap);
+        // Woken at the instant the core went idle (blksim plays a waker's last wake-up after
+        // its sleep), c joins a queue that still holds a, as in the kernel, where the waker
+        // was still running; a moment later the idle pick has dequeued a.
+        CHECK(a.delayed == (gap == 0));
+        CHECK(rq.nr_queued() == (gap == 0 ? 2u : 1u));
+    }
+}
