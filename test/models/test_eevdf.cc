@@ -22,6 +22,19 @@ int64_t run(CfsRq& rq, SchedEntity& se, int64_t now, int64_t ns) {
     return now + ns;
 }
 
+// cur and w queued; `ran`, one of them, runs 30 us; w sleeps; cur runs 5 us; w wakes.
+// Returns whether w's sleep left it queued, delayed (the queue still holding both).
+bool sleep_and_wake(CfsRq& rq, SchedEntity& cur, SchedEntity& w, SchedEntity& ran) {
+    rq.enqueue(cur, 0);
+    rq.enqueue(w, 0);
+    const int64_t now = run(rq, ran, 0, 30'000);
+    rq.dequeue_sleep(w);
+    const bool delayed = w.delayed && rq.nr_queued() == 2;
+    run(rq, cur, now, 5'000);
+    rq.enqueue(w, 0);
+    return delayed;
+}
+
 }  // namespace
 
 TEST_CASE("EEVDF: a task keeps its lag through a sleep, and the lags of a queue sum to zero", "[eevdf]") {
@@ -59,26 +72,18 @@ TEST_CASE("EEVDF: a woken task preempts when the running one is not eligible or 
     SECTION("owed service: the running task, having had more than its share, is not eligible") {
         CfsRq rq(kSlice, kTick);
         SchedEntity cur, w;
-        rq.enqueue(cur, 0);
-        rq.enqueue(w, 0);
-        int64_t now = run(rq, cur, 0, 30'000);
-        rq.dequeue_sleep(w);  // w leaves owed 15 us
-        now = run(rq, cur, now, 5'000);
-        rq.enqueue(w, 0);
+        const bool delayed = sleep_and_wake(rq, cur, w, cur);  // w leaves owed 15 us
+        CHECK_FALSE(delayed);
         CHECK_FALSE(rq.eligible(cur));
         CHECK(rq.wakeup_preempt(w));
     }
     SECTION("behind: the running task is eligible and inside its slice (RUN_TO_PARITY)") {
         CfsRq rq(kSlice, kTick);
         SchedEntity cur, w;
-        rq.enqueue(cur, 0);
-        rq.enqueue(w, 0);
-        int64_t now = run(rq, w, 0, 30'000);  // w had more than its share: leaves delayed
-        rq.dequeue_sleep(w);
-        CHECK(w.delayed);
-        CHECK(rq.nr_queued() == 2);
-        now = run(rq, cur, now, 5'000);
-        rq.enqueue(w, 0);  // still behind: keeps its vruntime
+        // w had more than its share: it left delayed, and woken it is still behind, so it
+        // keeps its vruntime.
+        const bool delayed = sleep_and_wake(rq, cur, w, w);
+        CHECK(delayed);
         CHECK_FALSE(w.delayed);
         CHECK(lag(rq, w) < 0);
         CHECK(rq.eligible(cur));
