@@ -151,14 +151,15 @@ void Cpu::step_end(Task* t, sim::Time now, bool runnable) {
 // EEVDF's side of a step's end: the task's time counts; one going to sleep leaves the queue
 // (or stays, delayed), and a core left with nothing runnable picks the delayed ones off.
 void Cpu::eevdf_step_end(Task* t, sim::Time now, bool runnable) {
-    cfs_->update_curr(sim::max(now, free_at_).ns());
+    const int64_t end = sim::max(now, free_at_).ns();  // the charged work after the step is its too
+    cfs_->update_curr(end);
     if (runnable)
         return;
     cfs_->dequeue_sleep(t->se_);
     for (const Task* p = rq_head_; p != nullptr; p = p->rq_next_)
         if (p != t)
             return;
-    cfs_->went_idle(sim::max(now, free_at_).ns());
+    cfs_->went_idle(end);
 }
 
 void Cpu::release(sim::Time now) {

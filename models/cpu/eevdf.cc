@@ -139,11 +139,9 @@ void CfsRq::set_curr(SchedEntity& se, int64_t now) {
     if (se.rq != this || se.delayed)
         enqueue(se, now);
     idle_at_ = -1;
-    // pick_next_entity(): a delayed task the pick chooses is dequeued, and the pick runs
-    // again. blksim's run queue has already chosen `se`; only the delayed ones it would have
+    // blksim's run queue has already chosen `se`; only the delayed tasks the pick would have
     // met first leave.
-    for (SchedEntity* p = pick_eevdf(nullptr); p != nullptr && p->delayed; p = pick_eevdf(nullptr))
-        finish_delayed(*p);
+    pick_off_delayed();
     curr_ = &se;
     se.vprot = se.deadline;  // set_protect_slice(): every task has the base slice
     exec_start_ = now;
@@ -162,15 +160,17 @@ void CfsRq::update_curr(int64_t now) {
         curr_->deadline = curr_->vruntime + slice_;
 }
 
+// pick_next_entity(): a delayed task the pick chooses is dequeued, and the pick runs again,
+// until it meets a runnable task or the queue is empty.
+void CfsRq::pick_off_delayed() {
+    for (SchedEntity* p = pick_eevdf(nullptr); p != nullptr && p->delayed; p = pick_eevdf(nullptr))
+        finish_delayed(*p);
+}
+
 void CfsRq::idle() {
     curr_ = nullptr;
     idle_at_ = -1;
-    while (!queued_.empty()) {
-        SchedEntity* p = pick_eevdf(nullptr);
-        if (p == nullptr || !p->delayed)
-            return;
-        finish_delayed(*p);
-    }
+    pick_off_delayed();
 }
 
 // check_preempt_wakeup_fair() → __pick_eevdf(cfs_rq, protect): the running task is kept if it

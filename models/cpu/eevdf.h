@@ -85,7 +85,6 @@ public:
         return sum_ >= se.vruntime * static_cast<int64_t>(queued_.size());
     }
     size_t nr_queued() const { return queued_.size(); }
-    const SchedEntity* curr() const { return curr_; }
 
 private:
     void place_entity(SchedEntity& se);
@@ -93,6 +92,7 @@ private:
     void remove(SchedEntity& se);
     void update_entity_lag(SchedEntity& se);
     SchedEntity* pick_eevdf(const SchedEntity* skip) const;
+    void pick_off_delayed();
 
     int64_t slice_;
     int64_t lag_limit_;
