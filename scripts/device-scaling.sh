@@ -94,7 +94,7 @@ EOF
   base_rss=$nullblk_rss
   row null_blk 1 1024
   echo
-  echo "Measured by \`scripts/device-scaling.sh\` on $(date -u +%Y-%m-%d), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)); CPU times are the best of 3 runs."
+  echo "Measured by \`scripts/device-scaling.sh\` on $(date -u +%Y-%m-%d), $(scripts/host-cpu.sh); CPU times are the best of 3 runs."
   echo
   echo "$end"
 } > "$tmp/table"

@@ -144,7 +144,7 @@ benches=(
     printf '| `%s` | %s (%s → %s simulated) | %s |\n' "$scenario" "$(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$ipio")" "$t1" "$t2" "$rate"
   done
   echo
-  echo "Measured by \`scripts/perf-table.sh\` on $(date -u +%Y-%m-%d), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1))."
+  echo "Measured by \`scripts/perf-table.sh\` on $(date -u +%Y-%m-%d), $(scripts/host-cpu.sh)."
   echo
   echo "$end"
 } > "$tmp/table"

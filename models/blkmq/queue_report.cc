@@ -4,6 +4,7 @@
 #include "models/blkmq/request_queue.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace blksim::blkmq {
 
@@ -29,8 +30,8 @@ std::vector<result::LockReport> RequestQueue::lock_reports() const {
     return out;
 }
 
-void RequestQueue::report(sim::Time end, result::DiskUtil& du, result::QueueReport& qr) const {
-    const auto& s = stats_;
+void RequestQueue::report(sim::Time end, result::DiskUtil& du, result::QueueReport& qr) {
+    auto& s = stats_;
     du.name = name();
     du.ios = s.ios;
     du.merges = s.merges;
@@ -43,11 +44,11 @@ void RequestQueue::report(sim::Time end, result::DiskUtil& du, result::QueueRepo
 
     qr.name = name();
     qr.scheduler = config().scheduler;
-    qr.q2g = s.q2g;
-    qr.g2i = s.g2i;
-    qr.i2d = s.i2d;
-    qr.d2c = s.d2c;
-    qr.q2c = s.q2c;
+    qr.q2g = std::move(s.q2g);
+    qr.g2i = std::move(s.g2i);
+    qr.i2d = std::move(s.i2d);
+    qr.d2c = std::move(s.d2c);
+    qr.q2c = std::move(s.q2c);
     qr.nr_hw_queues = nr_hw_queues();
     qr.tag_depth = nr_hw_queues() ? hctx(0).tags.depth() : 0;
     qr.tag_set_queues = std::max<uint32_t>(1, tag_set_.nr_queues());

@@ -125,7 +125,10 @@ public:
     // kind. Empty without an elevator.
     std::vector<result::LockReport> lock_reports() const;
     // The queue's figures at the run's end `end`: fio's disk stats and blksim's queue report.
-    void report(sim::Time end, result::DiskUtil& du, result::QueueReport& qr) const;
+    // The stage statistics are moved into the report, not copied (their histograms are most
+    // of a queue's memory, and a copy of each at the end was the run's peak): call it once,
+    // when the run is over.
+    void report(sim::Time end, result::DiskUtil& du, result::QueueReport& qr);
 
     // blk_attempt_plug_merge(): merge `bio` into the plug's last request if it is
     // contiguous (back merge: M, front merge: F), of the same op, and the result stays within
