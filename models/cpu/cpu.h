@@ -75,6 +75,11 @@ public:
 
 protected:
     ~Task() = default;
+    // The task is created by the run (fio forks its jobs; io_uring's SQPOLL thread is made at
+    // ring set-up), not a kernel thread that was there before it: its first wake-up is
+    // wake_up_new_task()'s, half a slice to its first deadline (PLACE_DEADLINE_INITIAL).
+    // ksoftirqd and the loop worker have run since boot and get a whole slice.
+    void new_task() { se_.initial = true; }
 
 private:
     friend class Cpu;

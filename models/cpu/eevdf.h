@@ -36,7 +36,7 @@ struct SchedEntity {
     CfsRq* rq = nullptr;   // the queue it is on (running, waiting or delayed)
     bool delayed = false;  // sched_delayed: asleep, still queued (DELAY_DEQUEUE)
     bool rel_deadline = false;
-    bool initial = true;   // never queued yet (PLACE_DEADLINE_INITIAL)
+    bool initial = false;  // created during the run and never queued yet (Task::new_task())
 };
 
 class CfsRq {

@@ -71,6 +71,7 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       min_rate_(cfg), think_(cfg.thinktime),
       plug_(result.pid), slice_(sched_slice(host.nr_cpus)), bw_avg_time_(bw_avg_time),
       replay_(cfg.replay.get()) {
+    new_task();
     sync_trim_ = cfg.trims() && !engine_->blocks() && !engine_->diskless();
     const uint32_t depth = engine_->depth();
     ious_.resize(depth);

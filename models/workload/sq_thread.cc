@@ -7,7 +7,9 @@ using sim::Time;
 
 SqThread::SqThread(sim::EventQueue& eq, cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
                    SqRing& ring, uint32_t pid)
-    : eq_(eq), cpu_(cpu), q_(q), costs_(host.costs), ring_(ring), plug_(pid), slice_(sched_slice(host.nr_cpus)) {}
+    : eq_(eq), cpu_(cpu), q_(q), costs_(host.costs), ring_(ring), plug_(pid), slice_(sched_slice(host.nr_cpus)) {
+    new_task();
+}
 
 // The thread becomes runnable after the job thread that created it (an event at the same
 // instant comes after the job's own wake-up).

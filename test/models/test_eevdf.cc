@@ -49,9 +49,15 @@ TEST_CASE("EEVDF: a task keeps its lag through a sleep, and the lags of a queue 
     CHECK(b.rq == nullptr);
     CHECK(b.vlag == 20'000);
     now = run(rq, a, now, 100'000);
-    rq.enqueue(c, 0);  // a new task: no lag, half a slice to its deadline
+    c.initial = true;  // a new task (Task::new_task()): no lag, half a slice to its deadline
+    rq.enqueue(c, 0);
     CHECK(lag(rq, c) == 0);
     CHECK(c.deadline - c.vruntime == kSlice / 2);
+    // A kernel thread that was there before the run: a whole slice at its first wake-up.
+    SchedEntity k;
+    rq.enqueue(k, 0);
+    CHECK(k.deadline - k.vruntime == kSlice);
+    rq.dequeue_sleep(k);
     rq.enqueue(b, 0);  // placed so that, once in, its lag is what it left with
     CHECK(lag(rq, b) == 20'000);
     CHECK(lag(rq, a) + lag(rq, b) + lag(rq, c) == 0);
@@ -101,6 +107,7 @@ TEST_CASE("EEVDF: a woken task preempts when the running one is not eligible or 
     SECTION("the slice is over: an eligible running task is kept only with the earlier deadline") {
         CfsRq rq(kSlice, kTick);
         SchedEntity cur, w, owed;
+        cur.initial = true;
         rq.enqueue(cur, 0);
         // Past its first deadline (half a slice for a new task): a new one a slice on; the
         // protection set at its switch-in ended at the old one.
@@ -108,13 +115,11 @@ TEST_CASE("EEVDF: a woken task preempts when the running one is not eligible or 
         CHECK(cur.deadline == 760'000 + kSlice);
         now = run(rq, cur, now, 100'000);
         CHECK(cur.vruntime >= cur.vprot);
-        w.initial = false;  // not a new task: a whole slice to its deadline
-        rq.enqueue(w, 0);   // no lag: eligible, its deadline a slice from V, after cur's
+        rq.enqueue(w, 0);  // not a new task, no lag: eligible, its deadline a slice from V, after cur's
         CHECK(rq.eligible(cur));
         CHECK(w.deadline > cur.deadline);
         CHECK_FALSE(rq.wakeup_preempt(w));
         // A task owed service makes cur ineligible and preempts it.
-        owed.initial = false;
         owed.vlag = 50'000;
         rq.enqueue(owed, 0);
         CHECK_FALSE(rq.eligible(cur));
