@@ -8,7 +8,9 @@
 #   - CPU per I/O: the CPU time of a run with I/O minus the start-up, per completed I/O;
 #   - peak RSS of the run with I/O, and per device beyond the first.
 # CPU times are the best (least) of 3 runs. A last row, 1 device with 1,024 jobs, gives the
-# memory per job. The table between the two marker comments is replaced.
+# memory per job. Then the memory floor: blksim_bench's BM_DeviceLines (bench/bench_memory_floor.cc),
+# what K hot lines per I/O cost at each device count with no simulation at all. The tables
+# between the two marker comments are replaced.
 #
 #   scripts/device-scaling.sh [BLKSIM]      (BLKSIM defaults to build/blksim; a few minutes)
 set -euo pipefail
@@ -18,6 +20,8 @@ page=docs/performance.md
 begin='<!-- device-scaling begin: scripts/device-scaling.sh rewrites what follows -->'
 end='<!-- device-scaling end -->'
 [ -x "$blksim" ] || { echo "$0: $blksim: no such program (build first)" >&2; exit 2; }
+bench="$(dirname "$blksim")/blksim_bench"
+[ -x "$bench" ] || { echo "$0: $bench: no such program (configure with -DBLKSIM_BENCH=ON and build)" >&2; exit 2; }
 grep -qxF "$begin" "$page" && grep -qxF "$end" "$page" \
   || { echo "$0: $page: the marker lines '$begin' and '$end' are missing" >&2; exit 2; }
 
@@ -78,6 +82,25 @@ print(f"| {model} | {n:,} | {numjobs:,} | {rt} | {ios:,} | {per_io} | {rss / 102
 EOF
 }
 
+# floor: the table of BM_DeviceLines and BM_DeviceLinesChain (ns per I/O by devices, per K).
+floor() {
+  "$bench" --benchmark_filter='^BM_DeviceLines' --benchmark_min_time=0.2 --benchmark_format=json \
+    > "$tmp/floor.json" 2> /dev/null
+  python3 - "$tmp/floor.json" <<'EOF'
+import json, sys
+rows = {}
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    name, devices, lines = b["name"].split("/")
+    rows.setdefault((name, int(lines)), {})[int(devices)] = b["cpu_time"]  # ns (the default unit)
+counts = (1, 8, 64, 256, 1024)
+print("| hot lines per I/O | " + " | ".join(f"{d:,} device{'s' if d > 1 else ''}" for d in counts) + " | 1,024 less 1 |")
+print("|---|" + "---|" * (len(counts) + 1))
+for (name, lines), t in sorted(rows.items(), key=lambda r: (r[0][0] != "BM_DeviceLines", r[0][1])):
+    how = "independent" if name == "BM_DeviceLines" else "chained"
+    print(f"| {lines} {how} | " + " | ".join(f"{t[d]:,.1f}" for d in counts) + f" | +{t[1024] - t[1]:,.0f} |")
+EOF
+}
+
 {
   echo "$begin"
   echo
@@ -93,6 +116,11 @@ EOF
   done
   base_rss=$nullblk_rss
   row null_blk 1 1024
+  echo
+  echo "The memory floor on the same host (\`blksim_bench\`'s BM_DeviceLines, bench/bench_memory_floor.cc):"
+  echo "CPU ns per I/O when an I/O only touches K hot lines of its device's 32 KiB, no simulation:"
+  echo
+  floor
   echo
   echo "Measured by \`scripts/device-scaling.sh\` on $(date -u +%Y-%m-%d), $(scripts/host-cpu.sh); CPU times are the best of 3 runs."
   echo
