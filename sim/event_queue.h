@@ -74,9 +74,9 @@ public:
 
     // Schedule fn(obj, arg) at `when` (>= now; an earlier time is a model bug and aborts).
     // Inline, the common cases: a future event no sooner than every slot's, with a slot free,
-    // goes last (its seq is above every pending one's, so an equal time goes after too), or
-    // next to last when sooner than the latest only (a job's next step before bfq's idle
-    // slice timer, which waits milliseconds at the end of the slots).
+    // goes last (its seq is above every pending one's, so an equal time goes after too), next
+    // to last when sooner than the latest only (a job's next step before bfq's idle slice
+    // timer, which waits milliseconds at the end of the slots), or second.
     void schedule(Time when, EventFn fn, void* obj, uint64_t arg = 0) {
         const auto w = static_cast<uint64_t>(when.ns());
         if (when > now_ && nr_near_ < kNear) [[likely]] {
@@ -89,6 +89,16 @@ public:
             if (n >= 2 && w >= near_at(n - 2).when_ns) {
                 near_at(n) = near_at(n - 1);
                 near_at(n - 1) = Event{w, seq_++, fn, obj, arg};
+                ++nr_near_;
+                return;
+            }
+            // Just after the soonest: the soonest moves down a slot (a job's submission
+            // deferred to its instant under an elevator, when the next event is another
+            // core's; mq-deadline's and bfq's guard cases nearly always, kyber's half the time).
+            if (n >= 2 && w >= near_at(0).when_ns && w < near_at(1).when_ns) {
+                --near_head_;
+                near_at(0) = near_at(1);
+                near_at(1) = Event{w, seq_++, fn, obj, arg};
                 ++nr_near_;
                 return;
             }
