@@ -75,7 +75,9 @@ per_io = f"{max(cpu - start, 0) / ios * 1e9:,.0f}" if ios else "n/a"
 units = n * numjobs
 if base and units > 1:
     what = "device" if numjobs == 1 else "job"
-    per = f"{(rss - int(base)) / (units - 1):,.1f} KB per {what}"
+    extra = (rss - int(base)) / (units - 1)
+    # A few devices move the peak RSS by less than its run-to-run noise (tens of KB).
+    per = f"{extra:,.1f} KB per {what}" if extra > 0 else "below the noise"
 else:
     per = ""
 print(f"| {model} | {n:,} | {numjobs:,} | {rt} | {ios:,} | {per_io} | {rss / 1024:,.1f} MB | {per} | {start * 1000:,.0f} ms |")
@@ -84,13 +86,16 @@ EOF
 
 # floor: the table of BM_DeviceLines and BM_DeviceLinesChain (ns per I/O by devices, per K).
 floor() {
-  "$bench" --benchmark_filter='^BM_DeviceLines' --benchmark_min_time=0.2 --benchmark_format=json \
+  "$bench" --benchmark_filter='^BM_DeviceLines' --benchmark_min_time=0.5 --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_format=json \
     > "$tmp/floor.json" 2> /dev/null
   python3 - "$tmp/floor.json" <<'EOF'
 import json, sys
 rows = {}
 for b in json.load(open(sys.argv[1]))["benchmarks"]:
-    name, devices, lines = b["name"].split("/")
+    if b.get("aggregate_name") != "median":
+        continue
+    name, devices, lines = b["run_name"].split("/")
     rows.setdefault((name, int(lines)), {})[int(devices)] = b["cpu_time"]  # ns (the default unit)
 counts = (1, 8, 64, 256, 1024)
 print("| hot lines per I/O | " + " | ".join(f"{d:,} device{'s' if d > 1 else ''}" for d in counts) + " | 1,024 less 1 |")
@@ -118,7 +123,7 @@ EOF
   row null_blk 1 1024
   echo
   echo "The memory floor on the same host (\`blksim_bench\`'s BM_DeviceLines, bench/bench_memory_floor.cc):"
-  echo "CPU ns per I/O when an I/O only touches K hot lines of its device's 32 KiB, no simulation:"
+  echo "CPU ns per I/O (median of 3) when an I/O only touches K hot lines of its device's 32 KiB, no simulation:"
   echo
   floor
   echo
