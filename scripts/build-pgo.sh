@@ -82,9 +82,5 @@ EOF
   echo
   echo "$end"
 } > "$tmp/table"
-awk -v table="$tmp/table" -v begin="$begin" -v end="$end" '
-  $0 == begin { while ((getline line < table) > 0) print line; skip = 1; next }
-  $0 == end   { skip = 0; next }
-  !skip' "$page" > "$tmp/page"
-cat "$tmp/page" > "$page"
+scripts/replace-marked.sh "$page" "$begin" "$end" "$tmp/table"
 sed -n "/^<!-- pgo begin/,/^<!-- pgo end/p" "$page"

@@ -33,15 +33,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 # replace_marked BEGIN END FILE: the lines of $page from BEGIN to END become FILE's.
-replace_marked() {
-  grep -qxF "$1" "$page" && grep -qxF "$2" "$page" \
-    || { echo "$0: $page: the marker lines '$1' and '$2' are missing" >&2; exit 2; }
-  awk -v table="$3" -v begin="$1" -v end="$2" '
-    $0 == begin { while ((getline line < table) > 0) print line; skip = 1; next }
-    $0 == end   { skip = 0; next }
-    !skip' "$page" > "$tmp/page"
-  cat "$tmp/page" > "$page"
-}
+replace_marked() { scripts/replace-marked.sh "$page" "$1" "$2" "$3"; }
 
 if [ "$mode" != table ]; then
   guard_begin='<!-- perf-guard begin: scripts/perf-table.sh --update rewrites what follows -->'
