@@ -146,8 +146,10 @@ public:
 private:
     uint64_t* new_group(unsigned g);
 
-    std::array<std::unique_ptr<uint64_t[]>, PLAT_GROUP_NR> groups_{};
+    // The count first: an add() touches it and one group's pointer, and the first groups
+    // (below 512 ns) then share its cache line.
     uint64_t total_ = 0;
+    std::array<std::unique_ptr<uint64_t[]>, PLAT_GROUP_NR> groups_{};
 };
 
 // Per-interval accumulation (fio's bw/iops logging at bwavgtime/iopsavgtime): adds are

@@ -2,7 +2,8 @@
 
 namespace blksim::workload {
 
-Cmdprio::Cmdprio(const JobConfig& cfg) : cfg_(cfg) {
+Cmdprio::Cmdprio(const JobConfig& cfg)
+    : prioclass_(cfg.prioclass), prio_(cfg.prio), used_{cfg.cmdprio[0].used(), cfg.cmdprio[1].used()}, cfg_(cfg) {
     for (unsigned d = 0; d < 2; ++d) {
         const std::vector<CmdprioSplit>& split = cfg.cmdprio[d].bssplit;
         for (uint32_t i = 0; i < split.size(); ++i) {

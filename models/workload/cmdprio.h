@@ -29,9 +29,9 @@ public:
 
     // Sets the bio's ioprio for an I/O of `len` bytes in direction `ddir`.
     void set_ioprio(blkmq::Bio& bio, unsigned ddir, uint64_t len, sim::Rng& rng) const {
-        bio.ioprio_class = cfg_.prioclass;
-        bio.ioprio_level = cfg_.prio;
-        if (ddir < 2 && cfg_.cmdprio[ddir].used())  // fio's cmdprio: reads and writes (no trims)
+        bio.ioprio_class = prioclass_;
+        bio.ioprio_level = prio_;
+        if (ddir < 2 && used_[ddir])  // fio's cmdprio: reads and writes (no trims)
             set_cmdprio(bio, ddir, len, rng);
     }
     // The per-priority statistics of direction `ddir`, in fio's order (empty until used).
@@ -47,6 +47,10 @@ private:
         uint32_t first, count;      // its entries in JobConfig::Cmdprio::bssplit
     };
 
+    // The job's prioclass and prio, and whether cmdprio options apply per direction: copied
+    // from the config, whose fields lie on other cache lines, as every I/O reads them.
+    const uint8_t prioclass_, prio_;
+    const bool used_[2];
     const JobConfig& cfg_;
     std::vector<SizeGroup> groups_[2];
 };

@@ -50,27 +50,35 @@ static std::vector<uint32_t> allowed_cpus(const JobConfig& cfg, const cpu::Cpu& 
     return allowed;
 }
 
+// Random offsets' alignment per direction: fio's blockalign, else the smallest block size.
+static std::array<uint64_t, 3> offset_align(const JobConfig& cfg) {
+    std::array<uint64_t, 3> a{};
+    for (unsigned d = 0; d < 3; ++d)
+        a[d] = cfg.blockalign[d] ? cfg.blockalign[d] : cfg.min_bs(d);
+    return a;
+}
+
 JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, uint64_t seed,
                      cpu::Cpu& cpu, blkmq::RequestQueue& q, const cpu::HostConfig& host,
                      result::JobResult& result, Duration bw_avg_time, cpu::Cpu* sq_cpu)
-    : eq_(eq), cfg_(cfg), cpu_(&cpu), allowed_(allowed_cpus(cfg, cpu)), q_(q), costs_(host.costs), res_(result),
-      engine_(make_engine(cfg, host)),
+    : eq_(eq), cfg_(cfg), cpu_(&cpu), q_(q), costs_(host.costs), res_(result),
+      engine_(make_engine(cfg, host)), replay_(cfg.replay.get()),
       slat_(engine_->slat()), prio_clat_(cfg.uses_prio()),
-      rng_offsets_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "offsets")),
-      rng_ddir_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "ddir")),
-      rng_prio_(cfg.randseed.value_or(seed), stream_name(cfg, clone, "prio")),
-      os_noise_(host.os_noise), rng_noise_(seed, stream_name(cfg, clone, "os_noise")),
+      rw_(cfg.rw), random_(cfg.random()), time_based_(cfg.time_based), rate_caps_(cfg.rate.caps()),
+      min_rate_on_(cfg.rate.has_min()), think_on_(cfg.thinktime.enabled()), sync_blocks_((cfg.fsync_blocks | cfg.fdatasync_blocks) != 0),
+      dist_set_(cfg.random_dist.kind != RandomDistConfig::Kind::RANDOM), number_ios_(cfg.number_ios),
+      plug_(result.pid), os_noise_(host.os_noise),
+      align_(offset_align(cfg)),
+      rng_offsets_(job_stream(cfg, clone, seed, "offsets")),
       buflen_{Buflen(cfg, 0, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.read")),
               Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write")),
               Buflen(cfg, 2, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.trim"))},
-      align_{cfg.blockalign[0] ? cfg.blockalign[0] : cfg.min_bs(0),
-             cfg.blockalign[1] ? cfg.blockalign[1] : cfg.min_bs(1),
-             cfg.blockalign[2] ? cfg.blockalign[2] : cfg.min_bs(2)},
-      cmdprio_(cfg),
+      cmdprio_(cfg), allowed_(allowed_cpus(cfg, cpu)),
+      rng_ddir_(job_stream(cfg, clone, seed, "ddir")), rng_prio_(job_stream(cfg, clone, seed, "prio")),
+      rng_noise_(seed, stream_name(cfg, clone, "os_noise")),
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
-      plug_(result.pid), slice_(sched_slice(host.nr_cpus)), bw_avg_time_(bw_avg_time),
-      replay_(cfg.replay.get()) {
+      slice_(sched_slice(host.nr_cpus)), bw_avg_time_(bw_avg_time) {
     new_task();
     sync_trim_ = cfg.trims() && !engine_->blocks() && !engine_->diskless();
     const uint32_t depth = engine_->depth();
@@ -177,9 +185,9 @@ bool JobThread::done_issuing(Time now) const {
     if (replay_)
         return replay_pos_ >= replay_->entries.size() ||
                (cfg_.number_ios != 0 && issued_ios_ >= cfg_.number_ios);
-    if (!cfg_.time_based && issued_bytes_ >= io_limit_)
+    if (!time_based_ && issued_bytes_ >= io_limit_)
         return true;
-    return cfg_.number_ios != 0 && issued_ios_ >= cfg_.number_ios;
+    return number_ios_ != 0 && issued_ios_ >= number_ios_;
 }
 
 Time JobThread::replay_due() const {
@@ -374,7 +382,7 @@ void JobThread::submit_event(uint64_t) {
     const Engine::Reap r = engine_->getevents(nr_done_, in_flight(), full, draining);
     if (r.max > 0) {
         s.usr += reap(s.start + s.sys, r.max);
-        if (min_rate_.active())
+        if (min_rate_on_)
             check_min_rate(s.now());
         return true;
     }
@@ -405,11 +413,11 @@ void JobThread::submit_event(uint64_t) {
             break;  // the next recorded I/O is not due yet: submit what we have
         // The end of fio's previous loop pass: think now?
         // (fio skips the check until something has completed).
-        if (think_.enabled() && !verifying_ && completed_ > 0 && think_.due(t, issued_ios_, completed_)) {
+        if (think_on_ && !verifying_ && completed_ > 0 && think_.due(t, issued_ios_, completed_)) {
             pause_ = Pause::THINK;
             break;
         }
-        if ((cfg_.fsync_blocks | cfg_.fdatasync_blocks) && sync_due()) [[unlikely]] {
+        if (sync_blocks_ && sync_due()) [[unlikely]] {
             // fio's get_rw_ddir() gives DDIR_SYNC; the engine runs it on its own
             // (libaio answers FIO_Q_BUSY until what is queued is committed).
             if (batch_.empty())
@@ -443,7 +451,7 @@ void JobThread::submit_event(uint64_t) {
     if (replay_)
         return 0;
     const uint8_t ddir = next_ddir();
-    if (!rate_.caps())
+    if (!rate_caps_)
         return ddir;
     if (verifying_)
         return 0;  // do_verify() issues its reads without the rate cap
@@ -838,7 +846,7 @@ uint8_t JobThread::next_ddir() {
         pending_ddir_ = -1;
         return d;
     }
-    switch (cfg_.rw) {
+    switch (rw_) {
     case RwPattern::READ:
     case RwPattern::RANDREAD: return 0;
     case RwPattern::WRITE:
@@ -874,8 +882,8 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
         io.ddir = ddir;
         Buflen& buflen = buflen_[ddir];
         const uint64_t region_end = region_start_ + region_len_;
-        const bool random = cfg_.random();
-        if (cfg_.rw == RwPattern::RANDTRIMWRITE && ddir == 1) {
+        const bool random = random_;
+        if (rw_ == RwPattern::RANDTRIMWRITE && ddir == 1) {
             // get_next_block(): randtrimwrite's write goes where the trim before it went
             // (f->last_start[DDIR_TRIM]).
             io.offset = last_trim_offset_;
@@ -884,7 +892,7 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
             // aligned offsets that leave room for the smallest size.
             const uint64_t align = align_[ddir], min = buflen.min();
             const uint64_t blocks = (region_len_ - (min > align ? min - align : 0)) / align;
-            if (dist_) [[unlikely]]
+            if (dist_set_) [[unlikely]]
                 io.offset = region_start_ + dist_->next(ddir, rng_offsets_) % blocks * align;
             else
                 io.offset = region_start_ + rng_offsets_.below(blocks) * align;
@@ -903,7 +911,7 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
             last_trim_offset_ = io.offset;
     }
     cmdprio_.set_ioprio(io.submit.bio, io.ddir, io.len, rng_prio_);
-    if (rate_.caps() && !replay_ && !verifying_)
+    if (rate_caps_ && !replay_ && !verifying_)
         rate_.issued(io.ddir, io.len);  // fio's usec_for_io() after the submit
     last_ddir_ = io.ddir;
     last_was_sync_ = false;

@@ -17,6 +17,7 @@
 // missed ends the job with EIO, as fio's check_min_rate() does.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -200,36 +201,102 @@ private:
     void queue_null(const Step& s);
     void finish(sim::Time now);
 
+    // What a step or an I/O reads or writes on the common path comes first, together: a
+    // machine of many jobs keeps few of a job's cache lines between its steps, and each line
+    // the path reaches is a miss then (docs/performance.md, Cost per device). The rest, for
+    // options and paths only some jobs take, follows.
     sim::EventQueue& eq_;
     const JobConfig& cfg_;
     cpu::Cpu* cpu_;  // where it runs, or ran last (a wake-up may move it: wakeup_event())
-    std::vector<uint32_t> allowed_;  // the CPUs it may run on, increasing; empty: all
     blkmq::RequestQueue& q_;
     const cpu::CpuCosts& costs_;
     result::JobResult& res_;
     std::unique_ptr<Engine> engine_;
+    // read_iolog replay: the log (the rest of its state is below).
+    const ReplayLog* replay_ = nullptr;
+    // sqthread_poll: the ring's SQ thread (its ring is below).
+    std::unique_ptr<SqThread> sq_;
+    std::unique_ptr<IoLog> log_;              // only when the job writes fio logs
+
+    State state_ = State::NEW;
+    Pause pause_ = Pause::NONE;
     // Fixed for the job, read on every completion: the engine keeps slat (Engine::slat()), the
     // job keeps per-priority clat (JobConfig::uses_prio()).
     const bool slat_, prio_clat_;
-    sim::Rng rng_offsets_, rng_ddir_, rng_prio_;
+    // The job's options the loop asks about on every I/O, copied here from cfg_ (whose fields
+    // lie on several lines): rw=, random offsets, time_based, a rate cap, a minimum rate,
+    // thinktime, fsync / fdatasync every N blocks.
+    const RwPattern rw_;
+    const bool random_, time_based_, rate_caps_, min_rate_on_, think_on_, sync_blocks_;
+    const bool dist_set_;                     // random_distribution= other than random (dist_)
+    const uint64_t number_ios_;
+    bool aborted_ = false;                    // check_min_rate ended the job
+    bool rusage_cleared_ = true;              // usr/sys/ctx count from the end of ramp_time (charge())
+    bool woken_ = false;                      // next step pays a context switch
+    bool polled_ = false;                     // ... unless it only stopped spinning (POLL)
+    bool tag_wait_ = false;                   // asleep (or going to sleep) for a tag
+    bool batch_syscall_charged_ = false;
+    bool last_was_sync_ = false;              // fio's td->last_was_sync
+    bool sync_wait_ = false;                  // in fsync() until its bio ends
+    // libaio / io_uring with trims: fio's FIO_ASYNCIO_SYNC_TRIM, each trim a blocking
+    // BLKDISCARD ioctl in ->queue, alone once what is queued is committed (as an fsync).
+    bool sync_trim_ = false;
+    bool checksum_ = false;                   // cfg.verify.on
+    bool record_writes_ = false;              // verify=: writes are remembered for read-back
+    bool verifying_ = false;                  // reading them back
+    uint8_t last_ddir_ = 0;                   // of the last I/O issued (thinktime's rate credit)
+    int pending_ddir_ = -1;                   // a direction drawn, then held back by the rate cap
+    int sync_done_ = -1;                      // the io_u of a returned fsync (or sync trim), not yet accounted
+
+    std::vector<IoU> ious_;
+    std::vector<uint32_t> free_ious_;
+    uint32_t done_head_ = 0, done_tail_ = 0;  // completion ring (index + 1)
+    uint32_t nr_done_ = 0;                    // completions posted, not reaped
+    uint32_t in_kernel_ = 0;                  // io_us the kernel owns
+    uint32_t wait_min_ = 0;                   // completions the sleeping thread waits for
+    uint32_t sq_queued_ = 0;                  // SQEs stored, not consumed (sqthread_poll)
+
+    // The submit batch of the current io_submit / io_uring_enter / pread.
+    std::vector<uint32_t> batch_;
+    uint32_t batch_pos_ = 0;                  // first io_u of the batch not yet submitted
+    uint32_t step_first_ = 0;                 // first io_u submitted by the current step
+    Step deferred_{sim::Time(), sim::Duration(), sim::Duration()};  // a step whose submissions wait for their instant
+    // The task's plug, started around each submission when the engine plugs (blkmq::Plug
+    // says what happens without one).
+    blkmq::Plug plug_;
+    sim::Duration flush_charged_from_;        // the core's charged() before the step's plug flush
+    sim::Time tag_wake_at_;   // a tag's wake-up that came during the step that slept (after_flush())
+    sim::Time slice_start_;                   // when it last got the core from another task
+    sim::Time ramp_end_, end_time_;
     // cpu::HostConfig::os_noise: the mean of the delay each submission step loses to work the
     // model does not run (ticks, other tasks), exponentially distributed, from its own stream.
     sim::Duration os_noise_;
+
+    // Region and progress. io_limit_: the bytes to issue (fio's io_size, else the region).
+    uint64_t region_start_ = 0, region_len_ = 0, io_limit_ = 0;
+    uint64_t issued_bytes_ = 0, issued_ios_ = 0;
+    uint64_t submitted_ = 0, completed_ = 0;
+    uint64_t writes_issued_ = 0;              // fio's io_issues[DDIR_WRITE]
+    // Per direction; kernel_bytes_[DDIR_SYNC] stays 0: an SQPOLL ring's fsync ends through
+    // post_done() like any I/O, with no bytes.
+    uint64_t kernel_bytes_[4] = {0, 0, 0, 0};
+    std::array<uint64_t, 3> align_;           // random offsets' alignment (fio's blockalign)
+    uint64_t next_seq_offset_[3] = {0, 0, 0};
+    sim::Rng rng_offsets_;
+    Buflen buflen_[3];                        // bs / bsrange / bssplit per direction
+    Cmdprio cmdprio_;
+    sim::IntervalSampler bw_[3], iops_[3];
+
+    // Only some jobs, paths or moments.
+    std::vector<uint32_t> allowed_;  // the CPUs it may run on, increasing; empty: all
+    sim::Rng rng_ddir_, rng_prio_;
     sim::Rng rng_noise_;
     sim::Duration os_noise_delay();
-    Buflen buflen_[3];                        // bs / bsrange / bssplit per direction
-    uint64_t align_[3];                       // random offsets' alignment (fio's blockalign)
-    Cmdprio cmdprio_;
     RateLimiter rate_;
     MinRate min_rate_;
     ThinkTime think_;
-    Pause pause_ = Pause::NONE;
     sim::Time rate_until_;                    // Pause::RATE: the instant the next I/O is due
-    int pending_ddir_ = -1;                   // a direction drawn, then held back by the rate cap
-    uint8_t last_ddir_ = 0;                   // of the last I/O issued (thinktime's rate credit)
     bool rate_ramped_ = false;                // the rate schedule restarted at the end of ramp_time
-    bool rusage_cleared_ = true;              // usr/sys/ctx count from the end of ramp_time (charge())
-    bool aborted_ = false;                    // check_min_rate ended the job
     bool terminated_ = false;                 // terminate() was called
     std::function<void(sim::Time)> on_exit_;
     // The current SLEEP_TIMER sleep: its start and end, and the generation of its wakeup
@@ -237,68 +304,27 @@ private:
     sim::Time sleep_from_, sleep_to_;
     uint64_t wake_gen_ = 0;
     bool tag_woken_ = false;  // the pending wake-up is a freed tag's (wakeup_event())
-    sim::Time tag_wake_at_;   // a tag's wake-up that came during the step that slept (after_flush())
     // fsync / fdatasync (fio's DDIR_SYNC io_us): the thread blocks in the syscall until the
     // flush completes, whatever the engine (fio's libaio runs it synchronously; io_uring's
     // IORING_OP_FSYNC would not block: docs/fio.md).
-    uint64_t writes_issued_ = 0;              // fio's io_issues[DDIR_WRITE]
-    bool last_was_sync_ = false;              // fio's td->last_was_sync
-    bool sync_wait_ = false;                  // in fsync() until its bio ends
-    int sync_done_ = -1;                      // the io_u of a returned fsync (or sync trim), not yet accounted
-    // libaio / io_uring with trims: fio's FIO_ASYNCIO_SYNC_TRIM, each trim a blocking
-    // BLKDISCARD ioctl in ->queue, alone once what is queued is committed (as an fsync).
-    bool sync_trim_ = false;
     bool end_fsync_done_ = false;
     sim::Time start_time_;                    // fio td->start
 
-    State state_ = State::NEW;
-    std::vector<IoU> ious_;
-    std::vector<uint32_t> free_ious_;
-    uint32_t done_head_ = 0, done_tail_ = 0;  // completion ring (index + 1)
-    uint32_t nr_done_ = 0;                    // completions posted, not reaped
-    uint32_t in_kernel_ = 0;                  // io_us the kernel owns
-    uint32_t wait_min_ = 0;                   // completions the sleeping thread waits for
-
-    // The submit batch of the current io_submit / io_uring_enter / pread.
-    std::vector<uint32_t> batch_;
-    uint32_t batch_pos_ = 0;                  // first io_u of the batch not yet submitted
-    uint32_t step_first_ = 0;                 // first io_u submitted by the current step
-    Step deferred_{sim::Time(), sim::Duration(), sim::Duration()};  // a step whose submissions wait for their instant
-    bool batch_syscall_charged_ = false;
-    // The task's plug, started around each submission when the engine plugs (blkmq::Plug
-    // says what happens without one).
-    blkmq::Plug plug_;
-    bool tag_wait_ = false;                   // asleep (or going to sleep) for a tag
-    sim::Duration flush_charged_from_;        // the core's charged() before the step's plug flush
-    bool woken_ = false;                      // next step pays a context switch
-    bool polled_ = false;                     // ... unless it only stopped spinning (POLL)
     sim::Time poll_from_;                     // POLL: the spin's start
     sim::Duration poll_busy_;                 // and the core's busy time then
     bool tick_armed_ = false;                 // a poll_tick is pending
     bool preempt_armed_ = false;              // a poll_preempt is pending
-    sim::Time slice_start_;                   // when it last got the core from another task
     const sim::Duration slice_;               // sched_slice() of the host
 
-    // sqthread_poll: the ring's SQ thread, and the SQEs stored and not consumed (io_u indexes).
-    std::unique_ptr<SqThread> sq_;
+    // sqthread_poll: the SQEs stored and not consumed (io_u indexes).
     std::vector<uint32_t> sq_ring_;
-    uint32_t sq_head_ = 0, sq_queued_ = 0;
+    uint32_t sq_head_ = 0;
 
-    // Region and progress. io_limit_: the bytes to issue (fio's io_size, else the region).
-    uint64_t region_start_ = 0, region_len_ = 0, io_limit_ = 0;
     std::optional<RandomDist> dist_;          // random_distribution other than random
-    uint64_t next_seq_offset_[3] = {0, 0, 0};
     uint64_t last_trim_offset_ = 0;           // fio's f->last_start[DDIR_TRIM] (randtrimwrite)
-    uint64_t issued_bytes_ = 0, issued_ios_ = 0;
-    uint64_t submitted_ = 0, completed_ = 0;
-    // Per direction; kernel_bytes_[DDIR_SYNC] stays 0: an SQPOLL ring's fsync ends through
-    // post_done() like any I/O, with no bytes.
-    uint64_t kernel_bytes_[4] = {0, 0, 0, 0}, ramp_bytes_[3] = {0, 0, 0};
-    sim::Time ramp_end_, end_time_;
+    uint64_t ramp_bytes_[3] = {0, 0, 0};
     sim::Duration bw_avg_time_;
     uint32_t* live_ = nullptr;
-    sim::IntervalSampler bw_[3], iops_[3];
-    std::unique_ptr<IoLog> log_;              // only when the job writes fio logs
 
     // verify=: the writes issued (offset, length), in issue order, and the next to read back.
     // fio keeps them in its io_hist list, in issue order when the file has a random map
@@ -307,15 +333,11 @@ private:
         uint64_t offset;
         uint32_t len;
     };
-    bool checksum_ = false;                   // cfg.verify.on
-    bool record_writes_ = false;
-    bool verifying_ = false;
     std::vector<Written> written_;
     std::size_t verify_pos_ = 0;
     sim::Time verify_start_;
 
-    // read_iolog replay: the log, the next entry, the job's start and the previous issue.
-    const ReplayLog* replay_ = nullptr;
+    // read_iolog replay: the next entry, the job's start and the previous issue.
     std::size_t replay_pos_ = 0;
     sim::Time replay_origin_, replay_last_issue_;
 };
