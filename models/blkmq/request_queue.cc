@@ -29,13 +29,13 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
                            const sched::SchedulerKind& elevator, dev::Device& dev, TagSet& tag_set,
                            std::span<const std::unique_ptr<cpu::Cpu>> cpus, const cpu::CpuCosts& costs,
                            uint32_t budget_depth)
-    : name_(std::move(name)), eq_(eq), cfg_(cfg), dev_(dev), tag_set_(tag_set),
-      timeout_timer_(eq, &RequestQueue::timeout_fired, this), cpus_(cpus), costs_(costs),
+    : name_(std::move(name)), eq_(eq), dev_(dev), tag_set_(tag_set), cpus_(cpus), costs_(costs),
       queue_rq_cost_(costs.queue_rq + driver_cost(dev.host_path(), costs.ata_queue_rq, costs.scsi_queue_rq)),
       complete_rq_cost_(costs.complete_rq + driver_cost(dev.host_path(), costs.ata_complete, costs.scsi_complete)),
       budget_depth_(budget_depth), max_sectors_(cfg.max_sectors_kb * 2),
       split_sectors_(std::min(max_sectors_, cfg.max_segments * 8) / (dev.logical_block_size() >> 9) *
                      (dev.logical_block_size() >> 9)),
+      nomerges_(cfg.nomerges), cfg_(cfg), timeout_timer_(eq, &RequestQueue::timeout_fired, this),
       elv_lock_(name_ + ".elevator", costs.lock_handoff) {
     write_cache_ = dev.write_cache();
     const uint32_t gran = std::max(1u, dev.discard_granularity() >> 9);
@@ -43,6 +43,8 @@ RequestQueue::RequestQueue(std::string name, sim::EventQueue& eq, const QueueCon
     fua_ = write_cache_ && dev.fua();  // blk_validate_limits: no FUA without a write cache
     init_hw_queues(tag_set);
     map_queues(static_cast<uint32_t>(cpus.size()));
+    if (hctxs_.size() == 1)
+        single_hctx_ = hctxs_[0].get();
     elevator_ = elevator.make(cfg.iosched, {eq_, mq_map_, tag_set.nr_hw_queues(), dev.rotational(), cfg.nomerges,
                                               cfg.kernel_plugin});
     if (elevator_)
@@ -332,7 +334,7 @@ void RequestQueue::bio_to_request(Request* rq, Bio* bio, uint32_t pid, Time now)
 
 bool RequestQueue::attempt_plug_merge(RequestList& plug, Bio* bio, Time now, uint32_t cpu) {
     // nomerges=2 sets QUEUE_FLAG_NOMERGES, which turns off plug merging too.
-    if (cfg_.nomerges == 2 || plug.empty())
+    if (nomerges_ == 2 || plug.empty())
         return false;
     return bio_attempt_merge(plug.back(), bio, now, cpu);
 }
@@ -387,7 +389,7 @@ bool RequestQueue::bio_attempt_merge(Request* rq, Bio* bio, Time now, uint32_t c
 }
 
 bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duration& lock_time) {
-    if (cfg_.nomerges == 2 || (bio->cmd_flags & REQ_NOMERGE_FLAGS) || bio->op == ReqOp::DISCARD)
+    if (nomerges_ == 2 || (bio->cmd_flags & REQ_NOMERGE_FLAGS) || bio->op == ReqOp::DISCARD)
         return false;
     if (!elevator_)
         return attempt_sw_merge(bio, now, cpu);
@@ -438,13 +440,13 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
 // ending where it starts; a request that grew may in turn join the one before it. True
 // when rq was merged (and freed).
 bool RequestQueue::attempt_insert_merge(Request* rq, Time now, uint32_t cpu) {
-    if (cfg_.nomerges == 2)
+    if (nomerges_ == 2)
         return false;
     if (Request* last = elevator_->insert_merge_last(); last && last != rq && mergeable(*last, *rq)) {
         merge_requests(last, rq, now, cpu);
         return true;
     }
-    if (cfg_.nomerges == 1)
+    if (nomerges_ == 1)
         return false;
     bool merged = false;
     while (Request* prev = elevator_->insert_merge_find(rq->sector)) {

@@ -75,7 +75,7 @@ public:
     const HwQueue& hctx(uint32_t i) const { return *hctxs_[i]; }
     // blk_mq_map_queue(): the hctx of the submitting CPU (blk_mq_map_queues' contiguous
     // groups: CPU c → hctx c * nr_hw_queues / nr_cpus).
-    HwQueue& map_queue(uint32_t cpu) { return *hctxs_[mq_map_[cpu]]; }
+    HwQueue& map_queue(uint32_t cpu) { return single_hctx_ ? *single_hctx_ : *hctxs_[mq_map_[cpu]]; }
     // The tags a task on `cpu` sleeps on when it finds none (blk_mq_get_tag()'s bt): the
     // scheduler tags with an elevator, else the driver tags (one space for all hctxs when
     // the tags are shared).
@@ -381,26 +381,41 @@ private:
     sim::EventQueue& eq_;
     TraceSink* trace_ = nullptr;
     uint32_t trace_dev_ = 0;
-    Explain explain_;
-    QueueConfig cfg_;
+    // What a bio's submission and a request's issue and completion read on the common path,
+    // together: a machine of many devices keeps few of a queue's cache lines between its
+    // I/Os, and each line the path reaches is a miss then (docs/performance.md, Cost per
+    // device). The rest follows.
+    uint32_t in_flight_ = 0;   // at the driver
     dev::Device& dev_;
     TagSet& tag_set_;
-    sim::Timer timeout_timer_;  // q->timeout: lazy idle detection of shared-tag users
     std::span<const std::unique_ptr<cpu::Cpu>> cpus_;
     const cpu::CpuCosts& costs_;
     // queue_rq and complete_rq with the device's driver stack (ATA, SCSI) added.
     sim::Duration queue_rq_cost_, complete_rq_cost_;
     std::vector<std::unique_ptr<HwQueue>> hctxs_;
     std::vector<uint32_t> mq_map_;
-    std::vector<uint32_t> hctx_first_cpu_;
-    QueueStats stats_;
-    uint32_t in_flight_ = 0;   // at the driver
-    uint32_t budget_depth_;
-    bool budget_restart_ = false;  // sdev->restarts: rerun every hctx at the next completion
+    HwQueue* single_hctx_ = nullptr;  // the only hctx, if there is one (map_queue())
+    uint64_t allocated_ = 0, freed_ = 0;
     sim::Time busy_since_;
     sim::Time busy_until_;         // the end of the last busy period
+    uint32_t budget_depth_;
+    uint32_t shared_nr_active_ = 0;   // with host-wide tags: driver tags the queue holds
+    uint32_t max_sectors_;
+    uint32_t split_sectors_;
+    uint32_t max_discard_sectors_ = 0;
+    const uint32_t nomerges_;         // cfg_.nomerges, which every bio asks about
+    bool budget_restart_ = false;  // sdev->restarts: rerun every hctx at the next completion
+    // The scheduler tags' requests outlive the elevator: its intrusive containers must be
+    // gone before the requests they may still link (a run stopped by a broken invariant).
+    std::vector<std::unique_ptr<BlkMqTags>> sched_tags_;
+    std::unique_ptr<sched::Elevator> elevator_;  // nullptr: none
+
+    Explain explain_;
+    QueueConfig cfg_;
+    sim::Timer timeout_timer_;  // q->timeout: lazy idle detection of shared-tag users
+    std::vector<uint32_t> hctx_first_cpu_;
+    QueueStats stats_;
     void end_busy(sim::Time t);
-    uint64_t allocated_ = 0, freed_ = 0;
     RequestList requeue_list_;     // q->requeue_list
     RequestList flush_list_;       // q->flush_list: flush_rqs the requeue work puts at the dispatch head
     bool write_cache_ = false;     // BLK_FEAT_WRITE_CACHE
@@ -410,16 +425,8 @@ private:
     bool task_loop_ = false;       // the dispatch loop running now is a task's (its plug flush)
     // dispatch_continue's argument: the loop holds its CPU (a task's, Cpu::hold).
     static constexpr uint64_t kHoldsCpu = uint64_t{1} << 63;
-    uint64_t elv_held_ = 0;
+    uint64_t elv_held_ = 0;       // requests in the elevator by the core's count (Request::elv_queued)
     TagUser shared_user_;             // with host-wide tags: the queue as one user
-    uint32_t shared_nr_active_ = 0;   // with host-wide tags: driver tags the queue holds  // requests in the elevator by the core's count (Request::elv_queued)
-    uint32_t max_sectors_;
-    uint32_t split_sectors_;
-    uint32_t max_discard_sectors_ = 0;
-    // The scheduler tags' requests outlive the elevator: its intrusive containers must be
-    // gone before the requests they may still link (a run stopped by a broken invariant).
-    std::vector<std::unique_ptr<BlkMqTags>> sched_tags_;
-    std::unique_ptr<sched::Elevator> elevator_;  // nullptr: none
     const sched::ElevatorAudit* elv_audit_ = nullptr;
     const sched::ElevatorReport* elv_report_ = nullptr;
     sched::ElevatorBypass* elv_bypass_ = nullptr;  // E3's bypass, when the policy offers it
