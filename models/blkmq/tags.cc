@@ -14,7 +14,6 @@ BlkMqTags::BlkMqTags(uint32_t depth)
       wait_cnt_(wake_batch_),
       free_(std::make_unique<uint32_t[]>(depth)),
       put_at_(std::make_unique<int64_t[]>(depth)),  // zero: free from the start
-      used_(depth, 0),
       static_rqs_(depth) {
     // Hand out low tags first, like sbitmap starting at word 0.
     for (uint32_t t = depth; t-- > 0;)

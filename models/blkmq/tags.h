@@ -72,7 +72,7 @@ public:
             return get_dated(now);
         --nr_free_;
         held_ns_ -= now.ns();
-        used_[tag] = 1;
+        put_at_[tag] = kInUse;
         return tag;
     }
     // The earliest instant after `now` at which a free tag was put back, or `now` when no
@@ -83,9 +83,8 @@ public:
     // two per I/O: the check, the integral and the push; what needs more (a double free, the
     // sleepers) is out of line, so the common case saves no registers.
     void put(uint32_t tag, sim::Time now) {
-        if (tag >= depth_ || !used_[tag]) [[unlikely]]
+        if (tag >= depth_ || put_at_[tag] != kInUse) [[unlikely]]
             put_violation(tag);
-        used_[tag] = 0;
         held_ns_ += now.ns();
         put_at_[tag] = now.ns();
         free_[nr_free_++] = tag;  // at most depth_: a tag in use is freed once
@@ -146,15 +145,26 @@ private:
     [[gnu::noinline]] uint32_t get_dated(sim::Time now);
     void wake_up_nr(uint32_t nr, sim::Time now);
 
+    // What get() and put() touch comes first, together (docs/performance.md, Cost per device).
     uint32_t depth_;
     uint32_t wake_batch_;
     uint32_t wait_cnt_;  // frees left until the next batched wake-up
+    uint32_t nr_free_ = 0;
     // The free tags, a stack of nr_free_ in an array of depth_ (a fixed array: no capacity
     // check on the per-I/O push).
     std::unique_ptr<uint32_t[]> free_;
-    uint32_t nr_free_ = 0;
-    std::unique_ptr<int64_t[]> put_at_;  // per tag: the instant of its last put (ns)
-    std::vector<uint8_t> used_;  // per tag: handed out (a tag freed twice is an invariant violation)
+    // Per tag: the instant of its last put (ns), or kInUse while it is handed out (a put of a
+    // tag not in use is an invariant violation). One array, so that a get or a put reaches
+    // one line of it.
+    static constexpr int64_t kInUse = -1;  // no instant is negative
+    std::unique_ptr<int64_t[]> put_at_;
+    // Occupancy for the report: the time each tag was held, summed, kept as minus the
+    // instant of each get plus the instant of each put (the tags still held end at the
+    // instant asked for). Exact in integers, one addition per call, and it needs no order
+    // among the calls' instants, which a step's work charged ahead of the clock does not
+    // keep.
+    int64_t held_ns_ = 0;
+    uint32_t nr_waiters_ = 0;
     // Instants of puts made ahead of the first sleeper's instant, latest first (at most
     // depth_, reserved: no allocation when a task sleeps).
     std::vector<int64_t> replay_;
@@ -163,15 +173,8 @@ private:
         TagWaiter, boost::intrusive::member_hook<TagWaiter, TagWaiter::WaitHook, &TagWaiter::wait_node_>,
         boost::intrusive::constant_time_size<false>>
         waiters_;  // the sleepers, woken in arrival order
-    uint32_t nr_waiters_ = 0;
     uint64_t nr_sleeps_ = 0;
     Explain explain_;
-    // Occupancy for the report: the time each tag was held, summed, kept as minus the
-    // instant of each get plus the instant of each put (the tags still held end at the
-    // instant asked for). Exact in integers, one addition per call, and it needs no order
-    // among the calls' instants, which a step's work charged ahead of the clock does not
-    // keep.
-    int64_t held_ns_ = 0;
 };
 
 }  // namespace blksim::blkmq
