@@ -124,22 +124,28 @@ struct SyncResult {
 // 17-32 33-64 >64 of the io_us per submit / reap call. level_samples is fio's
 // ddir_rw_sum(total_io_u), the reads and writes issued: the depth line's 100 %.
 struct DepthDist {
+    uint64_t submit_calls = 0, complete_calls = 0, level_samples = 0;
     std::array<uint64_t, 7> level{};
     std::array<uint64_t, 7> submit{};
     std::array<uint64_t, 7> complete{};
-    uint64_t submit_calls = 0, complete_calls = 0, level_samples = 0;
     void merge(const DepthDist& o);
 };
 
 struct JobResult {
     std::string name;
+    // What the job's thread updates on every step comes first, together: with many jobs
+    // each line apart is a cache miss per step (docs/performance.md, Cost per device).
+    uint32_t pid = 0;                // simulated thread id
+    sim::Duration cpu_busy;          // CPU time the job's thread used (user + kernel)
+    sim::Duration cpu_sys;           // of which kernel time
+    uint64_t ctx = 0;                // context switches
+    DepthDist depth;
     uint32_t groupid = 0;
     uint32_t nr_jobs = 1;            // threads folded into this result (group_reporting)
     int error = 0;
     // With an error: fio's td->verror ("file:backend.c:1131, func=check_min_rate, error=...")
     // for the report's "err= 5 (...)", and the line fio logs when it happens.
     std::string verror, error_msg;
-    uint32_t pid = 0;                // simulated thread id
     JobOptions options;              // the options the report echoes: rw, bs, ioengine, iodepth...
     std::array<DirResult, DDIR_RWDIR_CNT> dir;
     SyncResult sync;
@@ -150,10 +156,6 @@ struct JobResult {
     std::array<sim::Duration, DDIR_RWDIR_CNT> dir_runtime{};
     sim::Duration ddir_runtime(unsigned d) const { return dir_runtime[d].count() ? dir_runtime[d] : runtime; }
     sim::Duration summed_runtime;    // set by merge() only: sum of the members' runtimes
-    sim::Duration cpu_busy;          // CPU time the job's thread used (user + kernel)
-    sim::Duration cpu_sys;           // of which kernel time
-    uint64_t ctx = 0;                // context switches
-    DepthDist depth;
     // fio's total_run_time: the members' runtimes added up, the denominator of the cpu line
     // (whose usr/sys times are added up too). `runtime` itself is the longest member's.
     sim::Duration total_run_time() const {

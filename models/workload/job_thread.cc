@@ -64,11 +64,11 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
     : eq_(eq), cfg_(cfg), cpu_(&cpu), q_(q), costs_(host.costs), res_(result),
       engine_(make_engine(cfg, host)), replay_(cfg.replay.get()),
       slat_(engine_->slat()), prio_clat_(cfg.uses_prio()),
+      lat_percentiles_(cfg.percentiles.lat), slat_percentiles_(cfg.percentiles.slat),
       rw_(cfg.rw), random_(cfg.random()), time_based_(cfg.time_based), rate_caps_(cfg.rate.caps()),
       min_rate_on_(cfg.rate.has_min()), think_on_(cfg.thinktime.enabled()), sync_blocks_((cfg.fsync_blocks | cfg.fdatasync_blocks) != 0),
       dist_set_(cfg.random_dist.kind != RandomDistConfig::Kind::RANDOM), number_ios_(cfg.number_ios),
-      plug_(result.pid), os_noise_(host.os_noise),
-      align_(offset_align(cfg)),
+      plug_(result.pid), os_noise_(host.os_noise), align_(offset_align(cfg)),
       rng_offsets_(job_stream(cfg, clone, seed, "offsets")),
       buflen_{Buflen(cfg, 0, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.read")),
               Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write")),
@@ -1203,9 +1203,9 @@ void JobThread::account_done(IoU& io, Time done) {
     const bool slat = slat_ && !(sync_trim_ && io.ddir == DDIR_TRIM);
     if (slat)
         d.slat.add(static_cast<double>((io.issue_time - io.start_time).count()));
-    if (d.lat_hist) [[unlikely]]
+    if (lat_percentiles_) [[unlikely]]
         d.lat_hist->add(lat);
-    if (d.slat_hist && slat) [[unlikely]]
+    if (slat_percentiles_ && slat) [[unlikely]]
         d.slat_hist->add(static_cast<uint64_t>((io.issue_time - io.start_time).count()));
     bw_[io.ddir].add(done, io.len);
     iops_[io.ddir].add(done, 1);

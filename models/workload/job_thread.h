@@ -221,8 +221,9 @@ private:
     State state_ = State::NEW;
     Pause pause_ = Pause::NONE;
     // Fixed for the job, read on every completion: the engine keeps slat (Engine::slat()), the
-    // job keeps per-priority clat (JobConfig::uses_prio()).
-    const bool slat_, prio_clat_;
+    // job keeps per-priority clat (JobConfig::uses_prio()), and lat / slat histograms
+    // (lat_percentiles, slat_percentiles: the constructor makes them in res_).
+    const bool slat_, prio_clat_, lat_percentiles_, slat_percentiles_;
     // The job's options the loop asks about on every I/O, copied here from cfg_ (whose fields
     // lie on several lines): rw=, random offsets, time_based, a rate cap, a minimum rate,
     // thinktime, fsync / fdatasync every N blocks.
