@@ -34,6 +34,9 @@ public:
         if (ddir < 2 && used_[ddir])  // fio's cmdprio: reads and writes (no trims)
             set_cmdprio(bio, ddir, len, rng);
     }
+    // The job's own priority (prioclass, prio), which fio's ioprio_set() gives its thread.
+    uint8_t prioclass() const { return prioclass_; }
+    uint8_t prio() const { return prio_; }
     // The per-priority statistics of direction `ddir`, in fio's order (empty until used).
     void seed(result::DirResult& d, unsigned ddir) const;
 

@@ -65,17 +65,17 @@ JobThread::JobThread(sim::EventQueue& eq, const JobConfig& cfg, uint32_t clone, 
       engine_(make_engine(cfg, host)), replay_(cfg.replay.get()),
       slat_(engine_->slat()), prio_clat_(cfg.uses_prio()),
       lat_percentiles_(cfg.percentiles.lat), slat_percentiles_(cfg.percentiles.slat),
-      rw_(cfg.rw), random_(cfg.random()), time_based_(cfg.time_based), rate_caps_(cfg.rate.caps()),
-      min_rate_on_(cfg.rate.has_min()), think_on_(cfg.thinktime.enabled()), sync_blocks_((cfg.fsync_blocks | cfg.fdatasync_blocks) != 0),
+      rw_(cfg.rw), random_(cfg.random()), time_based_(cfg.time_based), sync_writes_(cfg.sync_writes),
+      rate_caps_(cfg.rate.caps()), min_rate_on_(cfg.rate.has_min()), think_on_(cfg.thinktime.enabled()),
+      sync_blocks_((cfg.fsync_blocks | cfg.fdatasync_blocks) != 0),
       dist_set_(cfg.random_dist.kind != RandomDistConfig::Kind::RANDOM), number_ios_(cfg.number_ios),
       plug_(result.pid), os_noise_(host.os_noise), align_(offset_align(cfg)),
       rng_offsets_(job_stream(cfg, clone, seed, "offsets")),
       buflen_{Buflen(cfg, 0, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.read")),
               Buflen(cfg, 1, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.write")),
               Buflen(cfg, 2, q.logical_block_size(), job_stream(cfg, clone, seed, "bs.trim"))},
-      cmdprio_(cfg), allowed_(allowed_cpus(cfg, cpu)),
-      rng_ddir_(job_stream(cfg, clone, seed, "ddir")), rng_prio_(job_stream(cfg, clone, seed, "prio")),
-      rng_noise_(seed, stream_name(cfg, clone, "os_noise")),
+      cmdprio_(cfg), allowed_(allowed_cpus(cfg, cpu)), rng_ddir_(job_stream(cfg, clone, seed, "ddir")),
+      rng_prio_(job_stream(cfg, clone, seed, "prio")), rng_noise_(seed, stream_name(cfg, clone, "os_noise")),
       rate_(cfg, job_stream(cfg, clone, seed, "rate.read"), job_stream(cfg, clone, seed, "rate.write")),
       min_rate_(cfg), think_(cfg.thinktime),
       slice_(sched_slice(host.nr_cpus)), bw_avg_time_(bw_avg_time) {
@@ -1031,13 +1031,13 @@ void JobThread::prep_bio(IoU& io, uint32_t idx) {
     // fsync's flush and a trim's discard (blkdev_issue_discard()) are waited for, not polled.
     bio.cmd_flags = io.ddir == DDIR_SYNC
                         ? blkmq::REQ_PREFLUSH
-                        : static_cast<uint8_t>(((io.ddir == 1 && cfg_.sync_writes) ? blkmq::REQ_FUA : 0) |
+                        : static_cast<uint8_t>(((io.ddir == 1 && sync_writes_) ? blkmq::REQ_FUA : 0) |
                                                (engine_->polls() && io.ddir != DDIR_TRIM ? blkmq::REQ_POLLED : 0));
     bio.end_io = this;
     bio.cookie = idx;
     bio.pid = res_.pid;
-    bio.task_ioprio_class = cfg_.prioclass;  // fio's ioprio_set() for the job thread
-    bio.task_ioprio_level = cfg_.prio;
+    bio.task_ioprio_class = cmdprio_.prioclass();  // fio's ioprio_set() for the job thread
+    bio.task_ioprio_level = cmdprio_.prio();
     if (io.ddir >= DDIR_TRIM) [[unlikely]]
         sync_wait_ = blocks_job(io);
 }

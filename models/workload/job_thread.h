@@ -225,10 +225,10 @@ private:
     // (lat_percentiles, slat_percentiles: the constructor makes them in res_).
     const bool slat_, prio_clat_, lat_percentiles_, slat_percentiles_;
     // The job's options the loop asks about on every I/O, copied here from cfg_ (whose fields
-    // lie on several lines): rw=, random offsets, time_based, a rate cap, a minimum rate,
-    // thinktime, fsync / fdatasync every N blocks.
+    // lie on several lines): rw=, random offsets, time_based, O_SYNC writes, a rate cap, a
+    // minimum rate, thinktime, fsync / fdatasync every N blocks.
     const RwPattern rw_;
-    const bool random_, time_based_, rate_caps_, min_rate_on_, think_on_, sync_blocks_;
+    const bool random_, time_based_, sync_writes_, rate_caps_, min_rate_on_, think_on_, sync_blocks_;
     const bool dist_set_;                     // random_distribution= other than random (dist_)
     const uint64_t number_ios_;
     bool aborted_ = false;                    // check_min_rate ended the job
