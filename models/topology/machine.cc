@@ -1,6 +1,7 @@
 #include "models/topology/machine.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -201,18 +202,18 @@ result::RunResult Machine::run() {
     }
 
     result_.sim_time = end - sim::Time::zero();
-    for (const auto& q : queues_) {
-        // fio tracks no disk for a job of a diskless engine (the null engine): a queue that
-        // only such jobs name is left out of the report, as fio leaves out "disk_util".
-        bool named = false, disk = false;
-        for (const auto& t : threads_)
-            if (&t->queue() == q.get()) {
-                named = true;
-                disk = disk || !t->diskless();
-            }
-        if (!named || disk)
-            q->report(end, result_.disks.emplace_back(), result_.queues.emplace_back());
-    }
+    // fio tracks no disk for a job of a diskless engine (the null engine): a queue that only
+    // such jobs name is left out of the report, as fio leaves out "disk_util".
+    std::vector<uint8_t> named(queues_.size()), disk(queues_.size());
+    const std::vector<std::size_t> tq = thread_queues();
+    for (std::size_t i = 0; i < threads_.size(); ++i)
+        if (tq[i] < queues_.size()) {
+            named[tq[i]] = 1;
+            disk[tq[i]] |= !threads_[i]->diskless();
+        }
+    for (std::size_t k = 0; k < queues_.size(); ++k)
+        if (!named[k] || disk[k])
+            queues_[k]->report(end, result_.disks.emplace_back(), result_.queues.emplace_back());
     for (const auto& c : cpus_)
         result_.cpus.push_back(c->report());
     // What the device models add (Device::report): the HDD's seek/rotation split, cache hits.
@@ -425,19 +426,34 @@ void Machine::check_io_accounted() const {
                     i, result_.jobs[i].name, result_.jobs[i].dir[d].io_bytes, d == 2 ? "trimmed" : d ? "written" : "read",
                     t.kernel_bytes(d), t.ramp_bytes(d)));
     }
-    for (const auto& q : queues_) {
-        for (unsigned d = 0; d < 2; ++d) {
-            uint64_t bytes = 0;
-            for (const auto& t : threads_)
-                if (&t->queue() == q.get() && !t->diskless())
-                    bytes += t->kernel_bytes(d);
-            if (bytes != q->stats().sectors[d] << 9)
+    std::vector<std::array<uint64_t, 2>> bytes(queues_.size());
+    const std::vector<std::size_t> tq = thread_queues();
+    for (std::size_t i = 0; i < threads_.size(); ++i)
+        if (tq[i] < queues_.size() && !threads_[i]->diskless())
+            for (unsigned d = 0; d < 2; ++d)
+                bytes[tq[i]][d] += threads_[i]->kernel_bytes(d);
+    for (std::size_t k = 0; k < queues_.size(); ++k) {
+        const blkmq::RequestQueue& q = *queues_[k];
+        for (unsigned d = 0; d < 2; ++d)
+            if (bytes[k][d] != q.stats().sectors[d] << 9)
                 throw std::logic_error(fmt::format(
                     "invariant violated: queue {}: its jobs completed {} bytes {}, its requests {} "
-                    "(rule: every byte a job submits is completed by exactly one request)", q->name(), bytes,
-                    d ? "written" : "read", q->stats().sectors[d] << 9));
-        }
+                    "(rule: every byte a job submits is completed by exactly one request)", q.name(), bytes[k][d],
+                    d ? "written" : "read", q.stats().sectors[d] << 9));
     }
+}
+
+// Each job thread's queue, as its index in queues_ (queues_.size() for none of them): one
+// pass over each, where asking every queue about every thread took queues x threads steps.
+std::vector<std::size_t> Machine::thread_queues() const {
+    std::unordered_map<const blkmq::RequestQueue*, std::size_t> index;
+    for (std::size_t k = 0; k < queues_.size(); ++k)
+        index.emplace(queues_[k].get(), k);
+    std::vector<std::size_t> tq(threads_.size(), queues_.size());
+    for (std::size_t i = 0; i < threads_.size(); ++i)
+        if (const auto it = index.find(&threads_[i]->queue()); it != index.end())
+            tq[i] = it->second;
+    return tq;
 }
 
 // Every queue, scheduler and hctx back to empty: no request, tag or pending dispatch left.

@@ -82,6 +82,7 @@ private:
     // least loaded CPU (`load`: threads placed on each so far).
     static uint32_t sq_thread_cpu(const workload::JobConfig& j, std::vector<uint32_t>& load);
     void check_invariants() const;
+    std::vector<std::size_t> thread_queues() const;  // each job thread's index in queues_
     void check_io_accounted() const;
     void check_queues_idle() const;
     sim::Time run_end() const;
