@@ -37,13 +37,14 @@ HddMechanics::HddMechanics(const HddConfig& cfg)
         (static_cast<double>(heads_ - 1) * static_cast<double>(head_switch_ns_) + static_cast<double>(track_switch_ns_)) /
         static_cast<double>(heads_);
     const uint32_t nz = cfg.zones;
-    zone_.resize(nz);
+    auto zones = std::make_shared<std::vector<Zone>>(nz);
+    zone_ = zones;
     uint64_t sectors_per_cylinder_all = 0;  // sum over zones of one cylinder each
     for (uint32_t z = 0; z < nz; ++z) {
         const double f = nz == 1 ? 0.0 : static_cast<double>(z) / static_cast<double>(nz - 1);
         const double rate = static_cast<double>(cfg.outer_bytes_per_s) +
                             (static_cast<double>(cfg.inner_bytes_per_s) - static_cast<double>(cfg.outer_bytes_per_s)) * f;
-        Zone& zn = zone_[z];
+        Zone& zn = (*zones)[z];
         zn.spt = std::max<uint32_t>(1, static_cast<uint32_t>(std::lround(rate * (rev + switch_per_track) * 1e-9 / 512.0)));
         const double st = rev / zn.spt;  // one sector passing under the head
         zn.head_skew = static_cast<uint32_t>(std::ceil(static_cast<double>(head_switch_ns_) / st));
@@ -57,7 +58,7 @@ HddMechanics::HddMechanics(const HddConfig& cfg)
     const uint64_t cyl_per_zone = (capacity_ + sectors_per_cylinder_all - 1) / sectors_per_cylinder_all;
     uint64_t lba = 0;
     for (uint32_t z = 0; z < nz; ++z) {
-        Zone& zn = zone_[z];
+        Zone& zn = (*zones)[z];
         zn.first_lba = lba;
         zn.first_cyl = static_cast<uint32_t>(cyl_per_zone * z);
         zn.sectors = std::min(capacity_ - lba, cyl_per_zone * heads_ * zn.spt);
@@ -144,16 +145,16 @@ uint32_t HddMechanics::zone_of(uint64_t lba) const {
     if (layout_)
         return layout_->zone_of(lba);
     // upper_bound on first_lba, minus one.
-    uint32_t lo = 0, hi = static_cast<uint32_t>(zone_.size());
+    uint32_t lo = 0, hi = static_cast<uint32_t>(zone_->size());
     while (hi - lo > 1) {
         const uint32_t mid = (lo + hi) / 2;
-        (zone_[mid].first_lba <= lba ? lo : hi) = mid;
+        ((*zone_)[mid].first_lba <= lba ? lo : hi) = mid;
     }
     return lo;
 }
 
 double HddMechanics::zone_sustained_bytes_per_s(uint32_t z) const {
-    const Zone& zn = zone_[z];
+    const Zone& zn = (*zone_)[z];
     // One cylinder: heads tracks, (heads - 1) head switches, one cylinder switch.
     const double slots = static_cast<double>(heads_) * zn.spt + static_cast<double>(heads_ - 1) * zn.head_skew + zn.cyl_skew;
     const double ns = slots * static_cast<double>(rev_ns_) / zn.spt;
@@ -167,7 +168,7 @@ HddPosition HddMechanics::locate(uint64_t lba) const {
         return {pl.zone, pl.cylinder, pl.head, pl.sector, pl.angle_ns};
     }
     p.zone = zone_of(lba);
-    const Zone& zn = zone_[p.zone];
+    const Zone& zn = (*zone_)[p.zone];
     const uint64_t off = lba - zn.first_lba;
     const uint64_t track = off / zn.spt;
     p.sector = static_cast<uint32_t>(off % zn.spt);
@@ -188,7 +189,7 @@ int64_t HddMechanics::media_ns(uint64_t lba, uint64_t n) const {
     int64_t total = 0;
     uint32_t z = zone_of(lba);
     while (n > 0) {
-        const Zone& zn = zone_[z];
+        const Zone& zn = (*zone_)[z];
         const uint64_t off0 = lba - zn.first_lba;
         const uint64_t here = std::min(n, zn.sectors - off0);
         const uint64_t tr0 = off0 / zn.spt, tr1 = (off0 + here - 1) / zn.spt;
@@ -200,7 +201,7 @@ int64_t HddMechanics::media_ns(uint64_t lba, uint64_t n) const {
         lba += here;
         if (n > 0) {
             total += track_switch_ns_;  // onto the next zone's first cylinder
-            if (++z >= zone_.size())
+            if (++z >= zone_->size())
                 break;
         }
     }
@@ -223,7 +224,7 @@ uint64_t HddMechanics::sectors_in(uint64_t lba, int64_t elapsed_ns, uint64_t max
         }
         return lo;
     }
-    const Zone& zn = zone_[zone_of(lba)];
+    const Zone& zn = (*zone_)[zone_of(lba)];
     const uint64_t off = lba - zn.first_lba;
     max = std::min(max, zn.sectors - off);
     uint64_t slots = static_cast<uint64_t>(elapsed_ns) * zn.spt / static_cast<uint64_t>(rev_ns_);
@@ -257,9 +258,10 @@ void HddMechanics::init_layout(const HddConfig& cfg) {
     if (spec.seek_table.empty())
         throw std::invalid_argument("hdd: a layout needs its seek table");
     // Zones as the accessors report them (skews rounded up to whole sectors).
-    zone_.clear();
+    auto zones = std::make_shared<std::vector<Zone>>();
+    zone_ = zones;
     for (const HddZoneSpec& zs : spec.zones) {
-        const uint32_t z = static_cast<uint32_t>(zone_.size());
+        const uint32_t z = static_cast<uint32_t>(zones->size());
         if (z >= static_cast<uint32_t>(spec.zones.size()) || lay->zone_lbas(z) == 0)
             break;
         Zone zn;
@@ -269,7 +271,7 @@ void HddMechanics::init_layout(const HddConfig& cfg) {
         zn.spt = zs.spt;
         zn.head_skew = static_cast<uint32_t>(std::ceil(zs.track_skew));
         zn.cyl_skew = static_cast<uint32_t>(std::ceil(zs.cyl_skew));
-        zone_.push_back(zn);
+        zones->push_back(zn);
         if (zn.first_lba + zn.sectors >= capacity_)
             break;
     }

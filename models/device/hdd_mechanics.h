@@ -50,14 +50,14 @@ public:
     uint64_t capacity_sectors() const { return capacity_; }
     uint32_t cylinders() const { return cylinders_; }
     uint32_t heads() const { return heads_; }
-    uint32_t zones() const { return static_cast<uint32_t>(zone_.size()); }
+    uint32_t zones() const { return static_cast<uint32_t>(zone_->size()); }
     int64_t revolution_ns() const { return rev_ns_; }
     int64_t head_switch_ns() const { return head_switch_ns_; }
 
     // Zone z: sectors per track, first LBA, first cylinder.
-    uint32_t zone_sectors_per_track(uint32_t z) const { return zone_[z].spt; }
-    uint64_t zone_first_lba(uint32_t z) const { return zone_[z].first_lba; }
-    uint32_t zone_first_cylinder(uint32_t z) const { return zone_[z].first_cyl; }
+    uint32_t zone_sectors_per_track(uint32_t z) const { return (*zone_)[z].spt; }
+    uint64_t zone_first_lba(uint32_t z) const { return (*zone_)[z].first_lba; }
+    uint32_t zone_first_cylinder(uint32_t z) const { return (*zone_)[z].first_cyl; }
     uint32_t zone_of(uint64_t lba) const;
     // The zone's sustained rate as built (whole sectors per track, whole-sector skews), B/s.
     double zone_sustained_bytes_per_s(uint32_t z) const;
@@ -125,7 +125,10 @@ private:
     uint64_t capacity_;
     int64_t head_switch_ns_;
     int64_t track_switch_ns_;  // single-track seek
-    std::vector<Zone> zone_;
+    // Shared by the copies (every drive of a profile holds one): one table for them all, which
+    // stays in the cache however many drives a machine has (docs/performance.md, Cost per
+    // device). Built by the constructor, never changed after.
+    std::shared_ptr<const std::vector<Zone>> zone_;
     float a_ = 0, b_ = 0, c_ = 0, e_ = 0;
     uint32_t boundary_ = 0;
 };
