@@ -8,7 +8,9 @@
 #   - CPU per I/O: the CPU time of a run with I/O minus the start-up, per completed I/O;
 #   - peak RSS of the run with I/O, and per device beyond the first.
 # CPU times are the best (least) of 3 runs. A last row, 1 device with 1,024 jobs, gives the
-# memory per job. Then the memory floor: blksim_bench's BM_DeviceLines (bench/bench_memory_floor.cc),
+# memory per job. Then, for 1, 64 and 1,024 devices, what cachegrind counts per I/O:
+# instructions and misses of the host's L1d and of a core's L2 (deterministic; valgrind).
+# Then the memory floor: blksim_bench's BM_DeviceLines (bench/bench_memory_floor.cc),
 # what K hot lines per I/O cost at each device count with no simulation at all. The tables
 # between the two marker comments are replaced.
 #
@@ -21,6 +23,7 @@ begin='<!-- device-scaling begin: scripts/device-scaling.sh rewrites what follow
 end='<!-- device-scaling end -->'
 [ -x "$blksim" ] || { echo "$0: $blksim: no such program (build first)" >&2; exit 2; }
 bench="$(dirname "$blksim")/blksim_bench"
+command -v valgrind >/dev/null || { echo "$0: valgrind is not installed" >&2; exit 2; }
 [ -x "$bench" ] || { echo "$0: $bench: no such program (configure with -DBLKSIM_BENCH=ON and build)" >&2; exit 2; }
 grep -qxF "$begin" "$page" && grep -qxF "$end" "$page" \
   || { echo "$0: $page: the marker lines '$begin' and '$end' are missing" >&2; exit 2; }
@@ -84,6 +87,28 @@ print(f"| {model} | {n:,} | {numjobs:,} | {rt} | {ios:,} | {per_io} | {rss / 102
 EOF
 }
 
+# misses MODEL DEVICES: a table row of what cachegrind counts per I/O (scripts/instructions-
+# per-io.sh --cache: the host's L1d and a core's L2), marginal between runs of about 100 k and
+# 300 k I/Os. Deterministic, unlike the CPU times: the lines an I/O reaches beyond L1 and L2.
+misses() {
+  local model=$1 n=$2 t
+  case "$model" in
+    null_blk) t=$((160 / (n < 8 ? n : 8))) ;;
+    hdd) t=$((430000 / n)) ;;
+  esac
+  scripts/many-devices.py "$model" "$n" > "$tmp/cache.json"
+  scripts/instructions-per-io.sh --cache "$tmp/cache.json" "${t}ms" "$((3 * t))ms" "$blksim" |
+    python3 -c '
+import re, sys
+model, n = sys.argv[1], int(sys.argv[2])
+line = sys.stdin.read()
+ios = int(re.search(r"^([0-9]+) I/Os", line).group(1))
+# A marginal count can come out a hair below zero (-0.0): none.
+ins, l1, l2 = (max(0.0, float(re.search(name + r" (-?[0-9][0-9,.]*)", line).group(1).replace(",", "")))
+               for name in ("instructions", "L1d misses", "LLd misses"))
+print(f"| {model} | {n:,} | {ios:,} | {ins:,.0f} | {l1:,.1f} | {l2:,.1f} |")' "$model" "$n"
+}
+
 # floor: the table of BM_DeviceLines and BM_DeviceLinesChain (ns per I/O by devices, per K).
 floor() {
   "$bench" --benchmark_filter='^BM_DeviceLines' --benchmark_min_time=0.5 --benchmark_repetitions=3 \
@@ -121,6 +146,17 @@ EOF
   done
   base_rss=$nullblk_rss
   row null_blk 1 1024
+  echo
+  echo "The same machines' locality, counted by cachegrind (\`scripts/instructions-per-io.sh --cache\`: the"
+  echo "host's L1d and one core's L2, simulated), per I/O; deterministic where the CPU times above are not:"
+  echo
+  echo "| model | devices | I/Os counted | instructions | L1d misses | L2 misses |"
+  echo "|---|---|---|---|---|---|"
+  for model in null_blk hdd; do
+    for n in 1 64 1024; do
+      misses "$model" "$n"
+    done
+  done
   echo
   echo "The memory floor on the same host (\`blksim_bench\`'s BM_DeviceLines, bench/bench_memory_floor.cc):"
   echo "CPU ns per I/O (median of 3) when an I/O only touches K hot lines of its device's 32 KiB, no simulation:"

@@ -13,11 +13,12 @@
 # itself, with what the compiler inlined into it), per I/O, the same marginal count, one per
 # line: "self-instructions-per-I/O function" (docs/performance.md's table of them).
 #
-# With --cache first, cachegrind simulates the caches (the host's L1 and last level) and it
-# prints per I/O: instructions, data references, L1 data misses and last-level data misses.
-# The L1 misses per I/O are the measure of locality: what a run touches per I/O beyond the
-# few dozen KB that stay in L1 (valgrind 3.19 takes the last level from the host's L3, which
-# here is hundreds of MB, so its misses say little).
+# With --cache first, cachegrind simulates the caches and it prints per I/O: instructions,
+# data references, L1 data misses and last-level data misses, the last level being the
+# host's L2 (one core's, from /sys/devices/system/cpu/cpu0/cache/index2; valgrind 3.19 would
+# take the L3, which a VM may report as hundreds of MB). The L1 misses per I/O are the
+# measure of locality: the lines a run touches per I/O beyond the few dozen KB that stay in
+# L1; the L2 misses, those beyond a core's own L2. Both are deterministic, unlike CPU time.
 set -euo pipefail
 top=0 cache=0
 while [ $# -gt 0 ]; do
@@ -35,6 +36,13 @@ shift $(($# < 4 ? $# : 4))
 options=("$@")  # more options of `blksim run`
 command -v valgrind >/dev/null || { echo "$0: valgrind is not installed" >&2; exit 2; }
 
+# The host's L2 as cachegrind's last level (--cache), if sysfs describes it.
+l2=()
+c=/sys/devices/system/cpu/cpu0/cache/index2
+if [ $cache = 1 ] && [ -r "$c/size" ] && [ "$(cat "$c/level")" = 2 ]; then
+  size=$(cat "$c/size"); case "$size" in *K) size=$((${size%K} * 1024)) ;; *M) size=$((${size%M} * 1048576)) ;; esac
+  l2=(--LL="$size,$(cat "$c/ways_of_associativity"),$(cat "$c/coherency_line_size")")
+fi
 jobs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["jobs"]))' "$scenario")
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -43,7 +51,7 @@ trap 'rm -rf "$tmp"' EXIT
 count() {
   local sets=() i tool=(--tool=callgrind --dump-instr=no --callgrind-out-file="$tmp/cg.$1")
   for ((i = 0; i < jobs; i++)); do sets+=(--set "jobs.$i.runtime=$1"); done
-  [ $cache = 0 ] || tool=(--tool=cachegrind --cache-sim=yes --cachegrind-out-file="$tmp/cg.out")
+  [ $cache = 0 ] || tool=(--tool=cachegrind --cache-sim=yes "${l2[@]}" --cachegrind-out-file="$tmp/cg.out")
   valgrind "${tool[@]}" \
     "$blksim" run "$scenario" -q --output-format json "${options[@]}" "${sets[@]}" > "$tmp/out.json" 2> "$tmp/vg.txt"
   local ir ios
