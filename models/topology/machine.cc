@@ -150,18 +150,19 @@ void Machine::make_threads() {
             ++load[thread_cpu.back()];
         }
     result_.jobs.resize(total);
-    std::unordered_map<std::string, blkmq::RequestQueue*> queue_by_device;
-    for (auto& rq : queues_)
-        queue_by_device[rq->name()] = rq.get();
+    std::unordered_map<std::string, std::size_t> queue_by_device;  // its index in queues_
+    for (std::size_t i = 0; i < queues_.size(); ++i)
+        queue_by_device[queues_[i]->name()] = i;
     for (const auto& j : cfg_.jobs) {
         const auto found = queue_by_device.find(j.device);
-        blkmq::RequestQueue* q = found == queue_by_device.end() ? nullptr : found->second;
-        if (q == nullptr)
+        if (found == queue_by_device.end())
             throw std::invalid_argument(fmt::format("job '{}' names unknown device '{}'", j.name, j.device));
+        blkmq::RequestQueue* q = queues_[found->second].get();
         if (j.stonewall && k > 0)
             ++wave;  // wait for every earlier job (fio ignores a stonewall on the first)
         for (uint32_t clone = 0; clone < j.numjobs; ++clone, ++k) {
             wave_.push_back(wave);
+            thread_queue_.push_back(found->second);
             const uint32_t cpu = thread_cpu[k];
             cpu::Cpu* sq_cpu = j.sqthread_poll ? cpus_[sq_thread_cpu(j, load)].get() : nullptr;
             result::JobResult& r = result_.jobs[k];
@@ -205,12 +206,10 @@ result::RunResult Machine::run() {
     // fio tracks no disk for a job of a diskless engine (the null engine): a queue that only
     // such jobs name is left out of the report, as fio leaves out "disk_util".
     std::vector<uint8_t> named(queues_.size()), disk(queues_.size());
-    const std::vector<std::size_t> tq = thread_queues();
-    for (std::size_t i = 0; i < threads_.size(); ++i)
-        if (tq[i] < queues_.size()) {
-            named[tq[i]] = 1;
-            disk[tq[i]] |= !threads_[i]->diskless();
-        }
+    for (std::size_t i = 0; i < threads_.size(); ++i) {
+        named[thread_queue_[i]] = 1;
+        disk[thread_queue_[i]] |= !threads_[i]->diskless();
+    }
     for (std::size_t k = 0; k < queues_.size(); ++k)
         if (!named[k] || disk[k])
             queues_[k]->report(end, result_.disks.emplace_back(), result_.queues.emplace_back());
@@ -427,11 +426,10 @@ void Machine::check_io_accounted() const {
                     t.kernel_bytes(d), t.ramp_bytes(d)));
     }
     std::vector<std::array<uint64_t, 2>> bytes(queues_.size());
-    const std::vector<std::size_t> tq = thread_queues();
     for (std::size_t i = 0; i < threads_.size(); ++i)
-        if (tq[i] < queues_.size() && !threads_[i]->diskless())
+        if (!threads_[i]->diskless())
             for (unsigned d = 0; d < 2; ++d)
-                bytes[tq[i]][d] += threads_[i]->kernel_bytes(d);
+                bytes[thread_queue_[i]][d] += threads_[i]->kernel_bytes(d);
     for (std::size_t k = 0; k < queues_.size(); ++k) {
         const blkmq::RequestQueue& q = *queues_[k];
         for (unsigned d = 0; d < 2; ++d)
@@ -441,19 +439,6 @@ void Machine::check_io_accounted() const {
                     "(rule: every byte a job submits is completed by exactly one request)", q.name(), bytes[k][d],
                     d ? "written" : "read", q.stats().sectors[d] << 9));
     }
-}
-
-// Each job thread's queue, as its index in queues_ (queues_.size() for none of them): one
-// pass over each, where asking every queue about every thread took queues x threads steps.
-std::vector<std::size_t> Machine::thread_queues() const {
-    std::unordered_map<const blkmq::RequestQueue*, std::size_t> index;
-    for (std::size_t k = 0; k < queues_.size(); ++k)
-        index.emplace(queues_[k].get(), k);
-    std::vector<std::size_t> tq(threads_.size(), queues_.size());
-    for (std::size_t i = 0; i < threads_.size(); ++i)
-        if (const auto it = index.find(&threads_[i]->queue()); it != index.end())
-            tq[i] = it->second;
-    return tq;
 }
 
 // Every queue, scheduler and hctx back to empty: no request, tag or pending dispatch left.

@@ -82,7 +82,6 @@ private:
     // least loaded CPU (`load`: threads placed on each so far).
     static uint32_t sq_thread_cpu(const workload::JobConfig& j, std::vector<uint32_t>& load);
     void check_invariants() const;
-    std::vector<std::size_t> thread_queues() const;  // each job thread's index in queues_
     void check_io_accounted() const;
     void check_queues_idle() const;
     sim::Time run_end() const;
@@ -125,6 +124,9 @@ private:
     // fio's stonewall: thread i starts in wave wave_[i], once every thread of the waves
     // before it has exited.
     std::vector<uint32_t> wave_;
+    // Thread i's queue, as its index in queues_ (make_threads()): the end of the run groups
+    // the threads by queue with it, in one pass over each.
+    std::vector<std::size_t> thread_queue_;
 };
 
 }  // namespace blksim::topology

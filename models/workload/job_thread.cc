@@ -882,12 +882,11 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
         io.ddir = ddir;
         Buflen& buflen = buflen_[ddir];
         const uint64_t region_end = region_start_ + region_len_;
-        const bool random = random_;
         if (rw_ == RwPattern::RANDTRIMWRITE && ddir == 1) {
             // get_next_block(): randtrimwrite's write goes where the trim before it went
             // (f->last_start[DDIR_TRIM]).
             io.offset = last_trim_offset_;
-        } else if (random) {
+        } else if (random_) {
             // fio's last_block() with norandommap: uniform over the region's blockalign-
             // aligned offsets that leave room for the smallest size.
             const uint64_t align = align_[ddir], min = buflen.min();
@@ -903,7 +902,7 @@ uint32_t JobThread::prep_io_u(Time t, uint8_t ddir) {
             io.offset = next;
         }
         io.len = static_cast<uint32_t>(buflen.next(region_end - io.offset));
-        if (!random)
+        if (!random_)
             next_seq_offset_[io.ddir] += io.len;
         if (record_writes_ && io.ddir == 1) [[unlikely]]
             written_.push_back({io.offset, io.len});  // fio's log_io_piece()
