@@ -88,14 +88,12 @@ EOF
 }
 
 # misses MODEL DEVICES: a table row of what cachegrind counts per I/O (scripts/instructions-
-# per-io.sh --cache: the host's L1d and a core's L2), marginal between runs of about 100 k and
-# 300 k I/Os. Deterministic, unlike the CPU times: the lines an I/O reaches beyond L1 and L2.
+# per-io.sh --cache: the host's L1d and a core's L2), marginal between runs of a tenth and
+# three tenths of runtime()'s million I/Os. Deterministic, unlike the CPU times: the lines an
+# I/O reaches beyond L1 and L2.
 misses() {
   local model=$1 n=$2 t
-  case "$model" in
-    null_blk) t=$((160 / (n < 8 ? n : 8))) ;;
-    hdd) t=$((430000 / n)) ;;
-  esac
+  t=$(runtime "$model" "$n"); t=$((${t%ms} / 10))
   scripts/many-devices.py "$model" "$n" > "$tmp/cache.json"
   scripts/instructions-per-io.sh --cache "$tmp/cache.json" "${t}ms" "$((3 * t))ms" "$blksim" |
     python3 -c '
