@@ -63,7 +63,7 @@ void BM_EventQueueHold(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations());
     state.counters["pending"] = static_cast<double>(h->q.pending());
 }
-BENCHMARK(BM_EventQueueHold)->Arg(16)->Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20);
+BENCHMARK(BM_EventQueueHold)->Arg(16)->Arg(128)->Arg(1 << 10)->Arg(1 << 13)->Arg(1 << 16)->Arg(1 << 18)->Arg(1 << 20);
 
 // Same-instant lane: K events due now, each re-scheduling itself for now (a burst of
 // zero-delay completions/dispatches). Pure FIFO ring traffic, the clock never moves.

@@ -94,16 +94,32 @@ Event EventQueue::heap_pop() {
         heap_.pop_back();
         return top;
     }
+    // A group of four children is chosen from without a branch (three comparisons, each a
+    // conditional move), which saves the loop and the mispredicted branches while the heap
+    // stays in the caches. A heap too large for them waits on memory instead, and then the
+    // branches are better: the core speculates down the predicted child and loads the next
+    // group meanwhile, where a conditional move waits for its comparison. The hold model
+    // (bench_sim.cc, BM_EventQueueHold): 1,024 and 8,192 events 5-12 % faster without the
+    // branches; without them at every size, 2^16 events were 6 % and 2^20 a third slower.
+    // 1,024 HDDs (about 2,300 pending): 96 fewer instructions per I/O of 5,413.
+    const std::size_t branchless_n = n > kBranchlessUpTo ? 0 : n;
     std::size_t i = 0;
     for (;;) {
         const std::size_t c = 4 * i + 1;
-        if (c >= n)
-            break;
-        std::size_t best = c;
-        const std::size_t end = c + 4 < n ? c + 4 : n;
-        for (std::size_t k = c + 1; k < end; ++k)
-            if (before(heap_[k], heap_[best]))
-                best = k;
+        std::size_t best;
+        if (c + 3 < branchless_n) {
+            const std::size_t a = before(heap_[c + 1], heap_[c]) ? c + 1 : c;
+            const std::size_t b = before(heap_[c + 3], heap_[c + 2]) ? c + 3 : c + 2;
+            best = before(heap_[b], heap_[a]) ? b : a;
+        } else {
+            if (c >= n)
+                break;
+            best = c;
+            const std::size_t end = c + 4 < n ? c + 4 : n;
+            for (std::size_t k = c + 1; k < end; ++k)
+                if (before(heap_[k], heap_[best]))
+                    best = k;
+        }
         heap_[i] = heap_[best];
         i = best;
     }
