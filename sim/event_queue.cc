@@ -99,7 +99,7 @@ Event EventQueue::heap_pop() {
     // stays in the caches. A heap too large for them waits on memory instead, and then the
     // branches are better: the core speculates down the predicted child and loads the next
     // group meanwhile, where a conditional move waits for its comparison. The hold model
-    // (bench_sim.cc, BM_EventQueueHold): 1,024 and 8,192 events 5-12 % faster without the
+    // (bench_sim.cc, BM_EventQueueHold): 1,024 and 8,192 events 4-12 % faster without the
     // branches; without them at every size, 2^16 events were 6 % and 2^20 a third slower.
     // 1,024 HDDs (about 2,300 pending): 96 fewer instructions per I/O of 5,413.
     const std::size_t branchless_n = n > kBranchlessUpTo ? 0 : n;
