@@ -88,8 +88,8 @@ Hdd::Hdd(sim::EventQueue& eq, const HddConfig& cfg, const HddMechanics& mech)
     dirty_limit_ = cfg.write_cache ? cache_sectors / 2 : 0;
     dirty_high_ = dirty_limit_ / 4 * 3;
     merge_limit_ = 2048;  // 1 MiB per dirty extent
-    nr_seg_ = cfg.cache_segments;
-    seg_sectors_ = std::max<uint64_t>(1, (cache_sectors - dirty_limit_) / nr_seg_);
+    seg_.set_count(cfg.cache_segments);
+    seg_sectors_ = std::max<uint64_t>(1, (cache_sectors - dirty_limit_) / seg_.n);
     if (cfg.segment_sectors > 0) {
         // A measured drive's segmented buffer: fixed segments, dirty data limited to its
         // write segments.
@@ -306,20 +306,20 @@ void Hdd::dispatch(Time t_free) {
         // command may be a hit after all, or find its start read already.
         const int ra = ra_seg_;
         if (ra >= 0) {
-            if (c.rq && !c.write && seg_[static_cast<uint32_t>(ra)].start <= c.lba &&
+            if (c.rq && !c.write && seg_.start[static_cast<uint32_t>(ra)] <= c.lba &&
                 c.lba + c.nsect <= seg_end(static_cast<uint32_t>(ra), t_free)) {
                 serve_hit(c.rq, ra, t_free);
                 continue;
             }
             stop_read_ahead(t_free);
-            const Segment& sg = seg_[static_cast<uint32_t>(ra)];
-            if (c.rq && !c.write && sg.start <= c.lba && c.lba < sg.end) {
+            const uint64_t sg_start = seg_.start[static_cast<uint32_t>(ra)], sg_end = seg_.end[static_cast<uint32_t>(ra)];
+            if (c.rq && !c.write && sg_start <= c.lba && c.lba < sg_end) {
                 // Read only the rest. The buffered head of the request still crosses the
                 // host link: it goes first, while the head moves on to the rest.
-                const uint64_t cached = sg.end - c.lba;
+                const uint64_t cached = sg_end - c.lba;
                 link_free_ = sim::max(t_free, link_free_) + Duration::ns(xfer_ns(cached));
-                c.nsect = static_cast<uint32_t>(c.lba + c.nsect - sg.end);
-                c.lba = sg.end;
+                c.nsect = static_cast<uint32_t>(c.lba + c.nsect - sg_end);
+                c.lba = sg_end;
                 set_extent(c);
             }
         }
@@ -433,11 +433,10 @@ void Hdd::op_end(uint64_t) {
         insert_read(fin.lba, fin.lba + fin.nsect + (ahead_valid_ ? fin.ahead : 0), now,
                     !have_next_ && host_.n == 0 && dirty_.n == 0);
         if (fin.free_before > 0) {
-            for (uint32_t i = 0; i < nr_seg_; ++i) {
-                Segment& s = seg_[i];
-                if (s.start <= fin.lba && fin.lba < s.end) {  // the read's segment: extend it back
-                    const uint64_t lo = s.end > seg_sectors_ ? s.end - seg_sectors_ : 0;
-                    s.start = std::max(lo, std::min(s.start, fin.lba - fin.free_before));
+            for (uint32_t i = 0; i < seg_.n; ++i) {
+                if (seg_.start[i] <= fin.lba && fin.lba < seg_.end[i]) {  // the read's segment: extend it back
+                    const uint64_t lo = seg_.end[i] > seg_sectors_ ? seg_.end[i] - seg_sectors_ : 0;
+                    seg_.start[i] = std::max(lo, std::min(seg_.start[i], fin.lba - fin.free_before));
                     break;
                 }
             }
@@ -532,18 +531,15 @@ uint64_t Hdd::frontier(Time t) const {
 }
 
 uint64_t Hdd::seg_end(uint32_t i, Time t) const {
-    return static_cast<int>(i) == ra_seg_ ? std::max(seg_[i].end, frontier(t)) : seg_[i].end;
+    return static_cast<int>(i) == ra_seg_ ? std::max(seg_.end[i], frontier(t)) : seg_.end[i];
 }
 
 int Hdd::find_hit(uint64_t lba, uint64_t end, Time t) const {
     // (An empty segment is [0, 0): it holds no range.)
-    if (ra_seg_ >= 0 && seg_[static_cast<uint32_t>(ra_seg_)].start <= lba &&
+    if (ra_seg_ >= 0 && seg_.start[static_cast<uint32_t>(ra_seg_)] <= lba &&
         end <= seg_end(static_cast<uint32_t>(ra_seg_), t))
         return ra_seg_;
-    for (uint32_t i = 0; i < nr_seg_; ++i)
-        if (seg_[i].start <= lba && end <= seg_[i].end)
-            return static_cast<int>(i);
-    return -1;
+    return seg_.holding(lba, end);
 }
 
 void Hdd::serve_hit(blkmq::Request* rq, int seg, Time t) {
@@ -565,15 +561,15 @@ void Hdd::serve_hit(blkmq::Request* rq, int seg, Time t) {
 bool Hdd::stream_hit(blkmq::Request* rq, uint64_t lba, uint64_t end, Time now, int64_t overhead) {
     if (ra_seg_ < 0 || busy_)
         return false;
-    Segment& s = seg_[static_cast<uint32_t>(ra_seg_)];
+    const uint32_t ra = static_cast<uint32_t>(ra_seg_);
     const uint64_t f = frontier(now);
-    if (lba < s.start || lba > ra_limit_ || f >= ra_limit_ || end > mech_.capacity_sectors())
+    if (lba < seg_.start[ra] || lba > ra_limit_ || f >= ra_limit_ || end > mech_.capacity_sectors())
         return false;
     ra_limit_ = std::max(ra_limit_, std::min(end + ra_sectors_, mech_.capacity_sectors()));
     const Time ready = ra_t0_ + Duration::ns(mech_.media_ns(ra_lba0_, end - ra_lba0_));
     ++stats_.read_hits;
     ++stats_.stream_hits;
-    s.last_use = now.ns();
+    seg_.last_use[ra] = now.ns();
     const Time done = sim::max(sim::max(fw_run(now, overhead), ready), link_free_) +
                       Duration::ns(xfer_ns(static_cast<uint32_t>(end - lba)));
     link_free_ = done;
@@ -610,11 +606,8 @@ uint32_t Hdd::stream_ahead(const Cmd& c) const {
     if (stream_ra_sectors_ == 0 || (in_drive_ < 2 && dirty_.n == 0) || end >= mech_.capacity_sectors())
         return 0;
     // A segment holding data ends past sector 0 (an empty one is [0, 0)), so a read from
-    // sector 0 continues none, and otherwise an equal end is enough: no branch a segment.
-    bool stream = false;
-    for (uint32_t i = 0; i < nr_seg_; ++i)
-        stream |= seg_[i].end == c.lba;
-    if (!stream || c.lba == 0)
+    // sector 0 continues none, and otherwise an equal end is enough.
+    if (c.lba == 0 || !seg_.continued_by(c.lba))
         return 0;
     for (uint32_t i = 0; i < host_.n; ++i)
         if (!host_.cmd[i].write && host_.cmd[i].lba == end)
@@ -641,7 +634,7 @@ bool Hdd::ahead_hit(blkmq::Request* rq, uint64_t lba, uint64_t end, Time now, in
 
 // A hit in the read-ahead segment slides the read-ahead window on.
 void Hdd::on_hit(int seg, uint64_t end, Time now) {
-    seg_[static_cast<uint32_t>(seg)].last_use = now.ns();
+    seg_.last_use[static_cast<uint32_t>(seg)] = now.ns();
     if (seg != ra_seg_)
         return;
     const uint64_t want = std::min(end + ra_sectors_, mech_.capacity_sectors());
@@ -652,8 +645,8 @@ void Hdd::on_hit(int seg, uint64_t end, Time now) {
         return;
     }
     // Stopped at the window's end: start again when that sector comes round.
-    Segment& s = seg_[static_cast<uint32_t>(seg)];
-    s.end = std::max(s.end, ra_limit_);
+    uint64_t& e = seg_.end[static_cast<uint32_t>(seg)];
+    e = std::max(e, ra_limit_);
     ra_lba0_ = ra_limit_;
     ra_t0_ = now + Duration::ns(mech_.rotational_wait_ns(now, mech_.locate(ra_lba0_).angle_ns));
     ra_limit_ = want;
@@ -662,10 +655,10 @@ void Hdd::on_hit(int seg, uint64_t end, Time now) {
 void Hdd::stop_read_ahead(Time t) {
     if (ra_seg_ < 0)
         return;
-    Segment& s = seg_[static_cast<uint32_t>(ra_seg_)];
+    const uint32_t ra = static_cast<uint32_t>(ra_seg_);
     const uint64_t f = frontier(t);
-    s.end = std::max(s.end, f);
-    s.start = std::max(s.start, s.end > seg_sectors_ ? s.end - seg_sectors_ : 0);
+    seg_.end[ra] = std::max(seg_.end[ra], f);
+    seg_.start[ra] = std::max(seg_.start[ra], seg_.end[ra] > seg_sectors_ ? seg_.end[ra] - seg_sectors_ : 0);
     // The head is where read-ahead stopped.
     if (f > ra_lba0_) {
         const HddPosition p = mech_.locate(f - 1);
@@ -678,26 +671,17 @@ void Hdd::stop_read_ahead(Time t) {
 void Hdd::insert_read(uint64_t lba, uint64_t end, Time now, bool head_idle) {
     // A read that continues (or overlaps) a segment extends it: a sequential stream.
     // Otherwise it replaces the least recently used segment.
-    int hit = -1;
-    uint32_t victim = 0;
-    for (uint32_t i = 0; i < nr_seg_; ++i) {
-        const Segment& s = seg_[i];
-        if (s.start <= lba && lba <= s.end && s.end != 0) {
-            hit = static_cast<int>(i);
-            break;
-        }
-        if (s.last_use < seg_[victim].last_use)
-            victim = i;
-    }
+    uint32_t victim;
+    int hit = seg_.extended_by(lba, victim);
     bool sequential = false;
     if (hit >= 0) {
-        Segment& s = seg_[static_cast<uint32_t>(hit)];
-        sequential = s.end == lba;
-        s.end = std::max(s.end, end);
-        s.start = std::max(s.start, s.end > seg_sectors_ ? s.end - seg_sectors_ : 0);
-        s.last_use = now.ns();
+        const uint32_t h = static_cast<uint32_t>(hit);
+        sequential = seg_.end[h] == lba;
+        seg_.end[h] = std::max(seg_.end[h], end);
+        seg_.start[h] = std::max(seg_.start[h], seg_.end[h] > seg_sectors_ ? seg_.end[h] - seg_sectors_ : 0);
+        seg_.last_use[h] = now.ns();
     } else {
-        seg_[victim] = {end - std::min(end - lba, seg_sectors_), end, now.ns()};
+        seg_.set(victim, end - std::min(end - lba, seg_sectors_), end, now.ns());
         hit = static_cast<int>(victim);
     }
     bool any = cfg_.read_ahead_any;
@@ -710,11 +694,11 @@ void Hdd::insert_read(uint64_t lba, uint64_t end, Time now, bool head_idle) {
         ra_t0_ = now;
         ra_limit_ = std::min(end + ra_sectors_, mech_.capacity_sectors());
         if (cfg_.read_ahead_any && !cfg_.read_ahead_over_request)  // until its segment is full
-            ra_limit_ = std::min(ra_limit_, seg_[static_cast<uint32_t>(hit)].start + seg_sectors_);
+            ra_limit_ = std::min(ra_limit_, seg_.start[static_cast<uint32_t>(hit)] + seg_sectors_);
         if (cfg_.read_ahead_track_end) {
             const HddPosition p = mech_.locate(end);
             uint64_t track_end = end + mech_.zone_sectors_per_track(p.zone) - p.sector;
-            if (seg_[static_cast<uint32_t>(hit)].start + p.sector < end)  // held the track before
+            if (seg_.start[static_cast<uint32_t>(hit)] + p.sector < end)  // held the track before
                 track_end += mech_.zone_sectors_per_track(p.zone);
             ra_limit_ = std::min(ra_limit_, std::min(track_end, mech_.capacity_sectors()));
         }
@@ -724,15 +708,14 @@ void Hdd::insert_read(uint64_t lba, uint64_t end, Time now, bool head_idle) {
 void Hdd::invalidate(uint64_t lba, uint64_t end, Time now) {
     if (busy_ && cur_.ahead > 0 && lba < cur_.lba + cur_.nsect + cur_.ahead && cur_.lba < end)
         ahead_valid_ = false;
-    for (uint32_t i = 0; i < nr_seg_; ++i) {
-        Segment& s = seg_[i];
-        if (s.last_use < 0)
+    for (uint32_t i = 0; i < seg_.n; ++i) {
+        if (seg_.last_use[i] < 0)
             continue;
         const uint64_t se = seg_end(i, now);
-        if (lba < se && s.start < end) {
+        if (lba < se && seg_.start[i] < end) {
             if (static_cast<int>(i) == ra_seg_)
                 ra_seg_ = -1;
-            s = Segment{};
+            seg_.clear(i);
         }
     }
 }

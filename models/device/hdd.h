@@ -37,6 +37,7 @@
 #include "models/device/device.h"
 #include "models/device/hdd_config.h"
 #include "models/device/hdd_mechanics.h"
+#include "models/device/hdd_segments.h"
 #include "sim/event_queue.h"
 
 namespace blksim::dev {
@@ -133,11 +134,7 @@ private:
     // at NCQ depths.
     static constexpr uint32_t kMaxQueue = 128;
     static constexpr uint32_t kMaxDirty = 256;  // dirty extents in the write cache
-    static constexpr uint32_t kMaxSegments = 64;
-    struct Segment {
-        uint64_t start = 0, end = 0;  // cached sectors [start, end)
-        int64_t last_use = -1;        // -1: empty
-    };
+    static constexpr uint32_t kMaxSegments = HddSegments::kMax;
 
     Cmd make_cmd(blkmq::Request* rq, uint64_t lba, uint32_t nsect, bool write, bool high, sim::Time now) const;
     void set_extent(Cmd& c) const;  // position, end and media time of c.lba / c.nsect
@@ -241,8 +238,7 @@ private:
     sim::Time link_free_;
     sim::Time fw_free_;             // the firmware's timeline for buffer-served commands
 
-    std::array<Segment, kMaxSegments> seg_{};
-    uint32_t nr_seg_ = 0;
+    HddSegments seg_;  // the read cache
     uint64_t seg_sectors_ = 0, ra_sectors_ = 0;
     uint64_t stream_ra_sectors_ = 0;  // cfg.stream_read_ahead_kb, capped at a segment
     sim::Time cur_start_;           // when cur_'s media transfer began
