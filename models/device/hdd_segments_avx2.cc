@@ -46,11 +46,8 @@ bool HddSegments::continued_by_avx2(uint64_t lba) const {
 int HddSegments::extended_by_avx2(uint64_t lba, uint32_t& victim) const {
     const __m256i l = _mm256_set1_epi64x(static_cast<int64_t>(lba));
     const __m256i zero = _mm256_setzero_si256();
-    // Per lane, the least last use seen and the first index that had it.
-    __m256i best = _mm256_set1_epi64x(std::numeric_limits<int64_t>::max());
-    __m256i best_i = _mm256_setzero_si256();
-    __m256i idx = _mm256_setr_epi64x(0, 1, 2, 3);
-    const __m256i four = _mm256_set1_epi64x(4);
+    // Per lane, the least last use seen.
+    __m256d least = _mm256_castsi256_pd(_mm256_set1_epi64x(std::numeric_limits<int64_t>::max()));
     for (uint32_t i = 0; i < n; i += 4) {
         const __m256i e = load4(&end[i]);
         // Not extended: the segment starts after lba, ends before it, or is empty.
@@ -60,21 +57,26 @@ int HddSegments::extended_by_avx2(uint64_t lba, uint32_t& victim) const {
         if (const unsigned hit = ~lanes(out) & 0xfu)
             return static_cast<int>(i + static_cast<uint32_t>(__builtin_ctz(hit)));
         const __m256i used = load4(&last_use[i]);
-        const __m256i less = _mm256_cmpgt_epi64(best, used);  // strictly: the first keeps a tie
-        best = _mm256_blendv_epi8(best, used, less);
-        best_i = _mm256_blendv_epi8(best_i, idx, less);
-        idx = _mm256_add_epi64(idx, four);
+        // (A blend by the comparison's sign bits: the 64-bit lanes as doubles.)
+        least = _mm256_blendv_pd(least, _mm256_castsi256_pd(used),
+                                 _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_castpd_si256(least), used)));
     }
-    // Across the lanes: the least, the lower index on a tie (the scalar scan's first).
-    alignas(32) int64_t v[4];
-    alignas(32) int64_t k[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(v), best);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(k), best_i);
-    uint32_t b = 0;
-    for (uint32_t j = 1; j < 4; ++j)
-        if (v[j] < v[b] || (v[j] == v[b] && k[j] < k[b]))
-            b = j;
-    victim = static_cast<uint32_t>(k[b]);
+    // The least across the lanes, in every lane: against the other half, then the neighbour.
+    __m256i m = _mm256_castpd_si256(least);
+    __m256i o = _mm256_permute4x64_epi64(m, 0x4e);
+    m = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(m), _mm256_castsi256_pd(o),
+                                             _mm256_castsi256_pd(_mm256_cmpgt_epi64(m, o))));
+    o = _mm256_permute4x64_epi64(m, 0xb1);
+    m = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(m), _mm256_castsi256_pd(o),
+                                             _mm256_castsi256_pd(_mm256_cmpgt_epi64(m, o))));
+    // The first segment that has it (the scalar scan's: the first of a tie).
+    for (uint32_t i = 0; i < n; i += 4) {
+        if (const unsigned at = lanes(_mm256_cmpeq_epi64(load4(&last_use[i]), m))) {
+            victim = i + static_cast<uint32_t>(__builtin_ctz(at));
+            return -1;
+        }
+    }
+    victim = 0;  // (not reached: the least is some segment's)
     return -1;
 }
 
