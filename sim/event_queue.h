@@ -76,7 +76,7 @@ public:
     // Inline, the common cases: a future event no sooner than every slot's, with a slot free,
     // goes last (its seq is above every pending one's, so an equal time goes after too), next
     // to last when sooner than the latest only (a job's next step before bfq's idle slice
-    // timer, which waits milliseconds at the end of the slots), or second.
+    // timer, which waits milliseconds at the end of the slots), second, or first.
     void schedule(Time when, EventFn fn, void* obj, uint64_t arg = 0) {
         const auto w = static_cast<uint64_t>(when.ns());
         if (when > now_ && nr_near_ < kNear) [[likely]] {
@@ -99,6 +99,15 @@ public:
                 --near_head_;
                 near_at(0) = near_at(1);
                 near_at(1) = Event{w, seq_++, fn, obj, arg};
+                ++nr_near_;
+                return;
+            }
+            // Sooner than every slot (n >= 1 here): the ring's new head. A core's work or an
+            // interrupt while only far events are pending (an HDD's media operation, a
+            // timer): twice per I/O in the HDD benchmark.
+            if (w < near_at(0).when_ns) {
+                --near_head_;
+                near_at(0) = Event{w, seq_++, fn, obj, arg};
                 ++nr_near_;
                 return;
             }
