@@ -658,7 +658,7 @@ void Hdd::stop_read_ahead(Time t) {
     const uint32_t ra = static_cast<uint32_t>(ra_seg_);
     const uint64_t f = frontier(t);
     seg_.end[ra] = std::max(seg_.end[ra], f);
-    seg_.start[ra] = std::max(seg_.start[ra], seg_.end[ra] > seg_sectors_ ? seg_.end[ra] - seg_sectors_ : 0);
+    seg_.keep_last(ra, seg_sectors_);
     // The head is where read-ahead stopped.
     if (f > ra_lba0_) {
         const HddPosition p = mech_.locate(f - 1);
@@ -678,7 +678,7 @@ void Hdd::insert_read(uint64_t lba, uint64_t end, Time now, bool head_idle) {
         const uint32_t h = static_cast<uint32_t>(hit);
         sequential = seg_.end[h] == lba;
         seg_.end[h] = std::max(seg_.end[h], end);
-        seg_.start[h] = std::max(seg_.start[h], seg_.end[h] > seg_sectors_ ? seg_.end[h] - seg_sectors_ : 0);
+        seg_.keep_last(h, seg_sectors_);
         seg_.last_use[h] = now.ns();
     } else {
         seg_.set(victim, end - std::min(end - lba, seg_sectors_), end, now.ns());

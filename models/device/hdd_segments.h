@@ -9,6 +9,7 @@
 // outputs do not depend on the CPU (test/device/test_hdd_segments.cc).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -49,6 +50,8 @@ struct HddSegments {
         end[i] = e;
         last_use[i] = used;
     }
+    // Segment i keeps at most `len` sectors, those before its end (a segment's capacity).
+    void keep_last(uint32_t i, uint64_t len) { start[i] = std::max(start[i], end[i] > len ? end[i] - len : 0); }
 
     // The first segment that holds all of [lba, e), or -1.
     int holding(uint64_t lba, uint64_t e) const {
