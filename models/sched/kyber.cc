@@ -3,6 +3,7 @@
 #include "models/sched/scheduler_kind.h"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cstdint>
 
@@ -55,8 +56,15 @@ Kyber::Kyber(const KyberTunables& t, sim::EventQueue& eq, std::span<const uint32
       khds_(std::make_unique<KyberHctxData[]>(nr_hw_queues)), nr_hw_queues_(nr_hw_queues),
       timer_(eq, &Kyber::timer_fired, this) {
     set_tunables(t);
-    for (uint32_t cpu = 0; cpu < cpu_to_hctx_.size(); ++cpu)
-        khds_[cpu_to_hctx_[cpu]].ctxs.push_back(cpu);
+    index_hw_.resize(cpu_to_hctx_.size());
+    for (uint32_t cpu = 0; cpu < cpu_to_hctx_.size(); ++cpu) {
+        std::vector<uint32_t>& ctxs = khds_[cpu_to_hctx_[cpu]].ctxs;
+        index_hw_[cpu] = static_cast<uint32_t>(ctxs.size());
+        ctxs.push_back(cpu);
+    }
+    for (uint32_t h = 0; h < nr_hw_queues_; ++h)
+        for (auto& map : khds_[h].kcq_map)
+            map.assign((khds_[h].ctxs.size() + 63) / 64, 0);
     for (uint32_t d = 0; d < KYBER_NUM_DOMAINS; ++d) {
         DomainTokens& dt = domain_tokens_[d];
         dt.depth = kyber_depth[d];
@@ -154,6 +162,8 @@ void Kyber::insert_request(Request* rq, bool at_head, sim::Time /*now*/) {
     else
         head.push_back(*rq);
     KyberHctxData& khd = khds_[cpu_to_hctx_[cpu]];
+    const uint32_t bit = index_hw_[cpu];
+    khd.kcq_map[d][bit / 64] |= uint64_t{1} << (bit % 64);
     ++khd.kcq_nr[d];
     ++khd.nr_queued;
     ++stats_[d].inserted;
@@ -195,6 +205,10 @@ void Kyber::requests_merged(Request* /*rq*/, Request* next) {
         RqList& l = kcqs_[cpu].rq_list[d];
         l.erase(l.iterator_to(*next));
         KyberHctxData& khd = khds_[cpu_to_hctx_[cpu]];
+        if (l.empty()) {
+            const uint32_t bit = index_hw_[cpu];
+            khd.kcq_map[d][bit / 64] &= ~(uint64_t{1} << (bit % 64));
+        }
         --khd.kcq_nr[d];
         --khd.nr_queued;
     } else {
@@ -205,11 +219,18 @@ void Kyber::requests_merged(Request* /*rq*/, Request* next) {
 
 // --- dispatch ------------------------------------------------------------------------------
 
-// kyber_flush_busy_kcqs(): every kcq of the hctx with requests of the domain, in ctx order,
-// spliced to the tail of `list`.
+// kyber_flush_busy_kcqs(): every kcq of the hctx with requests of the domain, in ctx order
+// (the set bits of kcq_map, as sbitmap_for_each_set() visits them), spliced to the tail of
+// `list`.
 void Kyber::kyber_flush_busy_kcqs(KyberHctxData& khd, uint32_t sched_domain, RqList& list) {
-    for (const uint32_t cpu : khd.ctxs)
-        list.splice(list.end(), kcqs_[cpu].rq_list[sched_domain]);
+    std::vector<uint64_t>& map = khd.kcq_map[sched_domain];
+    for (std::size_t w = 0; w < map.size(); ++w) {
+        for (uint64_t bits = map[w]; bits != 0; bits &= bits - 1) {
+            const uint32_t cpu = khd.ctxs[w * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
+            list.splice(list.end(), kcqs_[cpu].rq_list[sched_domain]);
+        }
+        map[w] = 0;
+    }
     khd.kcq_nr[sched_domain] = 0;
 }
 
@@ -474,8 +495,15 @@ std::string Kyber::audit() const {
         uint64_t linked = 0;
         for (uint32_t d = 0; d < KYBER_NUM_DOMAINS; ++d) {
             linked += khd.rqs[d].size();
-            for (const uint32_t cpu : khd.ctxs)
-                linked += kcqs_[cpu].rq_list[d].size();
+            for (std::size_t i = 0; i < khd.ctxs.size(); ++i) {
+                const RqList& l = kcqs_[khd.ctxs[i]].rq_list[d];
+                linked += l.size();
+                const bool bit = (khd.kcq_map[d][i / 64] >> (i % 64)) & 1;
+                if (bit == l.empty())
+                    return fmt::format("kyber hctx {}: the kcq_map bit of ctx {} (cpu {}) for domain {} is {}, "
+                                       "its list holds {} requests (rule: a bit is set while its kcq holds some)",
+                                       h, i, khd.ctxs[i], d, bit ? 1 : 0, l.size());
+            }
         }
         if (linked != khd.nr_queued)
             return fmt::format("kyber hctx {}: {} requests in its lists and kcqs, has_work counts {}", h, linked,

@@ -177,14 +177,16 @@ private:
     struct KyberCtxQueue {
         RqList rq_list[KYBER_NUM_DOMAINS];
     };
-    // struct kyber_hctx_data. kcq_map[] (which ctxs have requests of a domain) is kept as
-    // the number of requests waiting in this hctx's kcqs per domain: the code only asks
-    // whether any bit is set, and flushes walk the hctx's ctxs in index order anyway.
+    // struct kyber_hctx_data. kcq_map[] says which ctxs have requests of a domain, bit i
+    // for ctxs[i] (the ctx's index_hw), so that a flush visits those alone, in index order,
+    // as sbitmap_for_each_set() does; kcq_nr[] counts the requests behind them (whether
+    // any bit is set).
     struct KyberHctxData {
         RqList rqs[KYBER_NUM_DOMAINS];
         uint32_t cur_domain = KYBER_READ;
         uint32_t batching = 0;
         std::vector<uint32_t> ctxs;  // the CPUs mapped here (kcqs[index_hw])
+        std::vector<uint64_t> kcq_map[KYBER_NUM_DOMAINS];
         uint32_t kcq_nr[KYBER_NUM_DOMAINS] = {0, 0, 0, 0};
         bool waiting[KYBER_NUM_DOMAINS] = {false, false, false, false};  // domain_wait[] queued
         // Requests of all domains in rqs[] and in the kcqs: what kyber_has_work() asks,
@@ -229,6 +231,7 @@ private:
     Jiffies jif_;
     std::vector<uint32_t> cpu_to_hctx_;
     std::unique_ptr<KyberCtxQueue[]> kcqs_;  // per CPU
+    std::vector<uint32_t> index_hw_;          // per CPU: its ctx's index in its hctx (ctxs)
     std::unique_ptr<KyberHctxData[]> khds_;  // per hctx
     uint32_t nr_hw_queues_;
     DomainTokens domain_tokens_[KYBER_NUM_DOMAINS];

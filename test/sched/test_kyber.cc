@@ -212,6 +212,28 @@ TEST_CASE("kyber: a domain's ctx lists are flushed only with a token; merges hap
     CHECK(rig.ky.queued() == 0);
 }
 
+// kcq_map is a bitmap over the hctx's ctxs, one 64-bit word per 64: a flush visits the
+// ctxs with requests in ctx order across words, and only those, leaving every bit clear.
+TEST_CASE("kyber: a flush takes the busy ctxs of every kcq_map word in ctx order", "[kyber]") {
+    Rig rig(130, 1);
+    // Out of ctx order, over all three words; some ctxs twice, most not at all.
+    const uint32_t cpus[] = {129, 3, 64, 0, 127, 63, 3, 65, 128};
+    for (uint32_t i = 0; i < std::size(cpus); ++i)
+        rig.insert(R, 1000 * (i + 1), cpus[i]);
+    CHECK(rig.ky.audit().empty());
+    std::vector<uint32_t> order;
+    for (Request* r : rig.drain())
+        order.push_back(r->mq_ctx_cpu);
+    CHECK(order == std::vector<uint32_t>{0, 3, 3, 63, 64, 65, 127, 128, 129});
+    CHECK(rig.ky.queued() == 0);
+    CHECK(rig.ky.audit().empty());
+    // The bits were cleared: the next flush takes the new request alone.
+    Request* again = rig.insert(R, 50000, 129);
+    CHECK(rig.ky.audit().empty());
+    CHECK(rig.dispatch() == again);
+    CHECK(rig.dispatch() == nullptr);
+}
+
 TEST_CASE("kyber: latency buckets are quarters of the target", "[kyber]") {
     CHECK(Kyber::latency_bucket(2'000'000, 0) == 0);
     CHECK(Kyber::latency_bucket(2'000'000, 500'000) == 0);
