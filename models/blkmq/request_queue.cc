@@ -652,7 +652,7 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         RequestList list;
         uint32_t n = 0;
         bool multi_hctxs = false;
-        while (n < max_dispatch && elevator_->has_work(h.queue_num())) {
+        while (n < max_dispatch && elv_has_work(h)) {
             // __blk_mq_do_dispatch_sched takes the budget before it dequeues: without
             // budget the requests stay in the elevator, sorted and mergeable.
             if (!budget_ok(n)) {
@@ -680,7 +680,7 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
             // has_work but nothing to hand out (mq-deadline's strict priority, kyber out of
             // tokens): BLK_MQ_BUDGET_DELAY rerun (kyber's token wake-up pulls it in).
             // Out of budget, the completion that returns some reruns the queue instead.
-            if (elevator_->has_work(h.queue_num()) && !budget_restart_)
+            if (elv_has_work(h) && !budget_restart_)
                 delay_run_hw_queue(h, t + BLK_MQ_RESOURCE_DELAY);
             return t;
         }
@@ -706,7 +706,7 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
         }
         // The loop's next round, when work is left, is an event at this one's end
         // (loop_goes_on) if max_dispatch stopped it or another event comes first.
-        if (elevator_->has_work(h.queue_num()) &&
+        if (elv_has_work(h) &&
             (n == max_dispatch || (t > eq_.now() && !cpus_[cpu]->in_step() && eq_.next_time() <= t))) {
             loop_goes_on(h, t, cpu);
             return t;
@@ -751,7 +751,7 @@ void RequestQueue::dispatch_continue(uint64_t arg) {
     --h.loops_pending;
     const bool outer = task_loop_;
     task_loop_ = holds;
-    const bool again = h.dispatch.empty() && elevator_->has_work(h.queue_num()) &&  // else another CPU's run took it
+    const bool again = h.dispatch.empty() && elv_has_work(h) &&  // else another CPU's run took it
                        run_hw_queue_yields(h, sim::max(eq_.now(), cpus_[cpu]->free_at()), cpu);
     task_loop_ = outer;
     if (!again)
@@ -1252,6 +1252,12 @@ std::string RequestQueue::audit() const {
                                elv_audit_->queued(), elv_held_);
         if (std::string why = elv_audit_->audit(); !why.empty())
             return why;
+        if (elv_held_ == 0)
+            for (const auto& h : hctxs_)
+                if (elevator_->has_work(h->queue_num()))
+                    return fmt::format("the {} scheduler has work for hctx {} but holds no request (rule: an "
+                                       "elevator with nothing inserted has nothing to dispatch)",
+                                       elevator_->name(), h->queue_num());
     } else if (!elevator_ && elv_held_ != 0) {
         return fmt::format("{} requests counted in an elevator the queue does not have", elv_held_);
     }

@@ -243,6 +243,9 @@ private:
     void requeue_refused(Request* rq, sim::Time now, uint32_t cpu);
     bool attempt_sw_merge(Bio* bio, sim::Time now, uint32_t cpu);
     bool bio_attempt_merge(Request* rq, Bio* bio, sim::Time now, uint32_t cpu);
+    // blk_mq_sched_has_work(): an elevator holding no request has none (audit() checks it),
+    // which spares the policy's virtual ->has_work on the dispatch loop's last rounds.
+    bool elv_has_work(const HwQueue& h) const { return elv_held_ != 0 && elevator_->has_work(h.queue_num()); }
     // blk_mq_get_dispatch_budget(): one more command may go to the driver. The budget is
     // taken right before ->queue_rq and given back when the driver ends the request, so
     // the commands at the driver are the budget in use.
