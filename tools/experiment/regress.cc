@@ -77,7 +77,10 @@ Variants read_variants(const Obj& top, const std::vector<std::string>& only) {
     if (!top.j.contains("schedulers") || !top.j.at("schedulers").is_object() || top.j.at("schedulers").empty())
         throw top.error("schedulers", "missing or not an object {\"<scheduler>\": [variants]}");
     Variants out;
-    for (const auto& [suite_name, list] : top.j.at("schedulers").items()) {
+    for (const auto& item : top.j.at("schedulers").items()) {
+        // Named, not a structured binding: clang 14 cannot capture one in a lambda.
+        const std::string& suite_name = item.key();
+        const auto& list = item.value();
         const std::string where = top.path + ".schedulers." + suite_name;
         if (!list.is_array() || list.empty())
             throw SuiteError(fmt::format("{}: {}: must be a non-empty array of variants", top.file, where));
