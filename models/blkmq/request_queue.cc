@@ -396,6 +396,10 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
     const cpu::Spinlock::Section sec = insert_lock(cpu).acquire(cpu, now, hold_.merge, eq_.now());
     cpus_[cpu]->account_spin(sec.spin, now);
     lock_time = sec.end - now;
+    // An elevator holding no request has none to merge into: the policy's lookup is
+    // skipped, not the lock section around it.
+    if (elv_held_ == 0)
+        return false;
     Request* rq = nullptr;
     const sched::ElvMerge m = elevator_->bio_merge(cpu, *bio, max_sectors_, &rq);
     const uint32_t segs = bio_segments(bio->nr_sectors);
@@ -440,7 +444,7 @@ bool RequestQueue::attempt_sched_merge(Bio* bio, Time now, uint32_t cpu, Duratio
 // ending where it starts; a request that grew may in turn join the one before it. True
 // when rq was merged (and freed).
 bool RequestQueue::attempt_insert_merge(Request* rq, Time now, uint32_t cpu) {
-    if (nomerges_ == 2)
+    if (nomerges_ == 2 || elv_held_ == 0)  // an empty elevator has nothing to merge with
         return false;
     if (Request* last = elevator_->insert_merge_last(); last && last != rq && mergeable(*last, *rq)) {
         merge_requests(last, rq, now, cpu);
