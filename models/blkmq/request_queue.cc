@@ -606,6 +606,10 @@ void RequestQueue::insert_requests(RequestList& list, Time now, uint32_t cpu, bo
     Time t = now;
     RequestList to_insert;
     HwQueue* h_run = nullptr;
+    if (!elv_bypass_ && !list.empty()) {  // every request goes in: the whole list, as it is
+        h_run = list.back()->mq_hctx;
+        to_insert.splice_tail(list);
+    }
     while (Request* rq = list.pop_front()) {
         HwQueue& h = *rq->mq_hctx;
         const bool hctx_idle = h.dispatch.empty() && !h.busy();
