@@ -565,9 +565,7 @@ void RequestQueue::requeue_refused(Request* rq, Time now, uint32_t cpu) {
 
 // blk_mq_get_driver_tag(): an elevator's request needs a driver tag to reach the driver;
 // the shared-tag fair share applies here, not at allocation.
-bool RequestQueue::get_driver_tag(HwQueue& h, Request* rq, Time now) {
-    if (rq->driver_tag != BlkMqTags::NO_TAG)
-        return true;
+bool RequestQueue::get_driver_tag_slow(HwQueue& h, Request* rq, Time now) {
     if (tag_set_.shared())
         tag_busy(h);
     const uint32_t tag = hctx_may_queue(h) ? h.tags.get(now) : BlkMqTags::NO_TAG;

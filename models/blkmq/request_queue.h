@@ -269,7 +269,11 @@ private:
     void run_hw_queue_async(HwQueue& h, sim::Time t, uint32_t cpu);
     void kblockd_run(uint64_t arg);
     void work_done(HwQueue& h, uint32_t cpu);
-    bool get_driver_tag(HwQueue& h, Request* rq, sim::Time now);
+    // Inline, the request that already has one (taken in the dispatch round that pulled it).
+    bool get_driver_tag(HwQueue& h, Request* rq, sim::Time now) {
+        return rq->driver_tag != BlkMqTags::NO_TAG || get_driver_tag_slow(h, rq, now);
+    }
+    bool get_driver_tag_slow(HwQueue& h, Request* rq, sim::Time now);
     // __blk_mq_put_driver_tag(): the driver tag back to h's tags (and out of the active
     // count), if rq holds one.
     void put_driver_tag(HwQueue& h, Request* rq, sim::Time now) {
