@@ -19,6 +19,12 @@ __m256i load4(const uint64_t* p) { return _mm256_load_si256(reinterpret_cast<con
 __m256i load4(const int64_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
 // One bit per lane whose all-ones mask is set.
 unsigned lanes(__m256i mask) { return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(mask))); }
+// Per lane, the lesser of a and b (AVX2 has no 64-bit minimum): a blend by the comparison's
+// sign bits, the 64-bit lanes taken as doubles.
+__m256i min4(__m256i a, __m256i b) {
+    return _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(a), _mm256_castsi256_pd(b),
+                                                _mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b))));
+}
 
 }  // namespace
 
@@ -47,7 +53,7 @@ int HddSegments::extended_by_avx2(uint64_t lba, uint32_t& victim) const {
     const __m256i l = _mm256_set1_epi64x(static_cast<int64_t>(lba));
     const __m256i zero = _mm256_setzero_si256();
     // Per lane, the least last use seen.
-    __m256d least = _mm256_castsi256_pd(_mm256_set1_epi64x(std::numeric_limits<int64_t>::max()));
+    __m256i least = _mm256_set1_epi64x(std::numeric_limits<int64_t>::max());
     for (uint32_t i = 0; i < n; i += 4) {
         const __m256i e = load4(&end[i]);
         // Not extended: the segment starts after lba, ends before it, or is empty.
@@ -56,19 +62,11 @@ int HddSegments::extended_by_avx2(uint64_t lba, uint32_t& victim) const {
                                             _mm256_cmpeq_epi64(e, zero));
         if (const unsigned hit = ~lanes(out) & 0xfu)
             return static_cast<int>(i + static_cast<uint32_t>(__builtin_ctz(hit)));
-        const __m256i used = load4(&last_use[i]);
-        // (A blend by the comparison's sign bits: the 64-bit lanes as doubles.)
-        least = _mm256_blendv_pd(least, _mm256_castsi256_pd(used),
-                                 _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_castpd_si256(least), used)));
+        least = min4(least, load4(&last_use[i]));
     }
     // The least across the lanes, in every lane: against the other half, then the neighbour.
-    __m256i m = _mm256_castpd_si256(least);
-    __m256i o = _mm256_permute4x64_epi64(m, 0x4e);
-    m = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(m), _mm256_castsi256_pd(o),
-                                             _mm256_castsi256_pd(_mm256_cmpgt_epi64(m, o))));
-    o = _mm256_permute4x64_epi64(m, 0xb1);
-    m = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(m), _mm256_castsi256_pd(o),
-                                             _mm256_castsi256_pd(_mm256_cmpgt_epi64(m, o))));
+    __m256i m = min4(least, _mm256_permute4x64_epi64(least, 0x4e));
+    m = min4(m, _mm256_permute4x64_epi64(m, 0xb1));
     // The first segment that has it (the scalar scan's: the first of a tie).
     for (uint32_t i = 0; i < n; i += 4) {
         if (const unsigned at = lanes(_mm256_cmpeq_epi64(load4(&last_use[i]), m))) {
