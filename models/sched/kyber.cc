@@ -164,7 +164,6 @@ void Kyber::insert_request(Request* rq, bool at_head, sim::Time /*now*/) {
     KyberHctxData& khd = khds_[cpu_to_hctx_[cpu]];
     const uint32_t bit = index_hw_[cpu];
     khd.kcq_map[d][bit / 64] |= uint64_t{1} << (bit % 64);
-    ++khd.kcq_nr[d];
     ++khd.nr_queued;
     ++stats_[d].inserted;
 }
@@ -209,7 +208,6 @@ void Kyber::requests_merged(Request* /*rq*/, Request* next) {
             const uint32_t bit = index_hw_[cpu];
             khd.kcq_map[d][bit / 64] &= ~(uint64_t{1} << (bit % 64));
         }
-        --khd.kcq_nr[d];
         --khd.nr_queued;
     } else {
         ++stats_[d].inserted;  // never inserted: count it in, so that it balances
@@ -231,7 +229,6 @@ void Kyber::kyber_flush_busy_kcqs(KyberHctxData& khd, uint32_t sched_domain, RqL
         }
         map[w] = 0;
     }
-    khd.kcq_nr[sched_domain] = 0;
 }
 
 // kyber_get_domain_token(): a token of cur_domain, or else the hctx queues itself to be
@@ -272,7 +269,7 @@ Request* Kyber::kyber_dispatch_cur_domain(KyberHctxData& khd, uint32_t hctx_idx)
         if (kyber_get_domain_token(khd, hctx_idx))
             return take(khd, rqs);
         ++stats_[khd.cur_domain].throttled;
-    } else if (khd.kcq_nr[khd.cur_domain] > 0) {
+    } else if (khd.kcq_busy(khd.cur_domain)) {
         if (kyber_get_domain_token(khd, hctx_idx)) {
             kyber_flush_busy_kcqs(khd, khd.cur_domain, rqs);
             return take(khd, rqs);

@@ -179,15 +179,20 @@ private:
     };
     // struct kyber_hctx_data. kcq_map[] says which ctxs have requests of a domain, bit i
     // for ctxs[i] (the ctx's index_hw), so that a flush visits those alone, in index order,
-    // as sbitmap_for_each_set() does; kcq_nr[] counts the requests behind them (whether
-    // any bit is set).
+    // as sbitmap_for_each_set() does.
     struct KyberHctxData {
         RqList rqs[KYBER_NUM_DOMAINS];
         uint32_t cur_domain = KYBER_READ;
         uint32_t batching = 0;
         std::vector<uint32_t> ctxs;  // the CPUs mapped here (kcqs[index_hw])
         std::vector<uint64_t> kcq_map[KYBER_NUM_DOMAINS];
-        uint32_t kcq_nr[KYBER_NUM_DOMAINS] = {0, 0, 0, 0};
+        // sbitmap_any_bit_set(&kcq_map[d]): some ctx holds a request of domain d.
+        bool kcq_busy(uint32_t d) const {
+            for (const uint64_t w : kcq_map[d])
+                if (w != 0)
+                    return true;
+            return false;
+        }
         bool waiting[KYBER_NUM_DOMAINS] = {false, false, false, false};  // domain_wait[] queued
         // Requests of all domains in rqs[] and in the kcqs: what kyber_has_work() asks,
         // several times per dispatch round, kept as one count instead of eight looks.

@@ -22,9 +22,13 @@ std::string Kyber::debugfs_show(sim::Time now) const {
     }
     for (uint32_t h = 0; h < nr_hw_queues_; ++h) {
         const KyberHctxData& khd = khds_[h];
-        for (uint32_t d = 0; d < KYBER_NUM_DOMAINS; ++d)
+        for (uint32_t d = 0; d < KYBER_NUM_DOMAINS; ++d) {
+            std::size_t in_ctxs = 0;
+            for (const uint32_t cpu : khd.ctxs)
+                in_ctxs += kcqs_[cpu].rq_list[d].size();
             fmt::format_to(to, "hctx{}/{}_rqs: {} request(s), {} in the ctxs{}\n", h, kDomain[d], khd.rqs[d].size(),
-                           khd.kcq_nr[d], khd.waiting[d] ? ", waiting for a token" : "");
+                           in_ctxs, khd.waiting[d] ? ", waiting for a token" : "");
+        }
         fmt::format_to(to, "hctx{}/cur_domain: {}\nhctx{}/batching: {}\n", h, kDomain[khd.cur_domain], h,
                        khd.batching);
     }

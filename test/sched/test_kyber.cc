@@ -234,6 +234,24 @@ TEST_CASE("kyber: a flush takes the busy ctxs of every kcq_map word in ctx order
     CHECK(rig.dispatch() == nullptr);
 }
 
+// The state dump counts, per hctx and domain, the requests on the hctx's list and those
+// still in its ctxs' lists.
+TEST_CASE("kyber: debugfs counts the requests in the hctx's list and in its ctxs", "[kyber]") {
+    Rig rig(4, 2);  // CPUs 0-1 on hctx 0, 2-3 on hctx 1
+    rig.insert(R, 1000, 0);
+    rig.insert(R, 2000, 1);
+    rig.insert(R, 3000, 1);
+    rig.insert(W, 4000, 3);
+    std::string dump = rig.ky.debugfs_show(rig.eq.now());
+    CHECK_THAT(dump, Catch::Contains("hctx0/read_rqs: 0 request(s), 3 in the ctxs\n"));
+    CHECK_THAT(dump, Catch::Contains("hctx1/read_rqs: 0 request(s), 0 in the ctxs\n"));
+    CHECK_THAT(dump, Catch::Contains("hctx1/write_rqs: 0 request(s), 1 in the ctxs\n"));
+    // A dispatch flushes hctx 0's reads to its list and takes one.
+    REQUIRE(rig.dispatch(0) != nullptr);
+    dump = rig.ky.debugfs_show(rig.eq.now());
+    CHECK_THAT(dump, Catch::Contains("hctx0/read_rqs: 2 request(s), 0 in the ctxs\n"));
+}
+
 TEST_CASE("kyber: latency buckets are quarters of the target", "[kyber]") {
     CHECK(Kyber::latency_bucket(2'000'000, 0) == 0);
     CHECK(Kyber::latency_bucket(2'000'000, 500'000) == 0);
