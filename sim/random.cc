@@ -25,15 +25,13 @@ Rng::Rng(uint64_t seed, std::string_view name) {
         w = splitmix64(x);
 }
 
-uint64_t Rng::below(uint64_t n) {
-    __uint128_t m = static_cast<__uint128_t>(next()) * n;
+// The low word fell below n: redraw while it is below 2^64 mod n (the biased values).
+uint64_t Rng::below_slow(uint64_t n, __uint128_t m) {
+    const uint64_t threshold = -n % n;
     auto low = static_cast<uint64_t>(m);
-    if (low < n) {
-        const uint64_t threshold = -n % n;
-        while (low < threshold) {
-            m = static_cast<__uint128_t>(next()) * n;
-            low = static_cast<uint64_t>(m);
-        }
+    while (low < threshold) {
+        m = static_cast<__uint128_t>(next()) * n;
+        low = static_cast<uint64_t>(m);
     }
     return static_cast<uint64_t>(m >> 64);
 }

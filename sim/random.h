@@ -28,12 +28,19 @@ public:
     }
     // Uniform in [0, 1) with 53 random bits.
     double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-    // Uniform integer in [0, n), n > 0, without modulo bias (Lemire's method).
-    uint64_t below(uint64_t n);
+    // Uniform integer in [0, n), n > 0, without modulo bias (Lemire's method). Inline, the
+    // draw that needs no rejection test (all but n / 2^64 of them); the test out of line.
+    uint64_t below(uint64_t n) {
+        const __uint128_t m = static_cast<__uint128_t>(next()) * n;
+        if (static_cast<uint64_t>(m) < n) [[unlikely]]
+            return below_slow(n, m);
+        return static_cast<uint64_t>(m >> 64);
+    }
     // Exponentially distributed with mean `mean` (inverse transform).
     double exponential(double mean) { return -mean * std::log1p(-uniform()); }
 
 private:
+    uint64_t below_slow(uint64_t n, __uint128_t m);
     static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
     uint64_t s_[4];
 };
