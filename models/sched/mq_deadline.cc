@@ -336,6 +336,10 @@ Request* MqDeadline::dd_account_dispatch(DdPerPrio& pp, Request* rq) {
 // dd_dispatch_prio_aged_requests(): when at least two levels own requests, serve a BE or
 // IDLE request that has waited prio_aging_expire, whatever the higher levels hold.
 Request* MqDeadline::dd_dispatch_prio_aged_requests(int64_t now_j) {
+    // Two levels cannot own requests while the RT and IDLE levels never had one (no I/O
+    // priority in use): the same answer as the count below, without it on every dispatch.
+    if ((per_prio_[DD_RT_PRIO].stats.inserted | per_prio_[DD_IDLE_PRIO].stats.inserted) == 0)
+        return nullptr;
     const int prio_cnt = !!dd_queued(DD_RT_PRIO) + !!dd_queued(DD_BE_PRIO) + !!dd_queued(DD_IDLE_PRIO);
     if (prio_cnt < 2)
         return nullptr;
