@@ -315,14 +315,6 @@ void Bfq::bfq_updated_next_req(BfqQueue* bfqq) {
 
 // --- per-request statistics of a queue ------------------------------------------------------
 
-// BFQ_RQ_SEEKY(): farther than 800 sectors from the previous request (and, on a
-// non-rotational device, small: a large request is efficient anywhere).
-bool Bfq::bfq_rq_seeky(uint64_t last_pos, const Request* rq) const {
-    constexpr uint64_t BFQQ_SEEK_THR = 8 * 100, BFQQ_SECT_THR_NONROT = 2 * 32;
-    const uint64_t sdist = last_pos ? (rq->sector > last_pos ? rq->sector - last_pos : last_pos - rq->sector) : 0;
-    return sdist > BFQQ_SEEK_THR && (!nonrot() || rq->nr_sectors < BFQQ_SECT_THR_NONROT);
-}
-
 // bfq_update_io_thinktime(): only a queue that was idle (nothing queued or in flight)
 // gives a sample: the time from its last completion to this request, at most 2 slice_idle.
 void Bfq::bfq_update_io_thinktime(BfqQueue* bfqq) {

@@ -426,7 +426,14 @@ private:
     void bfq_update_io_seektime(BfqQueue* bfqq, const Request* rq);
     void bfq_update_has_short_ttime(BfqQueue* bfqq);
     void bfq_update_io_intensity(BfqQueue* bfqq);
-    bool bfq_rq_seeky(uint64_t last_pos, const Request* rq) const;
+    // BFQ_RQ_SEEKY(): farther than 800 sectors from the previous request (and, on a
+    // non-rotational device, small: a large request is efficient anywhere). Inline: asked
+    // twice per request (its seek history, the peak rate's sequential samples).
+    bool bfq_rq_seeky(uint64_t last_pos, const Request* rq) const {
+        constexpr uint64_t BFQQ_SEEK_THR = 8 * 100, BFQQ_SECT_THR_NONROT = 2 * 32;
+        const uint64_t sdist = last_pos ? (rq->sector > last_pos ? rq->sector - last_pos : last_pos - rq->sector) : 0;
+        return sdist > BFQQ_SEEK_THR && (!nonrot() || rq->nr_sectors < BFQQ_SECT_THR_NONROT);
+    }
 
     // --- service: selection, expiration, budgets, idling (bfq.cc) --------------------------
     static int bfq_bfqq_budget_left(const BfqQueue* bfqq) { return bfqq->entity.budget - bfqq->entity.service; }
@@ -597,9 +604,15 @@ private:
 
     // queue merging (bfq_coop.cc)
     std::unordered_map<uint32_t, BfqIoCq> bics_;  // by pid; elements never move
-    // The last bic looked up: consecutive bios and requests mostly come from one process.
-    uint32_t last_bic_pid_ = 0;
-    BfqIoCq* last_bic_ = nullptr;
+    // The bics looked up, by pid modulo kBicHint: in the kernel a task reaches its own
+    // io_cq through its io_context's hint; here a pid (1000 + the job's number) finds its bic
+    // in its slot, without the map, while fewer than kBicHint jobs share the device.
+    static constexpr uint32_t kBicHint = 64;
+    struct BicHint {
+        uint32_t pid = 0;
+        BfqIoCq* bic = nullptr;
+    };
+    BicHint bic_hint_[kBicHint] = {};
     PosTree rq_pos_tree_;
     BfqQueue* last_bfqq_created_ = nullptr;   // bfqd->last_bfqq_created: stable merging
     BfqQueue* bio_bfqq_ = nullptr;            // bfqd->bio_bfqq / bio_bic during bio_merge

@@ -40,19 +40,20 @@ BfqIoCq* Bfq::bfq_bic_lookup(uint32_t pid) {
         return bic;
     BfqIoCq& bic = bics_[pid];
     bic.pid = pid;
-    last_bic_pid_ = pid;
-    return last_bic_ = &bic;
+    bic_hint_[pid % kBicHint] = {pid, &bic};
+    return &bic;
 }
 
 // The process's bic if it has one (no request yet: null).
 BfqIoCq* Bfq::bfq_bic_find(uint32_t pid) {
-    if (last_bic_ && last_bic_pid_ == pid)
-        return last_bic_;
+    BicHint& hint = bic_hint_[pid % kBicHint];
+    if (hint.bic && hint.pid == pid)
+        return hint.bic;
     const auto it = bics_.find(pid);
     if (it == bics_.end())
         return nullptr;
-    last_bic_pid_ = pid;
-    return last_bic_ = &it->second;
+    hint = {pid, &it->second};
+    return &it->second;
 }
 
 // bic_set_bfqq(): point the process at bfqq (null: none yet), cancelling a stable merge
