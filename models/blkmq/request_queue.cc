@@ -710,10 +710,13 @@ Time RequestQueue::sched_dispatch(HwQueue& h, Time now, uint32_t cpu) {
             run_hw_queue_async(h, t, cpu);
             return t;
         }
-        // The loop's next round, when work is left, is an event at this one's end
-        // (loop_goes_on) if max_dispatch stopped it or another event comes first.
-        if (elv_has_work(h) &&
-            (n == max_dispatch || (t > eq_.now() && !cpus_[cpu]->in_step() && eq_.next_time() <= t))) {
+        // Nothing left: the next round would pull nothing and return (the common end of a
+        // flush, the elevator drained), so it is not played.
+        if (!elv_has_work(h))
+            return t;
+        // The loop's next round is an event at this one's end (loop_goes_on) if max_dispatch
+        // stopped it or another event comes first.
+        if (n == max_dispatch || (t > eq_.now() && !cpus_[cpu]->in_step() && eq_.next_time() <= t)) {
             loop_goes_on(h, t, cpu);
             return t;
         }
