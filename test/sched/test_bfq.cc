@@ -199,6 +199,32 @@ TEST_CASE("bfq: a queue per task, its class and weight from the task's io_contex
     CHECK(rig.bfq.queued() == 5);
 }
 
+// A task's io context is found through a hint slot by pid modulo 64 (bfq_bic_find()):
+// tasks sharing a slot, taking turns, each keep their own.
+TEST_CASE("bfq: tasks whose pids share a hint slot keep their own io contexts and queues", "[bfq]") {
+    Rig rig(Rig::no_wr());
+    rig.insert(1000, 0);
+    rig.insert(1064, 1 << 20);
+    rig.insert(1000, 8);
+    rig.insert(1128, 2 << 20);
+    rig.insert(1064, (1 << 20) + 8);
+    rig.insert(1000, 16);
+    CHECK(rig.bfq.queues().size() == 3);
+    for (const uint32_t pid : {1000u, 1064u, 1128u}) {
+        const sched::BfqIoCq* bic = rig.bfq.bic_of(pid);
+        REQUIRE(bic != nullptr);
+        CHECK(bic->pid == pid);
+        CHECK(bic->bfqq == &rig.q(pid));
+        CHECK(rig.q(pid).pid == pid);
+    }
+    CHECK(rig.q(1000).queued[1] == 3);
+    CHECK(rig.q(1064).queued[1] == 2);
+    CHECK(rig.q(1128).queued[1] == 1);
+    CHECK(rig.bfq.bic_of(1000)->requests == 3);
+    CHECK(rig.bfq.bic_of(1064)->requests == 2);
+    CHECK(rig.bfq.bic_of(1128)->requests == 1);
+}
+
 TEST_CASE("bfq: B-WF2Q+ gives two backlogged queues of equal weight the same service", "[bfq]") {
     for (const bool rotational : {true, false}) {
         Rig rig(Rig::no_wr(), rotational);
