@@ -246,6 +246,23 @@ TEST_CASE("mq-deadline: prio aging serves a BE request older than prio_aging_exp
     CHECK(r.dispatch(aging + 1_ms) == 2);
 }
 
+// Without RT requests the aging still runs between BE and IDLE (the dispatch skips the
+// count of levels owning requests only while neither RT nor IDLE ever had a request).
+TEST_CASE("mq-deadline: prio aging serves an IDLE request older than prio_aging_expire, no RT in use", "[mq-deadline]") {
+    MqDeadlineTunables t = hz1000();
+    t.prio_aging_expire = 1_s;
+    Rig r(t);
+    r.insert(0, R, 0, 0_ms, CLS_IDLE);
+    r.insert(1, R, 1000, 0_ms, CLS_BE);
+    REQUIRE(r.dispatch(1_ms) == 1);  // BE first; it stays in the device from now on
+    CHECK(r.dispatch(500_ms) == -1);
+    CHECK(r.dispatch(999_ms) == -1);
+    r.insert(2, R, 2000, 999_ms, CLS_BE);  // a BE request is waiting too
+    CHECK(r.dispatch(1_s) == 0);           // aged IDLE goes even before it
+    CHECK(r.dispatch(1_s + 1_ms) == 2);
+    CHECK(r.dd.stats(sched::DD_RT_PRIO).inserted == 0);
+}
+
 TEST_CASE("mq-deadline: head_on_wrap restarts at the lowest sector, mainline at the FIFO head", "[mq-deadline]") {
     MqDeadlineTunables t = hz1000();
     std::vector<uint64_t> expect;
