@@ -29,7 +29,8 @@ public:
     // Uniform in [0, 1) with 53 random bits.
     double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
     // Uniform integer in [0, n), n > 0, without modulo bias (Lemire's method). Inline, the
-    // draw that needs no rejection test (all but n / 2^64 of them); the test out of line.
+    // common draw; out of line, the rejection loop, which a draw enters with probability
+    // n / 2^64 (its low word below n).
     uint64_t below(uint64_t n) {
         const __uint128_t m = static_cast<__uint128_t>(next()) * n;
         if (static_cast<uint64_t>(m) < n) [[unlikely]]

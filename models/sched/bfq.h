@@ -606,7 +606,8 @@ private:
     std::unordered_map<uint32_t, BfqIoCq> bics_;  // by pid; elements never move
     // The bics looked up, by pid modulo kBicHint: in the kernel a task reaches its own
     // io_cq through its io_context's hint; here a pid (1000 + the job's number) finds its bic
-    // in its slot, without the map, while fewer than kBicHint jobs share the device.
+    // in its slot without the map, unless a job whose pid differs by a multiple of kBicHint
+    // took the slot since (then the map, and the slot is retaken).
     static constexpr uint32_t kBicHint = 64;
     struct BicHint {
         uint32_t pid = 0;
